@@ -1,0 +1,26 @@
+"""npgrad: PyTorch's API for tensors, autograd and neural networks, on NumPy alone.
+
+``import npgrad as torch`` runs ordinary PyTorch CPU training code.
+"""
+import warnings as _warnings
+
+from . import dtypes as _dtypes
+from .dtypes import (dtype, float16, float32, float64, int8, int16, int32, int64, uint8, bool, half, float,  # noqa: A004
+                     double, short, int, long, get_default_dtype, set_default_dtype, promote_types, result_type,
+                     can_cast)
+from .tensor import Tensor, Size, Device as device  # noqa: F401
+from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode  # noqa: F401
+from .autograd import is_inference_mode_enabled  # noqa: F401
+from . import autograd  # noqa: F401
+from .ops import *  # noqa: F401,F403
+from .factories import *  # noqa: F401,F403
+from .random import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state, default_generator  # noqa
+
+__version__ = "0.1.0"
+
+# NumPy warns on overflow, 0/0 and log(0) inside operators; PyTorch silently returns inf/nan, and so do we.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"npgrad\.")
+
+strided = "torch.strided"
+contiguous_format = preserve_format = channels_last = None
+cpu = device("cpu")

@@ -1,0 +1,18 @@
+"""torch.autograd's API: backward/grad, Function, grad mode, gradcheck, anomaly detection."""
+from .function import Function, FunctionCtx, Op, once_differentiable  # noqa: F401
+from .engine import backward, grad  # noqa: F401
+from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,  # noqa: F401
+                        is_inference_mode_enabled)
+from .anomaly import detect_anomaly, set_detect_anomaly, is_anomaly_enabled  # noqa: F401
+from . import graph  # noqa: F401
+
+
+def __getattr__(name):
+    # gradcheck imports the operators, which import this package: load it on first use.
+    if name in ("gradcheck", "gradgradcheck"):
+        from . import gradcheck as _gc
+        return getattr(_gc, name)
+    if name == "functional":
+        from . import functional
+        return functional
+    raise AttributeError(f"module 'npgrad.autograd' has no attribute '{name}'")

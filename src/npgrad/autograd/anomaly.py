@@ -1,0 +1,86 @@
+"""Anomaly detection: remember where each node was created, and fail loudly on NaN gradients."""
+import threading
+import traceback
+import warnings
+
+__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled"]
+
+
+class _State(threading.local):
+    enabled = False
+    check_nan = True
+
+
+_state = _State()
+
+
+def enabled():
+    return _state.enabled
+
+
+is_anomaly_enabled = enabled
+
+
+def creation_trace():
+    # Drop the frames inside npgrad's recording machinery; keep the user's call site.
+    return "".join(traceback.format_stack()[:-3])
+
+
+class set_detect_anomaly:
+    """Turn anomaly detection on or off; as a call it takes effect at once, as a context it is undone."""
+
+    def __init__(self, mode, check_nan=True):
+        self.prev = (_state.enabled, _state.check_nan)
+        _state.enabled, _state.check_nan = bool(mode), bool(check_nan)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _state.enabled, _state.check_nan = self.prev
+        return False
+
+
+class detect_anomaly:
+    """Context manager: nodes record their creation stack, and backward raises on NaN gradients."""
+
+    def __init__(self, check_nan=True):
+        self.check_nan = check_nan
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
+                      "and should only be enabled for debugging.", stacklevel=2)
+
+    def __enter__(self):
+        self.prev = (_state.enabled, _state.check_nan)
+        _state.enabled, _state.check_nan = True, self.check_nan
+        return self
+
+    def __exit__(self, *exc):
+        _state.enabled, _state.check_nan = self.prev
+        return False
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__(self.check_nan):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+def check_nan(node, grads, data_of):
+    """Raise naming the node and where its forward ran if any gradient it produced has a NaN."""
+    if not _state.check_nan:
+        return
+    import numpy as np
+    for i, g in enumerate(grads):
+        if g is None:
+            continue
+        arr = data_of(g)
+        if arr.dtype.kind == "f" and np.isnan(arr).any():
+            trace = node._trace
+            msg = f"Function '{node.name()}' returned nan values in its {i}th output."
+            if trace:
+                msg += ("\nThe forward call that created this node (traceback of forward call that caused "
+                        "the error):\n" + trace)
+            raise RuntimeError(msg)

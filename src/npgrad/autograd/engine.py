@@ -1,0 +1,431 @@
+"""The backward engine: an iterative walk of the graph in dependency order.
+
+``run_backward`` first counts, for every node reachable from the roots, how many edges lead into it;
+a node runs once all its consumers have delivered their gradients (Kahn's algorithm, no recursion, so
+graphs of 10^5+ nodes are fine). Each gradient is popped from the buffer as soon as its node runs, and
+a node's saved values are released after it runs unless the graph is retained.
+
+Gradients are NumPy arrays in a plain backward and Tensors under ``create_graph=True`` (then grad mode
+is on while formulas run, so the gradient computation itself is recorded). Each input's gradient is
+reduced to that input's shape and cast to its dtype here, in one place, so formulas may return
+broadcast-shaped gradients.
+"""
+import weakref
+
+import numpy as np
+
+from . import anomaly as _anomaly
+from .function import Function
+from .grad_mode import state as _grad_state
+
+Tensor = None  # set by npgrad.tensor
+_poly = None   # npgrad.ops._poly, bound lazily (it imports the operators, which import this module)
+
+
+class AccumulateGrad(Function):
+    """The node for a leaf that requires grad: adds the incoming gradient into ``leaf.grad``."""
+
+    __slots__ = ("_variable",)
+
+    def name(self):
+        return "AccumulateGrad"
+
+    @property
+    def variable(self):
+        return self._variable()
+
+
+def new_accumulator(leaf):
+    node = object.__new__(AccumulateGrad)
+    node.next_functions = node.needs_input_grad = node._in_meta = ()
+    node._saved = node._saved_refs = node._saved_versions = None
+    node._released = False
+    node._pre_hooks = node._post_hooks = node._trace = None
+    node._non_diff = ()
+    node._materialize = True
+    node._n_out = 1
+    # A weak reference: the leaf owns its accumulator, not the other way round (no cycle).
+    node._variable = weakref.ref(leaf)
+    return node
+
+
+def _count_dependencies(root_nodes, needed):
+    deps = {}
+    stack = list(root_nodes)
+    seen = set(root_nodes)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None or (needed is not None and nxt not in needed):
+                continue
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+def _needed_nodes(root_nodes, targets):
+    """Nodes from which some target node can be reached (only those need to run for autograd.grad)."""
+    needed = {}
+    expanded = set()
+    stack = [(n, False) for n in root_nodes]
+    while stack:
+        node, finished = stack.pop()
+        if finished:
+            hit = node in targets
+            if not hit:
+                for c, _ in node.next_functions:
+                    if c is not None and needed.get(c):
+                        hit = True
+                        break
+            needed[node] = hit
+            continue
+        if node in needed or node in expanded:
+            continue
+        expanded.add(node)
+        stack.append((node, True))
+        for c, _ in node.next_functions:
+            if c is not None and c not in needed and c not in expanded:
+                stack.append((c, False))
+    return {n for n, hit in needed.items() if hit}
+
+
+def run_backward(roots, root_grads, keep_graph, create_graph, capture=None, accumulate=True):
+    """Backpropagate ``root_grads`` from ``roots`` (a list of ``(node, output_index)``).
+
+    ``capture``: ``(node, output_index)`` pairs whose total gradient is returned (autograd.grad);
+    ``accumulate``: whether leaves' ``.grad`` are written (backward) or left alone (grad).
+    """
+    global _poly
+    if _poly is None:
+        from ..ops import _poly as p
+        _poly = p
+    root_nodes = []
+    buffers = {}
+    for (node, idx), g in zip(roots, root_grads):
+        _add_to_buffer(buffers, node, idx, g)
+        if node not in root_nodes:
+            root_nodes.append(node)
+
+    captured = None
+    needed = None
+    if capture is not None:
+        captured = {key: None for key in capture}
+        targets = {n for n, _ in capture}
+        if not accumulate:
+            needed = _needed_nodes(root_nodes, targets)
+    deps = _count_dependencies(root_nodes, needed)
+
+    prev_mode = _grad_state.enabled
+    _grad_state.enabled = create_graph
+    check_nan = _anomaly.enabled()
+    try:
+        ready = [n for n in root_nodes if n not in deps]
+        while ready:
+            node = ready.pop()
+            buf = buffers.pop(node, None)
+            if buf is not None:
+                _run_node(node, buf, buffers, deps, ready, keep_graph, create_graph, captured,
+                          accumulate, needed, check_nan)
+            else:
+                _skip_node(node, deps, ready, needed)
+    finally:
+        _grad_state.enabled = prev_mode
+    if captured is not None:
+        return [captured[key] for key in capture]
+    return None
+
+
+def _add_to_buffer(buffers, node, idx, g):
+    n_out = node._n_out
+    if n_out == 1:
+        old = buffers.get(node)
+        buffers[node] = g if old is None else old + g
+    else:
+        slots = buffers.get(node)
+        if slots is None:
+            slots = buffers[node] = [None] * n_out
+        old = slots[idx]
+        slots[idx] = g if old is None else old + g
+
+
+def _skip_node(node, deps, ready, needed):
+    # No gradient reached this node: its inputs get none from it, but they still stop waiting for it.
+    for nxt, _ in node.next_functions:
+        if nxt is None or (needed is not None and nxt not in needed):
+            continue
+        left = deps[nxt] - 1
+        deps[nxt] = left
+        if left == 0:
+            ready.append(nxt)
+
+
+def _run_node(node, buf, buffers, deps, ready, keep_graph, create_graph, captured, accumulate, needed,
+              check_nan):
+    multi = node._n_out != 1
+    grads = buf if multi else [buf]
+    if node._pre_hooks:
+        grads = _run_pre_hooks(node, grads, create_graph)
+    if captured is not None:
+        for i, g in enumerate(grads):
+            if (node, i) in captured:
+                captured[(node, i)] = g
+    if type(node) is AccumulateGrad:
+        if accumulate:
+            _accumulate(node, grads[0], create_graph)
+        return
+    if needed is not None and not any(n in needed for n, _ in node.next_functions):
+        return  # only captured, nothing below it is wanted
+
+    in_grads = _call_backward(node, grads, create_graph)
+    if node._post_hooks:
+        in_grads = _run_post_hooks(node, in_grads, grads, create_graph)
+    if check_nan:
+        _anomaly.check_nan(node, in_grads, _poly.data_of)
+    if not keep_graph:
+        node._release()
+
+    meta = node._in_meta
+    for k, (nxt, idx) in enumerate(node.next_functions):
+        if nxt is None or (needed is not None and nxt not in needed):
+            continue
+        g = in_grads[k] if k < len(in_grads) else None
+        if g is not None:
+            shape, dt = meta[k]
+            if g.shape != shape:
+                g = _poly.sum_to(g, shape, node, k)
+            if g.dtype != dt:
+                g = _poly.cast(g, dt)
+            _add_to_buffer(buffers, nxt, idx, g)
+        left = deps[nxt] - 1
+        deps[nxt] = left
+        if left == 0:
+            ready.append(nxt)
+
+
+def _call_backward(node, grads, create_graph):
+    cls = type(node)
+    if cls._array_forward:
+        out = cls.backward(node, *grads)  # built-ins handle a None gradient for an unused output
+        if type(out) is not tuple:
+            out = (out,)
+        return out
+    # A user Function always sees Tensors.
+    T = Tensor
+    if not create_graph:
+        grads = [g if g is None else T._wrap(np.asarray(g)) for g in grads]
+    if node._materialize and None in grads:
+        grads = _materialize(node, grads, True)
+    out = cls.backward(node, *grads)
+    if type(out) is not tuple:
+        out = (out,)
+    n_in = len(node.next_functions)
+    if len(out) != n_in:
+        if len(out) > n_in and all(o is None for o in out[n_in:]):
+            out = out[:n_in]
+        else:
+            raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                               f"(expected {n_in}, got {len(out)})")
+    res = []
+    for k, o in enumerate(out):
+        if o is None or node.next_functions[k][0] is None:
+            res.append(None)
+        elif isinstance(o, T):
+            res.append(o if create_graph else o._data)
+        else:
+            raise TypeError(f"function {node.name()} returned a gradient of type {type(o).__name__} at "
+                            f"index {k}; expected a Tensor or None")
+    return tuple(res)
+
+
+def _materialize(node, grads, as_tensor):
+    # Outputs that received no gradient get zeros, which is what a user backward expects to see.
+    shapes = node.__dict__.get("_out_shapes")
+    out = []
+    for i, g in enumerate(grads):
+        if g is None and shapes is not None:
+            shape, dt = shapes[i]
+            z = np.zeros(shape, dt)
+            g = Tensor._wrap(z) if as_tensor else z
+        out.append(g)
+    return out
+
+
+def _accumulate(node, g, create_graph):
+    leaf = node._variable()
+    if leaf is None:
+        return
+    if create_graph:
+        if type(g) is np.ndarray:
+            g = Tensor._wrap(g)
+        old = leaf._grad
+        leaf._grad = g if old is None else old + g
+        return
+    if type(g) is not np.ndarray:
+        g = np.asarray(g._data if isinstance(g, Tensor) else g)
+    old = leaf._grad
+    if old is None:
+        # The incoming array may be shared (an add passes one gradient to both inputs), so .grad owns a copy.
+        leaf._grad = Tensor._wrap(np.array(g, copy=True))
+    elif old._grad_fn is None and old._data.shape == g.shape and old._data.flags.writeable:
+        np.add(old._data, g, out=old._data, casting="unsafe")
+    else:
+        leaf._grad = old + Tensor._wrap(g)
+
+
+def _run_pre_hooks(node, grads, create_graph):
+    grads = list(grads)
+    retains = []
+    for index, fn in list(node._pre_hooks.values()):
+        if index is None:
+            res = fn(tuple(_poly.as_tensor(g) for g in grads))
+            if res is not None:
+                grads = [_poly.like_mode(r, create_graph) for r in res]
+            continue
+        if getattr(fn, "_retains_grad", False):
+            retains.append((index, fn))
+            continue
+        g = grads[index]
+        if g is None:
+            continue
+        res = fn(_poly.as_tensor(g))
+        if res is not None:
+            grads[index] = _poly.like_mode(res, create_graph)
+    for index, fn in retains:  # retain_grad sees the gradient after every other hook, as in PyTorch
+        if grads[index] is not None:
+            fn(_poly.as_tensor(grads[index]))
+    return grads
+
+
+def _run_post_hooks(node, in_grads, out_grads, create_graph):
+    as_t = _poly.as_tensor
+    for fn in list(node._post_hooks.values()):
+        res = fn(tuple(None if g is None else as_t(g) for g in in_grads),
+                 tuple(None if g is None else as_t(g) for g in out_grads))
+        if res is not None:
+            in_grads = tuple(None if r is None else _poly.like_mode(r, create_graph) for r in res)
+    return in_grads
+
+
+# -- the public entry points: torch.autograd.backward and torch.autograd.grad ---------------------
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _root_grads(outputs, grad_outputs, create_graph, what="grad_output"):
+    grads = []
+    for i, t in enumerate(outputs):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected a Tensor at outputs[{i}], got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        g = None if grad_outputs is None else grad_outputs[i]
+        if g is None:
+            if t._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            arr = np.ones(t._data.shape, t._data.dtype)
+            grads.append(Tensor._wrap(arr) if create_graph else arr)
+            continue
+        if not isinstance(g, Tensor):
+            g = Tensor._wrap(np.asarray(g, dtype=t._data.dtype))
+        if g._data.shape != t._data.shape:
+            raise RuntimeError(f"Mismatch in shape: {what}[{i}] has a shape of {_size(g)} and output[{i}] "
+                               f"has a shape of {_size(t)}.")
+        if create_graph:
+            grads.append(g if g._data.dtype == t._data.dtype else g.to(t.dtype))
+        else:
+            arr = g._data
+            grads.append(arr if arr.dtype == t._data.dtype else arr.astype(t._data.dtype))
+    return grads
+
+
+def _size(t):
+    return "torch.Size([" + ", ".join(str(s) for s in t._data.shape) + "])"
+
+
+def _edge_of(t):
+    if t._grad_fn is not None:
+        return (t._grad_fn, t._out_idx)
+    return (t._grad_accumulator(), 0)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate d(tensors)/d(leaf) into each leaf's ``.grad`` (``torch.autograd.backward``)."""
+    tensors = _as_tuple(tensors)
+    grad_tensors = _as_tuple(grad_tensors)
+    if grad_tensors is not None and len(grad_tensors) != len(tensors):
+        raise RuntimeError(f"got {len(grad_tensors)} gradients for {len(tensors)} tensors")
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _root_grads(tensors, grad_tensors, create_graph, "grad_tensors")
+    roots = [_edge_of(t) for t in tensors]
+    if inputs is None:
+        run_backward(roots, grads, retain_graph, create_graph)
+        return
+    inputs = _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    capture = [_edge_of(t) for t in inputs]
+    got = run_backward(roots, grads, retain_graph, create_graph, capture=capture, accumulate=False)
+    for t, g in zip(inputs, got):
+        if g is None:
+            continue
+        if create_graph:
+            g = g if isinstance(g, Tensor) else Tensor._wrap(g)
+            t._grad = g if t._grad is None else t._grad + g
+        elif t._grad is None:
+            t._grad = Tensor._wrap(np.array(g, copy=True))
+        else:
+            t._grad = Tensor._wrap(t._grad._data + g)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return d(outputs)/d(inputs) without touching ``.grad`` (``torch.autograd.grad``)."""
+    if is_grads_batched:
+        raise NotImplementedError("is_grads_batched=True is not supported by npgrad")
+    single_input = isinstance(inputs, Tensor)
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    grad_outputs = _as_tuple(grad_outputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if grad_outputs is not None and len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} "
+                           f"grad_outputs for {len(outputs)} outputs")
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected a Tensor at inputs[{i}], got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _root_grads(outputs, grad_outputs, create_graph)
+    roots = [_edge_of(t) for t in outputs]
+    capture = [_edge_of(t) for t in inputs]
+    got = run_backward(roots, grads, retain_graph, create_graph, capture=capture, accumulate=False)
+    result = []
+    for t, g in zip(inputs, got):
+        if g is None:
+            if materialize_grads:
+                z = np.zeros(t._data.shape, t._data.dtype)
+                result.append(Tensor._wrap(z))
+                continue
+            if not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
+            result.append(None)
+        elif isinstance(g, Tensor):
+            result.append(g)
+        else:
+            result.append(Tensor._wrap(np.asarray(g)))
+    return tuple(result)

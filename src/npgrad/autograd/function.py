@@ -1,0 +1,409 @@
+"""Function: the one abstraction behind every differentiable operation.
+
+A Function subclass defines ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)`` as static
+methods and is called through ``apply``. The ``ctx`` object is the graph node itself: an instance of
+the subclass that remembers its inputs' nodes (``next_functions``), what ``forward`` saved, and
+``needs_input_grad``. A node exists only when grad mode is on and some input requires grad;
+otherwise ``forward`` runs against a throw-away context and nothing is recorded.
+
+There are two flavours, sharing everything but the types ``forward`` sees:
+
+* ``Function`` (the user API, as ``torch.autograd.Function``): ``forward`` receives the Tensors
+  themselves and runs under ``no_grad``; ``backward`` receives and returns Tensors.
+* ``Op`` (how npgrad's own operators are written): ``forward`` receives the NumPy arrays inside the
+  Tensors and returns arrays, which keeps the per-op path short. ``backward`` receives NumPy arrays
+  during a plain backward pass and Tensors under ``create_graph=True``; its formulas use only Python
+  operators and the helpers in ``npgrad.ops._poly``, which work on both, so one formula serves first
+  and higher-order gradients.
+"""
+import numpy as np
+
+from .grad_mode import state as _grad_state
+from . import anomaly as _anomaly
+
+__all__ = ["Function", "Op", "FunctionCtx", "once_differentiable"]
+
+Tensor = None  # set by npgrad.tensor once the class exists (the two modules need each other)
+
+_FREED_MSG = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they "
+    "have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward.")
+
+
+class _OutputRef:
+    """Marks a saved value that is one of the node's own outputs.
+
+    Keeping the output Tensor itself on its own node would make a reference cycle; the node keeps the
+    array and rebuilds an equivalent Tensor (same data, same grad_fn) when a Tensor is needed.
+    """
+
+    __slots__ = ("data", "index", "vc", "version")
+
+    def __init__(self, data, index, vc, version):
+        self.data, self.index, self.vc, self.version = data, index, vc, version
+
+
+class _NoCtx:
+    """The context ``forward`` gets when nothing is recorded: saving and attributes are no-ops."""
+
+    __slots__ = ()
+    needs_input_grad = ()
+    materialize_grads = True
+
+    def save_for_backward(self, *values):
+        pass
+
+    def mark_non_differentiable(self, *values):
+        pass
+
+    def mark_dirty(self, *values):
+        pass
+
+    def set_materialize_grads(self, value):
+        pass
+
+    def __setattr__(self, name, value):
+        pass
+
+
+NO_CTX = _NoCtx()
+
+
+class Function:
+    """Base class of graph nodes; subclass it to write a differentiable operation (see module doc)."""
+
+    __slots__ = ("next_functions", "needs_input_grad", "_saved", "_saved_refs", "_saved_versions",
+                 "_in_meta", "_n_out", "_released", "_pre_hooks", "_post_hooks", "_trace",
+                 "_non_diff", "_materialize", "__weakref__", "__dict__")
+
+    _array_forward = False  # True for Op: forward sees NumPy arrays
+
+    # -- the API a subclass writes -------------------------------------------------------------
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    # -- the ctx API used inside forward/backward ----------------------------------------------
+    def save_for_backward(self, *values):
+        self._saved = values
+
+    def mark_non_differentiable(self, *values):
+        self._non_diff = values
+
+    def mark_dirty(self, *values):
+        pass  # npgrad's Function outputs are always new tensors; in-place results need no bookkeeping
+
+    def set_materialize_grads(self, value):
+        self._materialize = bool(value)
+
+    @property
+    def saved_tensors(self):
+        if self._released:
+            raise RuntimeError(_FREED_MSG)
+        versions = self._saved_versions
+        if versions:
+            for vc, version, value in versions:
+                if vc[0] != version:
+                    _raise_modified(self, value, vc[0], version)
+        if self._array_forward and not _grad_state.enabled:
+            return self._saved  # a plain backward of a built-in works on the arrays directly
+        return tuple(_as_tensor(self, r) for r in self._saved_refs)
+
+    @property
+    def saved_values(self):  # the values exactly as forward saved them (arrays for an Op)
+        if self._released:
+            raise RuntimeError(_FREED_MSG)
+        return self._saved
+
+    # -- the node API (as torch.autograd.graph.Node) --------------------------------------------
+    def name(self):
+        return type(self).__name__ + ("Backward0" if self._array_forward else "Backward")
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node's backward; it may return new grad_inputs."""
+        from .hooks import RemovableHandle
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        return RemovableHandle(self._post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node's backward; it may return new grad_outputs."""
+        return self._add_pre_hook(None, fn)
+
+    def _add_pre_hook(self, index, fn):
+        # index None: a node pre-hook over all outputs; an int: a tensor hook on that output.
+        from .hooks import RemovableHandle
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return RemovableHandle(self._pre_hooks, (index, fn))
+
+    @property
+    def metadata(self):
+        d = self.__dict__.get("_metadata")
+        if d is None:
+            d = self.__dict__["_metadata"] = {}
+        return d
+
+    # -- recording -------------------------------------------------------------------------------
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        if cls._array_forward:
+            return _apply_op(cls, args)
+        return _apply_function(cls, args, kwargs)
+
+    def _release(self):
+        if self._saved is not None or self._saved_refs is not None:
+            self._saved = self._saved_refs = self._saved_versions = None
+            self._released = True
+
+
+FunctionCtx = Function
+
+
+class Op(Function):
+    """A Function whose forward works on NumPy arrays: the base of npgrad's built-in operators."""
+
+    __slots__ = ()
+    _array_forward = True
+
+
+def _new_node(cls):
+    # object.__new__ plus explicit slot values: cheaper than __init__ on the per-op path.
+    node = object.__new__(cls)
+    node.next_functions = node.needs_input_grad = node._in_meta = ()
+    node._saved = node._saved_refs = node._saved_versions = None
+    node._released = False
+    node._pre_hooks = node._post_hooks = node._trace = None
+    node._non_diff = ()
+    node._materialize = True
+    node._n_out = 1
+    return node
+
+
+def _edge(t):
+    fn = t._grad_fn
+    if fn is None:
+        return (t._grad_accumulator(), 0)
+    return (fn, t._out_idx)
+
+
+def _apply_op(cls, args):
+    """Run an Op: forward on arrays, and record a node when some Tensor input requires grad."""
+    T = Tensor
+    record = False
+    vals = []
+    for a in args:
+        if isinstance(a, T):
+            vals.append(a._data)
+            if a._requires_grad:
+                record = True
+        else:
+            vals.append(a)
+    if not (record and _grad_state.enabled):
+        out = cls.forward(NO_CTX, *vals)
+        if type(out) is tuple:
+            return tuple(T._wrap(o) for o in out)
+        return T._wrap(out)
+
+    node = _new_node(cls)
+    edges = []
+    needs = []
+    meta = []
+    for a in args:
+        if isinstance(a, T) and a._requires_grad:
+            edges.append(_edge(a))
+            needs.append(True)
+            d = a._data
+            meta.append((d.shape, d.dtype))
+        else:
+            edges.append((None, 0))
+            needs.append(False)
+            meta.append(None)
+    node.next_functions = tuple(edges)
+    node.needs_input_grad = tuple(needs)
+    node._in_meta = meta
+    out = cls.forward(node, *vals)
+    outputs = _wrap_outputs(node, out)
+    if node._saved is not None:
+        _fix_saved(node, args, vals, outputs)
+    if _anomaly.enabled():
+        node._trace = _anomaly.creation_trace()
+    return outputs[0] if type(out) is not tuple else outputs
+
+
+def _wrap_outputs(node, out):
+    T = Tensor
+    if type(out) is not tuple:
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        return (T._wrap(out, node, 0) if out.dtype.kind == "f" else T._wrap(out),)
+    node._n_out = len(out)
+    non_diff = node._non_diff
+    res = []
+    for i, o in enumerate(out):
+        if o is None:
+            res.append(None)
+            continue
+        if type(o) is not np.ndarray:
+            o = np.asarray(o)
+        diff = o.dtype.kind == "f" and not any(o is nd for nd in non_diff)
+        res.append(T._wrap(o, node, i) if diff else T._wrap(o))
+    return tuple(res)
+
+
+def _fix_saved(node, args, vals, outputs):
+    """Turn what forward saved into references that survive the call: input Tensors, output refs
+    (no cycle), or constants; remember the version of each saved Tensor for the in-place check."""
+    T = Tensor
+    refs = []
+    versions = []
+    n = len(vals)
+    for k, s in enumerate(node._saved):
+        ref = s
+        if s is not None and not isinstance(s, (int, float, bool, str, tuple)):
+            # Prefer the input at the same position: `x * x.detach()` shares one array between two inputs.
+            src = args[k] if k < n and vals[k] is s and isinstance(args[k], T) else None
+            if src is None:
+                for a, v in zip(args, vals):
+                    if v is s and isinstance(a, T):
+                        src = a
+                        break
+            if src is not None:
+                ref = src
+                vc = src._version_counter()
+                versions.append((vc, vc[0], src))
+            else:
+                for i, o in enumerate(outputs):
+                    if o is not None and (o is s or o._data is s):
+                        vc = o._version_counter()
+                        ref = _OutputRef(o._data, i, vc, vc[0])
+                        versions.append((vc, vc[0], ref))
+                        break
+        refs.append(ref)
+    node._saved_refs = tuple(refs)
+    node._saved_versions = tuple(versions) if versions else None
+    if not node._array_forward:
+        # A user Function sees Tensors; drop saved output Tensors so the node does not own them.
+        node._saved = tuple(r if not isinstance(r, _OutputRef) else None for r in refs)
+
+
+def _as_tensor(node, r):
+    """A saved reference as a Tensor (used when backward must be differentiable, or for user code)."""
+    T = Tensor
+    if isinstance(r, T):
+        return r
+    if isinstance(r, _OutputRef):
+        return T._wrap(r.data, node, r.index)
+    if type(r) is np.ndarray:
+        return T._wrap(r)
+    return r
+
+
+def _raise_modified(node, value, now, then):
+    if isinstance(value, _OutputRef):
+        what = f"output {value.index} of {node.name()}"
+        shape = list(value.data.shape)
+        dt = value.data.dtype
+    else:
+        what = "a saved input"
+        shape = list(value._data.shape)
+        dt = value._data.dtype
+    raise RuntimeError(
+        f"one of the variables needed for gradient computation has been modified by an inplace operation: "
+        f"[{_type_name(dt)} {shape}], which is {what}, is at version {now}; expected version {then} instead. "
+        "Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+        "The variable in question was changed in there or anywhere later. Good luck!")
+
+
+def _type_name(dt):
+    return {"f": "Float", "d": "Double", "e": "Half"}.get(dt.char, str(dt)) + "Tensor"
+
+
+def _apply_function(cls, args, kwargs):
+    """Run a user Function: forward on the Tensors themselves under no_grad, then record."""
+    T = Tensor
+    record = _grad_state.enabled and any(isinstance(a, T) and a._requires_grad for a in args)
+    node = _new_node(cls)  # forward may set attributes on ctx whether or not anything is recorded
+    needs = tuple(isinstance(a, T) and a._requires_grad for a in args)
+    node.needs_input_grad = needs
+    prev = _grad_state.enabled
+    _grad_state.enabled = False
+    try:
+        out = cls.forward(node, *args, **kwargs)
+    finally:
+        _grad_state.enabled = prev
+    is_tuple = type(out) is tuple
+    outs = out if is_tuple else (out,)
+    if not record:
+        return out
+    node.next_functions = tuple(_edge(a) if isinstance(a, T) and a._requires_grad else (None, 0) for a in args)
+    node._in_meta = [(a._data.shape, a._data.dtype) if isinstance(a, T) and a._requires_grad else None
+                     for a in args]
+    node._n_out = len(outs)
+    non_diff = node._non_diff
+    res = []
+    for i, o in enumerate(outs):
+        if not isinstance(o, T):
+            res.append(o)
+            continue
+        if any(o is a for a in args) or o._grad_fn is not None or o._requires_grad:
+            o = o._alias()  # an input returned as-is gets a new identity, as PyTorch makes a view
+        if o._data.dtype.kind == "f" and not any(o is nd for nd in non_diff):
+            o._grad_fn, o._out_idx, o._requires_grad = node, i, True
+        res.append(o)
+    if node._saved is not None:
+        # Saved outputs are matched by identity against what forward returned.
+        _fix_saved_function(node, args, outs, res)
+    if _anomaly.enabled():
+        node._trace = _anomaly.creation_trace()
+    return tuple(res) if is_tuple else res[0]
+
+
+def _fix_saved_function(node, args, outs, res):
+    T = Tensor
+    refs = []
+    versions = []
+    for s in node._saved:
+        ref = s
+        if isinstance(s, T):
+            hit = None
+            for i, o in enumerate(outs):
+                if o is s:
+                    hit = i
+                    break
+            if hit is not None and res[hit]._grad_fn is node:
+                o = res[hit]
+                vc = o._version_counter()
+                ref = _OutputRef(o._data, hit, vc, vc[0])
+                versions.append((vc, vc[0], ref))
+            elif hit is not None:
+                ref = res[hit]
+            else:
+                vc = s._version_counter()
+                versions.append((vc, vc[0], s))
+        refs.append(ref)
+    node._saved_refs = tuple(refs)
+    node._saved = node._saved_refs
+    node._saved_versions = tuple(versions) if versions else None
+
+
+def once_differentiable(fn):
+    """Decorator for a backward that is not itself differentiable: runs it under no_grad."""
+    import functools
+    from .grad_mode import no_grad
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            return fn(ctx, *args)
+    return wrapper

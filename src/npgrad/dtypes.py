@@ -1,0 +1,185 @@
+"""dtype objects (``npgrad.float32`` ...), the default dtype, and PyTorch's type-promotion rules.
+
+A ``dtype`` wraps a NumPy dtype. Promotion follows PyTorch rather than NumPy where they differ:
+an integer tensor combined with a float keeps (or takes) a float type instead of widening to
+float64, and 0-d tensors and Python scalars only decide the result's *category*
+(bool < integer < floating), not its width.
+"""
+import numpy as np
+
+__all__ = [
+    "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool",
+    "half", "float", "double", "short", "int", "long",
+    "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast",
+]
+
+_builtin_bool, _builtin_int, _builtin_float = bool, int, float
+
+
+class dtype:
+    """A tensor element type. ``npgrad.float32.is_floating_point``, ``.itemsize``, ``.np``."""
+
+    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_category")
+
+    def __init__(self, name, np_dtype, category):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.is_floating_point = category == 2
+        self.is_signed = self.np.kind in "fi"
+        self.itemsize = self.np.itemsize
+        self._category = category  # 0 bool, 1 integer, 2 floating
+
+    def __repr__(self):
+        return "npgrad." + self.name
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+    # Tensors from NumPy code should be able to compare their dtype with NumPy's.
+    def __eq__(self, other):
+        if isinstance(other, dtype):
+            return self is other
+        try:
+            return self.np == np.dtype(other)
+        except TypeError:
+            return False
+
+    def __hash__(self):
+        return hash(self.np)
+
+    def to_complex(self):  # pragma: no cover - complex tensors are not supported
+        raise TypeError("npgrad has no complex dtypes")
+
+
+float16 = dtype("float16", np.float16, 2)
+float32 = dtype("float32", np.float32, 2)
+float64 = dtype("float64", np.float64, 2)
+int8 = dtype("int8", np.int8, 1)
+int16 = dtype("int16", np.int16, 1)
+int32 = dtype("int32", np.int32, 1)
+int64 = dtype("int64", np.int64, 1)
+uint8 = dtype("uint8", np.uint8, 1)
+bool = dtype("bool", np.bool_, 0)  # noqa: A001 - PyTorch spells it npgrad.bool
+
+half, float, double = float16, float32, float64  # noqa: A001 - PyTorch aliases
+short, int, long = int16, int32, int64  # noqa: A001
+
+_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
+_FROM_NP = {d.np: d for d in _ALL}
+_FROM_NP.update({d.np.type: d for d in _ALL})
+_FROM_PY = {_builtin_float: float32, _builtin_int: int64, _builtin_bool: bool}
+
+
+def _by_name(name):
+    return globals()[name]
+
+
+def from_numpy_dtype(np_dtype):
+    """The npgrad dtype of a NumPy dtype, with PyTorch's error for the ones it has no tensor for."""
+    d = _FROM_NP.get(np_dtype)
+    if d is None:
+        d = _FROM_NP.get(np.dtype(np_dtype))
+        if d is None:
+            raise TypeError(
+                f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types are: "
+                "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
+    return d
+
+
+def to_dtype(d):
+    """Accept an npgrad dtype, a NumPy dtype/type, or a Python type (``float`` -> default)."""
+    if type(d) is dtype:
+        return d
+    if d is _builtin_float:
+        return _default[0]
+    if d in _FROM_PY:
+        return _FROM_PY[d]
+    return from_numpy_dtype(d)
+
+
+_default = [float32]
+
+
+def get_default_dtype():
+    return _default[0]
+
+
+def set_default_dtype(d):
+    d = to_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default[0] = d
+
+
+def promote_types(a, b):
+    """PyTorch's promote_types: a float beats any integer whatever its width."""
+    a, b = to_dtype(a), to_dtype(b)
+    if a is b:
+        return a
+    if a._category != b._category and 2 in (a._category, b._category):
+        return a if a._category == 2 else b
+    return _FROM_NP[np.promote_types(a.np, b.np)]
+
+
+def _combine(higher, lower):
+    # Mirrors c10's combine_categories: `higher` comes from the stronger participant group.
+    if higher is None:
+        return lower
+    if lower is None or higher.is_floating_point:
+        return higher
+    if higher is bool or lower.is_floating_point:
+        return promote_types(higher, lower)
+    return higher
+
+
+def _scalar_dtype(x):
+    t = type(x)
+    if t is _builtin_bool or t is np.bool_:
+        return bool
+    if t is _builtin_int or isinstance(x, np.integer):
+        return int64
+    if t is _builtin_float or isinstance(x, np.floating):
+        return _default[0]
+    raise TypeError(f"unsupported scalar type {t.__name__}")
+
+
+def result_type(*operands):
+    """Result dtype of an operation over tensors and Python scalars (PyTorch's torch.result_type)."""
+    dim = zero = wrapped = None
+    for x in operands:
+        d = getattr(x, "_data", None)
+        if d is not None:
+            dt = from_numpy_dtype(d.dtype)
+            if d.ndim:
+                dim = dt if dim is None else promote_types(dim, dt)
+            else:
+                zero = dt if zero is None else promote_types(zero, dt)
+        else:
+            dt = _scalar_dtype(x)
+            wrapped = dt if wrapped is None else promote_types(wrapped, dt)
+    return _combine(dim, _combine(zero, wrapped))
+
+
+_array_cache = {}
+
+
+def result_np_dtype(a, b):
+    """Result NumPy dtype for two arrays from tensors, cached: this sits on the binary-op path."""
+    key = (a.dtype, b.dtype, a.ndim == 0, b.ndim == 0)
+    r = _array_cache.get(key)
+    if r is None:
+        da, db = from_numpy_dtype(a.dtype), from_numpy_dtype(b.dtype)
+        dims = [d for d, arr in ((da, a), (db, b)) if arr.ndim]
+        zeros = [d for d, arr in ((da, a), (db, b)) if not arr.ndim]
+        dim = zero = None
+        for d in dims:
+            dim = d if dim is None else promote_types(dim, d)
+        for d in zeros:
+            zero = d if zero is None else promote_types(zero, d)
+        r = _array_cache[key] = _combine(dim, zero).np
+    return r
+
+
+def can_cast(from_, to):
+    """PyTorch's can_cast: no casting to a lower category (float -> int, int -> bool)."""
+    return to_dtype(from_)._category <= to_dtype(to)._category

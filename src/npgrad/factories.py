@@ -1,0 +1,415 @@
+"""Creating tensors: ``tensor``, ``as_tensor``, ``from_numpy``, and the factories (zeros, ones, full,
+empty, arange, linspace, eye, rand, randn, randint, ... and their ``*_like`` forms)."""
+import math
+
+import numpy as np
+
+from . import dtypes as _dt
+from .random import rng
+from .tensor import Tensor, _check_device
+
+__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "arange", "range",
+           "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like", "rand", "randn",
+           "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal", "bernoulli", "multinomial",
+           "is_tensor", "numel", "scalar_tensor", "tril_indices", "triu_indices"]
+
+_builtin_range = range
+
+
+def _infer_array(data):
+    """The array for ``data`` with PyTorch's dtype inference (Python floats -> default float)."""
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, np.ndarray):
+        _dt.from_numpy_dtype(data.dtype)  # raises for dtypes npgrad has no tensor for
+        return data
+    if isinstance(data, np.generic):
+        return np.asarray(data)
+    t = type(data)
+    if t is float:
+        return np.asarray(data, _dt.get_default_dtype().np)
+    if t is bool:
+        return np.asarray(data, np.bool_)
+    if t is int:
+        return np.asarray(data, np.int64)
+    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
+        parts = [_infer_array(x) for x in data]
+        arr = np.array(parts)
+    else:
+        try:
+            arr = np.array(data)
+        except ValueError as e:
+            raise ValueError(f"could not build a tensor from {type(data).__name__}: {e}") from None
+    if arr.dtype.kind == "f" and not _contains_numpy_floats(data):
+        return arr.astype(_dt.get_default_dtype().np)
+    if arr.dtype.kind in "iu" and arr.dtype != np.int64 and not isinstance(data, np.ndarray) and \
+            not _contains_numpy_scalars(data):
+        return arr.astype(np.int64)
+    if arr.dtype.kind in "OUS":
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if arr.dtype.kind == "c":
+        raise TypeError("npgrad has no complex tensors")
+    return arr
+
+
+def _contains_numpy_floats(data):
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return isinstance(data, (np.floating, np.ndarray)) and np.asarray(data).dtype.kind == "f"
+
+
+def _contains_numpy_scalars(data):
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return isinstance(data, (np.generic, np.ndarray))
+
+
+def _finish(arr, dtype, requires_grad, copy):
+    if dtype is not None:
+        npd = _dt.to_dtype(dtype).np
+        if arr.dtype != npd:
+            arr = arr.astype(npd)
+            copy = False
+    if copy:
+        arr = arr.copy()
+    t = Tensor._wrap(arr)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor holding a copy of ``data`` (scalars, nested lists, NumPy arrays, Tensors)."""
+    _check_device(device)
+    arr = _infer_array(data)
+    # Memory that came from the caller (an array, a tensor) is copied; a list was converted already.
+    return _finish(arr, dtype, requires_grad, copy=isinstance(data, (np.ndarray, np.generic, Tensor)))
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like ``tensor`` but shares memory with a NumPy array or Tensor when no conversion is needed."""
+    _check_device(device)
+    if isinstance(data, Tensor):
+        return data if dtype is None else data.to(dtype)
+    arr = _infer_array(data)
+    return _finish(arr, dtype, False, False)
+
+
+asarray = as_tensor
+
+
+def from_numpy(ndarray):
+    """A tensor sharing memory with ``ndarray``."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    _dt.from_numpy_dtype(ndarray.dtype)
+    return Tensor._wrap(ndarray)
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return input.numel()
+
+
+def _size(size):
+    if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
+        size = tuple(size[0])
+    size = tuple(int(s) for s in size)
+    for s in size:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+    return size
+
+
+def _float_dtype(dtype):
+    return _dt.get_default_dtype().np if dtype is None else _dt.to_dtype(dtype).np
+
+
+def _make(arr, requires_grad, out=None):
+    if out is not None:
+        out.data = Tensor._wrap(arr)
+        return out
+    t = Tensor._wrap(arr)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    _check_device(device)
+    return _make(np.zeros(_size(size), _float_dtype(dtype)), requires_grad, out)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    _check_device(device)
+    return _make(np.ones(_size(size), _float_dtype(dtype)), requires_grad, out)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          memory_format=None):
+    _check_device(device)
+    return _make(np.empty(_size(size), _float_dtype(dtype)), requires_grad, out)
+
+
+def _scalar_dtype(value):
+    if isinstance(value, Tensor):
+        return value._data.dtype
+    return _dt._scalar_dtype(value).np
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    _check_device(device)
+    npd = _scalar_dtype(fill_value) if dtype is None else _dt.to_dtype(dtype).np
+    return _make(np.full(_size((size,)) if not isinstance(size, int) else (size,), fill_value, npd),
+                 requires_grad, out)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    return _make(np.asarray(s, _float_dtype(dtype)), requires_grad)
+
+
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    _check_device(device)
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = vals
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) / step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        npd = np.int64 if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals) \
+            else _dt.get_default_dtype().np
+    else:
+        npd = _dt.to_dtype(dtype).np
+    n = int(math.ceil((end - start) / step))
+    # Computed in float64 then cast, as PyTorch does, so float32 ranges do not drift.
+    arr = (start + step * np.arange(n, dtype=np.float64)).astype(npd) if np.dtype(npd).kind == "f" else \
+        np.arange(start, end, step, dtype=npd)
+    return _make(arr, requires_grad, out)
+
+
+def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: A001
+    """Deprecated in PyTorch: includes ``end``."""
+    if end is None:
+        start, end = 0, start
+    n = int(math.floor((end - start) / step)) + 1
+    arr = (start + step * np.arange(n, dtype=np.float64)).astype(_float_dtype(dtype))
+    return _make(arr, requires_grad)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    _check_device(device)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    arr = np.linspace(float(start), float(end), int(steps), dtype=np.float64).astype(_float_dtype(dtype))
+    return _make(arr, requires_grad, out)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    arr = np.logspace(float(start), float(end), int(steps), base=base).astype(_float_dtype(dtype))
+    return _make(arr, requires_grad)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    _check_device(device)
+    if n < 0 or (m is not None and m < 0):
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    return _make(np.eye(n, n if m is None else m, dtype=_float_dtype(dtype)), requires_grad, out)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None):
+    r, c = np.tril_indices(row, offset, col)
+    return Tensor._wrap(np.stack([r, c]).astype(np.int64 if dtype is None else _dt.to_dtype(dtype).np))
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None):
+    r, c = np.triu_indices(row, offset, col)
+    return Tensor._wrap(np.stack([r, c]).astype(np.int64 if dtype is None else _dt.to_dtype(dtype).np))
+
+
+def _like_dtype(input, dtype):
+    return input._data.dtype if dtype is None else _dt.to_dtype(dtype).np
+
+
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _make(np.zeros(input._data.shape, _like_dtype(input, dtype)), requires_grad)
+
+
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _make(np.ones(input._data.shape, _like_dtype(input, dtype)), requires_grad)
+
+
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _make(np.empty(input._data.shape, _like_dtype(input, dtype)), requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _make(np.full(input._data.shape, fill_value, _like_dtype(input, dtype)), requires_grad)
+
+
+# -- random ----------------------------------------------------------------------------------------------------
+
+def _random_float(draw, size, dtype):
+    npd = np.dtype(_float_dtype(dtype))
+    if npd.kind != "f":
+        raise RuntimeError(f"\"check_uniform_bounds\" not implemented for '{_dt.from_numpy_dtype(npd).name}'")
+    if npd == np.float16:
+        return draw(size, np.float32).astype(np.float16)
+    return draw(size, npd)
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False):
+    _check_device(device)
+    g = rng(generator)
+    return _make(_random_float(lambda s, d: g.random(s, dtype=d), _size(size), dtype), requires_grad, out)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False):
+    _check_device(device)
+    g = rng(generator)
+    return _make(_random_float(lambda s, d: g.standard_normal(s, dtype=d), _size(size), dtype), requires_grad, out)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+            requires_grad=False):
+    _check_device(device)
+    if size is None:  # randint(high, size)
+        low, high, size = 0, low, high
+    if high is None:
+        raise TypeError("randint() missing required argument 'high'")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    npd = np.int64 if dtype is None else _dt.to_dtype(dtype).np
+    arr = rng(generator).integers(low, high, size=_size((size,)) if not isinstance(size, int) else (size,))
+    return _make(arr.astype(npd), requires_grad, out)
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    npd = np.int64 if dtype is None else _dt.to_dtype(dtype).np
+    return _make(rng(generator).permutation(int(n)).astype(npd), requires_grad, out)
+
+
+def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return rand(input._data.shape, dtype=_dt.from_numpy_dtype(_like_dtype(input, dtype)), requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return randn(input._data.shape, dtype=_dt.from_numpy_dtype(_like_dtype(input, dtype)), requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
+                 memory_format=None):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input._data.shape, dtype=_dt.from_numpy_dtype(_like_dtype(input, dtype)))
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False):
+    g = rng(generator)
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        m = mean._data if isinstance(mean, Tensor) else mean
+        s = std._data if isinstance(std, Tensor) else std
+        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+        ref = mean if isinstance(mean, Tensor) else std
+        arr = (m + s * g.standard_normal(shape)).astype(ref._data.dtype)
+        return _make(arr, requires_grad, out)
+    shape = _size((size,)) if size is not None and not isinstance(size, int) else ((size,) if size else ())
+    arr = (mean + std * g.standard_normal(shape)).astype(_float_dtype(dtype))
+    return _make(arr, requires_grad, out)
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    probs = input._data if p is None else np.full(input._data.shape, p)
+    arr = (rng(generator).random(input._data.shape) < probs).astype(input._data.dtype)
+    return _make(arr, False, out)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    probs = np.asarray(input._data, np.float64)
+    if probs.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if (probs < 0).any() or not np.isfinite(probs).all():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    g = rng(generator)
+    rows = probs.reshape(-1, probs.shape[-1])
+    if not replacement and num_samples > rows.shape[1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    result = []
+    for row in rows:
+        total = row.sum()
+        if total <= 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        if replacement:
+            cdf = np.cumsum(row / total)
+            result.append(np.minimum(np.searchsorted(cdf, g.random(num_samples), side="right"), len(row) - 1))
+        else:
+            # Gumbel top-k: sampling without replacement in proportion to the weights.
+            keys = np.log(g.random(len(row))) / np.where(row > 0, row, np.nan)
+            keys = np.where(row > 0, keys, -np.inf)
+            result.append(np.argsort(-keys, kind="stable")[:num_samples])
+    arr = np.stack(result).astype(np.int64)
+    return _make(arr if probs.ndim == 2 else arr[0], False, out)
+
+
+Tensor.multinomial = multinomial
+Tensor.bernoulli = bernoulli
+
+
+# -- in-place random fills used by nn.init ---------------------------------------------------------------------
+
+def _fill_inplace(t, arr):
+    from .ops.inplace import check_inplace, bump_version
+    from .autograd.grad_mode import state
+    if state.enabled and t._requires_grad:
+        check_inplace(t)
+    t._data[...] = arr
+    bump_version(t)
+    return t
+
+
+def _uniform_(self, a=0.0, b=1.0, *, generator=None):
+    return _fill_inplace(self, rng(generator).uniform(a, b, self._data.shape))
+
+
+def _normal_(self, mean=0.0, std=1.0, *, generator=None):
+    return _fill_inplace(self, mean + std * rng(generator).standard_normal(self._data.shape))
+
+
+def _bernoulli_(self, p=0.5, *, generator=None):
+    probs = p._data if isinstance(p, Tensor) else p
+    return _fill_inplace(self, rng(generator).random(self._data.shape) < probs)
+
+
+def _exponential_(self, lambd=1.0, *, generator=None):
+    return _fill_inplace(self, rng(generator).exponential(1.0 / lambd, self._data.shape))
+
+
+def _random_(self, from_=0, to=None, *, generator=None):
+    if to is None:
+        from_, to = 0, from_ if from_ else 2 ** 24
+    return _fill_inplace(self, rng(generator).integers(from_, to, self._data.shape))
+
+
+Tensor.uniform_ = _uniform_
+Tensor.normal_ = _normal_
+Tensor.bernoulli_ = _bernoulli_
+Tensor.exponential_ = _exponential_
+Tensor.random_ = _random_
+Tensor.new_tensor = lambda self, data, dtype=None, requires_grad=False, **kw: tensor(
+    data, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
+Tensor.new_zeros = lambda self, *size, dtype=None, requires_grad=False, **kw: zeros(
+    *size, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
+Tensor.new_ones = lambda self, *size, dtype=None, requires_grad=False, **kw: ones(
+    *size, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
+Tensor.new_empty = lambda self, *size, dtype=None, requires_grad=False, **kw: empty(
+    *size, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
+Tensor.new_full = lambda self, size, fill_value, dtype=None, requires_grad=False, **kw: full(
+    size, fill_value, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)

@@ -1,0 +1,37 @@
+"""Dimension arguments as PyTorch reads them: negative dims, tuples, and its out-of-range errors."""
+
+
+def canon_dim(dim, ndim):
+    """One dim as a non-negative index; 0-d tensors accept dims 0 and -1, as in PyTorch."""
+    n = ndim if ndim else 1
+    try:
+        d = int(dim)
+    except TypeError:
+        raise TypeError(f"dim must be an int, got {type(dim).__name__}") from None
+    if not -n <= d < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+    return d + n if d < 0 else d
+
+
+def canon_dims(dim, ndim):
+    """``None`` (all dims) / int / sequence -> sorted tuple of non-negative dims, rejecting repeats."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (list, tuple)):
+        if len(dim) == 0:
+            return tuple(range(ndim))
+        out = []
+        for d in dim:
+            c = canon_dim(d, ndim)
+            if c in out:
+                raise RuntimeError(f"dim {c} appears multiple times in the list of dims")
+            out.append(c)
+        return tuple(sorted(out)) if ndim else ()
+    c = canon_dim(dim, ndim)
+    return (c,) if ndim else ()
+
+
+def reduced_shape(shape, dims, keepdim):
+    if keepdim:
+        return tuple(1 if i in dims else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in dims)

@@ -1,0 +1,169 @@
+"""Helpers that work on NumPy arrays *and* on Tensors, so one backward formula serves both modes.
+
+During a plain backward the engine hands formulas NumPy arrays (fast, nothing recorded); under
+``create_graph=True`` it hands them Tensors and grad mode is on, so the same formula builds a
+differentiable graph. Python operators (``+ - * / ** @``, unary ``-``, comparisons) already work on
+both; anything else a formula needs goes through a function here. An argument that is not a Tensor
+is treated as an array (NumPy scalars included).
+"""
+import numpy as np
+
+from ..tensor import Tensor
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def data_of(x):
+    return x._data if isinstance(x, Tensor) else np.asarray(x)
+
+
+def as_tensor(x):
+    return x if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x))
+
+
+def like_mode(x, create_graph):
+    """A hook's returned gradient converted to what the engine is passing around."""
+    if create_graph:
+        return as_tensor(x)
+    return data_of(x)
+
+
+# -- shape bookkeeping -------------------------------------------------------------------------------
+
+def _reduce_axes(gshape, shape):
+    """Axes to sum so a gradient of ``gshape`` comes back to ``shape``; None if it cannot."""
+    lead = len(gshape) - len(shape)
+    if lead < 0:
+        return None
+    axes = list(range(lead))
+    for i, s in enumerate(shape):
+        gs = gshape[lead + i]
+        if s != gs:
+            if s != 1:
+                return None
+            axes.append(lead + i)
+    return tuple(axes)
+
+
+def sum_to(g, shape, node=None, index=None):
+    """Sum a broadcast gradient back to ``shape`` (the adjoint of broadcasting)."""
+    shape = tuple(shape)
+    gshape = tuple(g.shape)
+    if gshape == shape:
+        return g
+    axes = _reduce_axes(gshape, shape)
+    if axes is None:
+        if int(np.prod(gshape)) == int(np.prod(shape)) and len(gshape) < len(shape):
+            return reshape(g, shape)
+        what = f"Function {node.name()} returned an invalid gradient at index {index}" if node else "gradient"
+        raise RuntimeError(f"{what} - got {list(gshape)} but expected shape compatible with {list(shape)}")
+    if isinstance(g, Tensor):
+        from .broadcast import SumTo
+        return SumTo.apply(g, shape)
+    return np.asarray(g.sum(axis=axes)).reshape(shape)
+
+
+def broadcast_to(g, shape):
+    shape = tuple(shape)
+    if tuple(g.shape) == shape:
+        return g
+    if isinstance(g, Tensor):
+        return g.expand(shape)
+    return np.broadcast_to(g, shape)
+
+
+def cast(g, np_dtype):
+    if isinstance(g, Tensor):
+        from .arith import _Cast
+        return _Cast.apply(g, np.dtype(np_dtype))
+    return np.asarray(g).astype(np_dtype)
+
+
+def reshape(x, shape):
+    return x.reshape(tuple(shape)) if isinstance(x, Tensor) else np.reshape(x, shape)
+
+
+def unsqueeze_dims(x, dims, ndim_out):
+    """Reinsert reduced dims (the keepdim=False case) so a gradient broadcasts against the input."""
+    if isinstance(x, Tensor):
+        shape = list(x.shape)
+        for d in sorted(dims):
+            shape.insert(d, 1)
+        return x.reshape(tuple(shape))
+    return np.expand_dims(x, tuple(sorted(dims)))
+
+
+def transpose(x, axes):
+    return x.permute(*axes) if isinstance(x, Tensor) else np.transpose(x, axes)
+
+
+def swapaxes(x, a, b):
+    return x.transpose(a, b) if isinstance(x, Tensor) else np.swapaxes(x, a, b)
+
+
+def sum(x, axis=None, keepdims=False):  # noqa: A001 - mirrors numpy's name
+    if isinstance(x, Tensor):
+        if axis is None:
+            return x.sum() if not keepdims else x.sum(dim=tuple(range(x.ndim)), keepdim=True)
+        return x.sum(dim=axis, keepdim=keepdims)
+    return np.asarray(np.sum(x, axis=axis, keepdims=keepdims))
+
+
+def zeros_like(x):
+    if isinstance(x, Tensor):
+        return Tensor._wrap(np.zeros(x._data.shape, x._data.dtype))
+    return np.zeros(np.shape(x), np.asarray(x).dtype)
+
+
+# -- elementwise math used by formulas -----------------------------------------------------------------
+
+def _unary(np_fn, method):
+    def f(x):
+        if isinstance(x, Tensor):
+            return getattr(x, method)()
+        return np_fn(x)
+    f.__name__ = method
+    return f
+
+
+exp = _unary(np.exp, "exp")
+log = _unary(np.log, "log")
+sqrt = _unary(np.sqrt, "sqrt")
+sin = _unary(np.sin, "sin")
+cos = _unary(np.cos, "cos")
+tanh = _unary(np.tanh, "tanh")
+sinh = _unary(np.sinh, "sinh")
+cosh = _unary(np.cosh, "cosh")
+sign = _unary(np.sign, "sign")
+abs = _unary(np.abs, "abs")  # noqa: A001
+square = _unary(np.square, "square")
+reciprocal = _unary(np.reciprocal, "reciprocal")
+
+
+def sigmoid(x):
+    if isinstance(x, Tensor):
+        return x.sigmoid()
+    from .unary import _sigmoid_np
+    return _sigmoid_np(x)
+
+
+def where(cond, a, b):
+    """``cond`` is a constant boolean array; ``a``/``b`` may be arrays, Tensors or scalars."""
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        from .select import where as t_where
+        c = cond if isinstance(cond, Tensor) else Tensor._wrap(np.asarray(cond))
+        return t_where(c, a, b)
+    return np.where(cond, a, b)
+
+
+def matmul(a, b):
+    return a @ b
+
+
+def cat(xs, axis):
+    if any(isinstance(x, Tensor) for x in xs):
+        from .movement import cat as t_cat
+        return t_cat([as_tensor(x) for x in xs], axis)
+    return np.concatenate(xs, axis)

@@ -1,0 +1,438 @@
+"""Arithmetic: + - * / // % ** and negation, with PyTorch's type promotion and broadcasting.
+
+``_binary`` is the shared entry for every binary operator: it turns Python scalars and mixed dtypes
+into what PyTorch would compute (an int tensor times 2.5 is a float32 tensor, not float64), then calls
+the Op. Broadcasting needs nothing here: the engine sums each gradient back to its input's shape.
+"""
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.function import Op
+from ..tensor import Tensor
+from . import _poly as P
+from ._registry import tensor_method
+
+__all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
+           "remainder", "fmod", "pow", "neg", "negative", "positive", "rsub", "float_power"]
+
+
+# -- the Ops ---------------------------------------------------------------------------------------------
+
+class Add(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a + b
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, g
+
+
+class Sub(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a - b
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, (-g if ctx.needs_input_grad[1] else None)
+
+
+class Mul(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (g * b if need_a else None), (g * a if need_b else None)
+
+
+class Div(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a / b
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        ga = g / b if need_a else None
+        gb = -g * a / (b * b) if need_b else None
+        return ga, gb
+
+
+class Neg(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, a):
+        return -a
+
+    @staticmethod
+    def backward(ctx, g):
+        return -g
+
+
+class Pow(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = np.power(a, b)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b, out = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        ga = gb = None
+        if need_a:
+            if isinstance(b, (int, float)):
+                ga = g * 0.0 if b == 0 else g * (b * a ** (b - 1))
+            else:
+                # 0 where the exponent is 0, so 0 ** 0 has gradient 0 rather than NaN (as PyTorch).
+                ga = g * P.where(P.data_of(b) == 0, 0.0, b * a ** (b - 1))
+        if need_b:
+            base0 = (P.data_of(a) == 0) & (P.data_of(b) >= 0)
+            gb = g * P.where(base0, 0.0, out * P.log(a)) if base0.any() else g * (out * P.log(a))
+        return ga, gb
+
+
+class FloorDivide(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, a, b):
+        _check_int_division(a, b)
+        return np.floor_divide(a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
+
+class Remainder(Op):
+    """Python's modulo (the result takes the divisor's sign), as torch.remainder."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, a, b):
+        _check_int_division(a, b)
+        ctx.save_for_backward(a, b)
+        return np.remainder(a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        gb = None
+        if ctx.needs_input_grad[1]:
+            gb = -g * P.data_of(np.floor_divide(P.data_of(a), P.data_of(b)))
+        return g, gb
+
+
+class Fmod(Op):
+    """C's fmod (the result takes the dividend's sign), as torch.fmod."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, a, b):
+        _check_int_division(a, b)
+        ctx.save_for_backward(a, b)
+        return np.fmod(a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        gb = None
+        if ctx.needs_input_grad[1]:
+            gb = -g * np.trunc(P.data_of(a) / P.data_of(b))
+        return g, gb
+
+
+class _Cast(Op):
+    """Change dtype; the gradient is cast back to the input's dtype by the engine."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, np_dtype):
+        return x.astype(np_dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, None
+
+
+def _check_int_division(a, b):
+    if np.asarray(a).dtype.kind in "iub" and np.asarray(b).dtype.kind in "iub" and np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+# -- promotion ---------------------------------------------------------------------------------------------
+
+def _scalar_value(x):
+    """A Python number for a scalar operand, or None when ``x`` must become a tensor."""
+    t = type(x)
+    if t is float or t is int or t is bool:
+        return x
+    if isinstance(x, np.generic) and x.dtype.kind in "biuf":
+        return x.item()
+    return None
+
+
+def _to_tensor(x, like):
+    from ..factories import tensor
+    try:
+        return tensor(x)
+    except (TypeError, ValueError):
+        raise TypeError(f"unsupported operand type for a Tensor operation: '{type(x).__name__}'") from None
+
+
+def _fits(value, np_dtype):
+    info = np.iinfo(np_dtype)
+    return info.min <= value <= info.max
+
+
+def promote(a, b):
+    """Return ``(a, b)`` ready for a NumPy ufunc so that the result has PyTorch's dtype.
+
+    ``a`` is a Tensor; ``b`` a Tensor or anything a tensor can be built from. A Python scalar stays a
+    Python scalar (NumPy then keeps the tensor's dtype), except where PyTorch's category rule needs a
+    cast: an integer or bool tensor meeting a float scalar becomes the default float type.
+    """
+    if isinstance(b, Tensor):
+        da, db = a._data.dtype, b._data.dtype
+        if da is db or da == db:
+            return a, b
+        rt = _dt.result_np_dtype(a._data, b._data)
+        if da != rt:
+            a = a._cast(_dt.from_numpy_dtype(rt))
+        if db != rt:
+            b = b._cast(_dt.from_numpy_dtype(rt))
+        return a, b
+    v = _scalar_value(b)
+    if v is None:
+        return promote(a, _to_tensor(b, a))
+    kind = a._data.dtype.kind
+    tv = type(v)
+    if tv is float:
+        if kind != "f":
+            a = a._cast(_dt.get_default_dtype())
+    elif tv is int:
+        if kind == "b":
+            a = a._cast(_dt.int64)
+        elif kind in "iu" and not _fits(v, a._data.dtype):
+            # PyTorch wraps an out-of-range integer scalar into the tensor's type instead of failing.
+            v = np.array(v).astype(a._data.dtype).item()
+    return a, v
+
+
+def _binary(cls, a, b):
+    a, b = promote(a, b)
+    return cls.apply(a, b)
+
+
+def _rbinary(cls, a, b):
+    """``scalar <op> tensor``: promote as if the scalar were on the right, then apply in order."""
+    b, a = promote(b, a)
+    return cls.apply(a, b)
+
+
+def _float_if_integral(a, b):
+    # True division of integers gives the default float type, as in PyTorch.
+    if a._data.dtype.kind in "iub" and (not isinstance(b, Tensor) or b._data.dtype.kind in "iub"):
+        f = _dt.get_default_dtype()
+        a = a._cast(f)
+        if isinstance(b, Tensor):
+            b = b._cast(f)
+    return a, b
+
+
+# -- public functions and Tensor methods -------------------------------------------------------------------
+
+def _with_alpha(other, alpha):
+    if alpha == 1:
+        return other
+    return other * alpha
+
+
+@tensor_method()
+def add(input, other, *, alpha=1, out=None):
+    r = _binary(Add, input, _with_alpha(other, alpha)) if isinstance(input, Tensor) else \
+        _rbinary(Add, input, _with_alpha(other, alpha))
+    return _out(r, out)
+
+
+@tensor_method("sub", "subtract")
+def sub(input, other, *, alpha=1, out=None):
+    r = _binary(Sub, input, _with_alpha(other, alpha)) if isinstance(input, Tensor) else \
+        _rbinary(Sub, input, _with_alpha(other, alpha))
+    return _out(r, out)
+
+
+subtract = sub
+
+
+def rsub(input, other, *, alpha=1):
+    return _rbinary(Sub, other, _with_alpha(input, alpha))
+
+
+@tensor_method("mul", "multiply")
+def mul(input, other, *, out=None):
+    r = _binary(Mul, input, other) if isinstance(input, Tensor) else _rbinary(Mul, input, other)
+    return _out(r, out)
+
+
+multiply = mul
+
+
+@tensor_method("div", "divide", "true_divide")
+def div(input, other, *, rounding_mode=None, out=None):
+    if not isinstance(input, Tensor):
+        return _out(_rdiv(other, input, rounding_mode), out)
+    a, b = promote(input, other)
+    if rounding_mode is None:
+        a, b = _float_if_integral(a, b)
+        return _out(Div.apply(a, b), out)
+    return _out(_rounded_div(a, b, rounding_mode), out)
+
+
+divide = true_divide = div
+
+
+def _rdiv(tensor, scalar, rounding_mode=None):
+    b, a = promote(tensor, scalar)
+    if rounding_mode is None:
+        b, a = _float_if_integral(b, a)
+        return Div.apply(a, b)
+    return _rounded_div(a, b, rounding_mode)
+
+
+def _rounded_div(a, b, mode):
+    if mode not in ("trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{mode}'")
+    if mode == "floor":
+        q = FloorDivide.apply(a, b)
+    else:
+        q = _Trunc.apply(a, b)
+    # PyTorch gives rounded division a zero gradient; detach keeps it out of the graph.
+    return q.detach() if q._requires_grad else q
+
+
+class _Trunc(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, a, b):
+        _check_int_division(a, b)
+        if np.asarray(a).dtype.kind in "iu" and np.asarray(b).dtype.kind in "iu":
+            q = np.abs(a) // np.abs(b)
+            return np.where((np.asarray(a) < 0) != (np.asarray(b) < 0), -q, q).astype(np.result_type(a, b))
+        return np.trunc(a / b)
+
+    @staticmethod
+    def backward(ctx, g):
+        return P.zeros_like(g), P.zeros_like(g)
+
+
+@tensor_method()
+def floor_divide(input, other):
+    if not isinstance(input, Tensor):
+        return _rbinary(FloorDivide, input, other)
+    return _binary(FloorDivide, input, other)
+
+
+@tensor_method()
+def remainder(input, other):
+    if not isinstance(input, Tensor):
+        return _rbinary(Remainder, input, other)
+    return _binary(Remainder, input, other)
+
+
+@tensor_method()
+def fmod(input, other):
+    return _binary(Fmod, input, other)
+
+
+@tensor_method()
+def pow(input, exponent):
+    if not isinstance(input, Tensor):
+        return _rbinary(Pow, input, exponent)
+    if isinstance(exponent, Tensor) or isinstance(exponent, float) or input._data.dtype.kind == "f":
+        a, b = promote(input, exponent)
+    else:
+        a, b = promote(input, exponent)
+        if isinstance(b, int) and b < 0 and a._data.dtype.kind in "iu":
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return Pow.apply(a, b)
+
+
+@tensor_method()
+def float_power(input, exponent):
+    input = input.double() if isinstance(input, Tensor) else input
+    exponent = exponent.double() if isinstance(exponent, Tensor) else float(exponent)
+    return pow(input, exponent)
+
+
+@tensor_method("neg", "negative")
+def neg(input):
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return Neg.apply(input)
+
+
+negative = neg
+
+
+@tensor_method()
+def positive(input):
+    return input
+
+
+def _out(result, out):
+    if out is None:
+        return result
+    out.copy_(result)
+    return out
+
+
+# -- operators ---------------------------------------------------------------------------------------------
+
+def _def(name, fn):
+    setattr(Tensor, name, fn)
+
+
+_def("__add__", lambda self, other: _binary(Add, self, other))
+_def("__radd__", lambda self, other: _rbinary(Add, other, self))
+_def("__sub__", lambda self, other: _binary(Sub, self, other))
+_def("__rsub__", lambda self, other: _rbinary(Sub, other, self))
+_def("__mul__", lambda self, other: _binary(Mul, self, other))
+_def("__rmul__", lambda self, other: _rbinary(Mul, other, self))
+_def("__truediv__", lambda self, other: div(self, other))
+_def("__rtruediv__", lambda self, other: _rdiv(self, other))
+_def("__floordiv__", lambda self, other: _binary(FloorDivide, self, other))
+_def("__rfloordiv__", lambda self, other: _rbinary(FloorDivide, other, self))
+_def("__mod__", lambda self, other: _binary(Remainder, self, other))
+_def("__rmod__", lambda self, other: _rbinary(Remainder, other, self))
+_def("__pow__", lambda self, other: pow(self, other))
+_def("__rpow__", lambda self, other: _rbinary(Pow, other, self))
+_def("__neg__", neg)
+_def("__pos__", positive)

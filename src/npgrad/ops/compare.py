@@ -1,0 +1,166 @@
+"""Comparisons, logical and bitwise operations: results are bool (or integer) tensors with no gradient."""
+import numpy as np
+
+from .. import dtypes as _dt
+from ..tensor import Tensor
+from ._registry import tensor_method
+from .arith import promote
+
+__all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal", "not_equal",
+           "isclose", "allclose", "equal", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal",
+           "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
+           "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "signbit"]
+
+
+def _operands(a, b):
+    """Arrays for ``a`` (a Tensor) and ``b`` after PyTorch's promotion."""
+    a, b = promote(a, b)
+    return a._data, (b._data if isinstance(b, Tensor) else b)
+
+
+def _broadcast_error(x, y):
+    sx, sy = np.shape(x), np.shape(y)
+    for i in range(1, max(len(sx), len(sy)) + 1):
+        p = sx[-i] if i <= len(sx) else 1
+        q = sy[-i] if i <= len(sy) else 1
+        if p != q and p != 1 and q != 1:
+            return RuntimeError(f"The size of tensor a ({p}) must match the size of tensor b ({q}) at non-singleton "
+                                f"dimension {max(len(sx), len(sy)) - i}")
+    return RuntimeError(f"shapes {list(sx)} and {list(sy)} cannot be broadcast")
+
+
+def _compare(ufunc, name):
+    def op(input, other):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(input).__name__}")
+        if other is None or isinstance(other, str):
+            if name in ("eq", "ne"):
+                return name == "ne"
+            raise TypeError(f"{name}(): argument 'other' must be Tensor or Number, not {type(other).__name__}")
+        x, y = _operands(input, other)
+        try:
+            return Tensor._wrap(np.asarray(ufunc(x, y)))
+        except ValueError:
+            raise _broadcast_error(x, y) from None
+    op.__name__ = name
+    return op
+
+
+eq = tensor_method("eq")(_compare(np.equal, "eq"))
+ne = tensor_method("ne", "not_equal")(_compare(np.not_equal, "ne"))
+lt = tensor_method("lt", "less")(_compare(np.less, "lt"))
+le = tensor_method("le", "less_equal")(_compare(np.less_equal, "le"))
+gt = tensor_method("gt", "greater")(_compare(np.greater, "gt"))
+ge = tensor_method("ge", "greater_equal")(_compare(np.greater_equal, "ge"))
+not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
+
+Tensor.__eq__ = eq
+Tensor.__ne__ = ne
+Tensor.__lt__ = lt
+Tensor.__le__ = le
+Tensor.__gt__ = gt
+Tensor.__ge__ = ge
+Tensor.__hash__ = lambda self: id(self)
+
+
+@tensor_method()
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    x, y = _operands(input, other)
+    return Tensor._wrap(np.asarray(np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+@tensor_method()
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+@tensor_method()
+def equal(input, other):
+    return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
+
+
+def _unary_pred(fn, name):
+    def op(input):
+        return Tensor._wrap(np.asarray(fn(input._data)))
+    op.__name__ = name
+    return tensor_method(name)(op)
+
+
+isnan = _unary_pred(np.isnan, "isnan")
+isinf = _unary_pred(np.isinf, "isinf")
+isfinite = _unary_pred(np.isfinite, "isfinite")
+isposinf = _unary_pred(np.isposinf, "isposinf")
+isneginf = _unary_pred(np.isneginf, "isneginf")
+signbit = _unary_pred(np.signbit, "signbit")
+isreal = _unary_pred(lambda a: np.ones(a.shape, bool), "isreal")
+
+
+def _logical(ufunc, name):
+    def op(input, other):
+        y = other._data if isinstance(other, Tensor) else other
+        try:
+            return Tensor._wrap(np.asarray(ufunc(input._data, y)))
+        except ValueError:
+            raise _broadcast_error(input._data, y) from None
+    op.__name__ = name
+    return tensor_method(name)(op)
+
+
+logical_and = _logical(np.logical_and, "logical_and")
+logical_or = _logical(np.logical_or, "logical_or")
+logical_xor = _logical(np.logical_xor, "logical_xor")
+
+
+@tensor_method()
+def logical_not(input):
+    return Tensor._wrap(np.asarray(np.logical_not(input._data)))
+
+
+def _check_bitwise(x, name):
+    if x.dtype.kind not in "biu":
+        raise RuntimeError(f'"{name}_cpu" not implemented for \'{_dt.from_numpy_dtype(x.dtype).name.capitalize()}\'')
+
+
+def _bitwise(ufunc, name, kernel):
+    def op(input, other):
+        if not isinstance(input, Tensor):
+            input, other = Tensor._wrap(np.asarray(input)), other
+            input, other = other, input
+        x, y = _operands(input, other)
+        _check_bitwise(x, kernel)
+        if isinstance(y, np.ndarray):
+            _check_bitwise(y, kernel)
+        elif isinstance(y, float):
+            raise RuntimeError(f'"{kernel}_cpu" not implemented for \'Float\'')
+        try:
+            return Tensor._wrap(np.asarray(ufunc(x, y)))
+        except ValueError:
+            raise _broadcast_error(x, y) from None
+    op.__name__ = name
+    return tensor_method(name)(op)
+
+
+bitwise_and = _bitwise(np.bitwise_and, "bitwise_and", "bitwise_and")
+bitwise_or = _bitwise(np.bitwise_or, "bitwise_or", "bitwise_or")
+bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor", "bitwise_xor")
+bitwise_left_shift = _bitwise(np.left_shift, "bitwise_left_shift", "lshift")
+bitwise_right_shift = _bitwise(np.right_shift, "bitwise_right_shift", "rshift")
+
+
+@tensor_method()
+def bitwise_not(input):
+    _check_bitwise(input._data, "bitwise_not")
+    return Tensor._wrap(np.asarray(np.invert(input._data)))
+
+
+Tensor.__and__ = bitwise_and
+Tensor.__or__ = bitwise_or
+Tensor.__xor__ = bitwise_xor
+Tensor.__rand__ = lambda self, other: bitwise_and(self, other)
+Tensor.__ror__ = lambda self, other: bitwise_or(self, other)
+Tensor.__rxor__ = lambda self, other: bitwise_xor(self, other)
+Tensor.__invert__ = bitwise_not
+Tensor.__lshift__ = bitwise_left_shift
+Tensor.__rshift__ = bitwise_right_shift
+Tensor.__rlshift__ = lambda self, other: bitwise_left_shift(Tensor._wrap(np.asarray(other, self._data.dtype)), self)
+Tensor.__rrshift__ = lambda self, other: bitwise_right_shift(Tensor._wrap(np.asarray(other, self._data.dtype)), self)

@@ -1,0 +1,540 @@
+"""Indexing: ``x[...]`` and ``x[...] = v``, gather/scatter, index_select, masked_fill/select.
+
+Index expressions accept what PyTorch accepts: ints, slices (any step, negative bounds), ``None``,
+``...``, boolean masks and integer tensors/lists, combined. Basic indexing returns a view (as in
+PyTorch); advanced indexing a copy. The gradient of an advanced index accumulates repeated indices.
+"""
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.function import Op
+from ..autograd.grad_mode import state as _grad_state
+from ..tensor import Tensor
+from . import _poly as P
+from ._dims import canon_dim
+from ._registry import tensor_method
+from .views import mark_view
+
+__all__ = ["gather", "scatter", "scatter_add", "index_select", "masked_fill", "masked_select", "take_along_dim",
+           "index_add", "take", "nonzero", "argwhere"]
+
+
+# -- index conversion ---------------------------------------------------------------------------------------
+
+def _index_array(x):
+    a = np.asarray(x)
+    if a.dtype.kind == "b":
+        return a
+    if a.dtype.kind in "iu":
+        return a.astype(np.intp, copy=False)
+    if a.size == 0:
+        return a.astype(np.intp)
+    raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+
+
+def convert_index(index):
+    """``(numpy_index, is_advanced)`` for a PyTorch index expression."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    out = []
+    advanced = False
+    for i in index:
+        if isinstance(i, Tensor):
+            a = i._data
+            if a.ndim == 0 and a.dtype.kind in "iu":
+                out.append(int(a))  # a 0-d integer tensor indexes like an int
+                continue
+            out.append(_index_array(a))
+            advanced = True
+        elif i is None or i is Ellipsis:
+            out.append(i)
+        elif isinstance(i, slice):
+            out.append(slice(*(None if v is None else int(v) for v in (i.start, i.stop, i.step))))
+            if i.step is not None and int(i.step) <= 0:
+                raise ValueError("step must be greater than zero")
+        elif isinstance(i, (bool, np.bool_)):
+            out.append(bool(i))
+            advanced = True
+        elif isinstance(i, (int, np.integer)):
+            out.append(int(i))
+        elif isinstance(i, (list, np.ndarray, range)):
+            out.append(_index_array(i if not isinstance(i, list) or not any(isinstance(v, Tensor) for v in i)
+                                    else [int(v) for v in i]))
+            advanced = True
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             f"valid indices (got {type(i).__name__})")
+    return tuple(out), advanced
+
+
+def _index_error(e, shape):
+    msg = str(e)
+    if "out of bounds" in msg:
+        return IndexError(msg.replace("axis", "dimension"))
+    if "boolean index did not match" in msg:
+        return IndexError(f"The shape of the mask {msg.split('dimension is ')[-1]} does not match the shape of the "
+                          f"indexed tensor {list(shape)}: {msg}")
+    if "too many indices" in msg:
+        return IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    return IndexError(msg)
+
+
+# -- getitem -----------------------------------------------------------------------------------------------------
+
+class GetItem(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, index, advanced):
+        ctx.shape, ctx.dtype, ctx.index, ctx.advanced = x.shape, x.dtype, index, advanced
+        return x[index]
+
+    @staticmethod
+    def backward(ctx, g):
+        if isinstance(g, Tensor):
+            return IndexBackward.apply(g, ctx.shape, ctx.index, ctx.advanced), None, None
+        return _scatter_index(g, ctx.shape, ctx.index, ctx.advanced), None, None
+
+
+def _scatter_index(g, shape, index, advanced):
+    out = np.zeros(shape, np.asarray(g).dtype)
+    if advanced and any(isinstance(i, np.ndarray) and i.dtype.kind != "b" for i in index):
+        np.add.at(out, index, g)  # repeated indices accumulate
+    else:
+        out[index] = g
+    return out
+
+
+class IndexBackward(Op):
+    """Gradient of getitem as an op of its own, so it can be differentiated again."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, g, shape, index, advanced):
+        ctx.index = index
+        return _scatter_index(g, shape, index, advanced)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return gg[ctx.index], None, None, None
+
+
+def _getitem(self, index):
+    idx, advanced = convert_index(index)
+    try:
+        out = GetItem.apply(self, idx, advanced)
+    except IndexError as e:
+        raise _index_error(e, self._data.shape) from None
+    if not advanced:
+        mark_view(out, self, lambda a, i=idx: a[i])
+    return out
+
+
+Tensor.__getitem__ = _getitem
+
+
+# -- setitem -------------------------------------------------------------------------------------------------------
+
+class IndexPut(Op):
+    """``x[index] = value`` as a graph node: the overwritten region gets no gradient."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, value, index):
+        ctx.index = index
+        x[index] = value  # x is the target tensor's own array: this is the in-place write
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        index = ctx.index
+        gx = gv = None
+        if ctx.needs_input_grad[0]:
+            if isinstance(g, Tensor):
+                mask = np.ones(g._data.shape, g._data.dtype)
+                mask[index] = 0
+                gx = g * mask
+            else:
+                gx = np.array(g, copy=True)
+                gx[index] = 0
+        if ctx.needs_input_grad[1]:
+            gv = g[index]
+        return gx, gv, None
+
+
+def _setitem(self, index, value):
+    from .inplace import check_inplace, rebase_after_inplace, bump_version
+    idx, _ = convert_index(index)
+    if isinstance(value, Tensor):
+        v = value
+        if v._data.dtype != self._data.dtype:
+            v = v._cast(_dt.from_numpy_dtype(self._data.dtype))
+    else:
+        v = np.asarray(value, dtype=self._data.dtype) if not isinstance(value, (int, float, bool)) else value
+    recording = _grad_state.enabled and (self._requires_grad or (isinstance(v, Tensor) and v._requires_grad))
+    try:
+        if not recording:
+            if not self._data.flags.writeable:
+                raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
+                                   "refers to a single memory location. Please clone() the tensor before "
+                                   "performing the operation.")
+            self._data[idx] = v._data if isinstance(v, Tensor) else v
+            bump_version(self)
+            return
+        check_inplace(self)
+        old = Tensor._wrap(self._data, self._grad_fn, self._out_idx)
+        old._requires_grad = self._requires_grad
+        if not isinstance(v, Tensor):
+            v = Tensor._wrap(np.asarray(v, self._data.dtype))
+        r = IndexPut.apply(old, v, idx)
+    except IndexError as e:
+        raise _index_error(e, self._data.shape) from None
+    except ValueError as e:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(P.data_of(v)))} cannot be "
+                           f"broadcast to indexing result: {e}") from None
+    rebase_after_inplace(self, r)
+
+
+Tensor.__setitem__ = _setitem
+
+
+# -- gather / scatter -----------------------------------------------------------------------------------------
+
+def _grid(index, dim):
+    """Full index tuple addressing ``index``'s positions with ``index`` itself along ``dim``."""
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[dim] = index
+    return tuple(grid)
+
+
+def _check_index_tensor(index, name):
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if index._data.dtype != np.int64 and index._data.dtype.kind not in "iu":
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    return index._data
+
+
+def _check_gather_shapes(x_shape, idx_shape, dim, name):
+    if len(idx_shape) != len(x_shape):
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as input tensor")
+    for d, (a, b) in enumerate(zip(idx_shape, x_shape)):
+        if d != dim and a > b:
+            raise RuntimeError(f"Size does not match at dimension {d} expected index {list(idx_shape)} to be smaller "
+                               f"than self {list(x_shape)} apart from dimension {dim}")
+
+
+def _bounds(index, size, dim, name):
+    if index.size and (index.min() < -size or index.max() >= size):
+        bad = index[(index < -size) | (index >= size)].flat[0]
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
+class Gather(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, dim, index):
+        ctx.shape, ctx.dim, ctx.index = x.shape, dim, index
+        return x[_grid(index, dim)]
+
+    @staticmethod
+    def backward(ctx, g):
+        return scatter_add_values(g, ctx.shape, ctx.dim, ctx.index), None, None
+
+
+def scatter_add_values(g, shape, dim, index):
+    """Zeros of ``shape`` with ``g`` added at ``index`` along ``dim`` (differentiable in Tensor mode)."""
+    if isinstance(g, Tensor):
+        return ScatterAdd.apply(Tensor._wrap(np.zeros(shape, g._data.dtype)), dim, index, g)
+    out = np.zeros(shape, np.asarray(g).dtype)
+    np.add.at(out, _grid(index, dim), g)
+    return out
+
+
+def scatter_along(g, index, dim, shape):
+    """Zeros of ``shape`` with ``g`` placed at ``index`` along ``dim`` (indices unique per slice)."""
+    if isinstance(g, Tensor):
+        return scatter_add_values(g, shape, dim, index)
+    out = np.zeros(shape, np.asarray(g).dtype)
+    np.put_along_axis(out, index, g, dim)
+    return out
+
+
+@tensor_method()
+def gather(input, dim, index, *, sparse_grad=False):
+    d = canon_dim(dim, input._data.ndim)
+    idx = _check_index_tensor(index, "gather")
+    _check_gather_shapes(input._data.shape, idx.shape, d, "gather")
+    _bounds(idx, input._data.shape[d] if input._data.ndim else 1, d, "gather")
+    return Gather.apply(input, d, idx.astype(np.intp, copy=False))
+
+
+@tensor_method()
+def take_along_dim(input, indices, dim=None):
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    d = canon_dim(dim, input._data.ndim)
+    shape = list(np.broadcast_shapes(tuple(s if i != d else 1 for i, s in enumerate(input.shape)),
+                                     tuple(s if i != d else 1 for i, s in enumerate(indices.shape))))
+    xs = list(shape)
+    xs[d] = input._data.shape[d]
+    ish = list(shape)
+    ish[d] = indices._data.shape[d]
+    return gather(input.expand(xs), d, indices.expand(ish))
+
+
+class ScatterAdd(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, dim, index, src):
+        ctx.dim, ctx.index, ctx.src_shape = dim, index, src.shape
+        out = x.copy()
+        np.add.at(out, _grid(index, dim), src[tuple(slice(0, s) for s in index.shape)])
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        gsrc = None
+        if ctx.needs_input_grad[3]:
+            gsrc = _pad_to(g[_grid(ctx.index, ctx.dim)], ctx.src_shape)
+        return g, None, None, gsrc
+
+
+def _pad_to(g, shape):
+    if tuple(g.shape) == tuple(shape):
+        return g
+    if isinstance(g, Tensor):
+        from ..nn.functional import pad as _pad  # noqa: F401 - only reached with mismatched src shapes
+        pads = []
+        for have, want in reversed(list(zip(g.shape, shape))):
+            pads += [0, want - have]
+        return _pad(g, pads)
+    out = np.zeros(shape, g.dtype)
+    out[tuple(slice(0, s) for s in g.shape)] = g
+    return out
+
+
+class Scatter(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, dim, index, src):
+        ctx.dim, ctx.index = dim, index
+        out = x.copy()
+        is_scalar = np.ndim(src) == 0
+        ctx.src_shape = None if is_scalar else src.shape
+        out[_grid(index, dim)] = src if is_scalar else src[tuple(slice(0, s) for s in index.shape)]
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        grid = _grid(ctx.index, ctx.dim)
+        gx = gsrc = None
+        if ctx.needs_input_grad[0]:
+            if isinstance(g, Tensor):
+                mask = np.ones(g._data.shape, g._data.dtype)
+                mask[grid] = 0
+                gx = g * mask
+            else:
+                gx = np.array(g, copy=True)
+                gx[grid] = 0
+        if ctx.needs_input_grad[3] and ctx.src_shape is not None:
+            gsrc = _pad_to(g[grid], ctx.src_shape)
+        return gx, None, None, gsrc
+
+
+def _scatter_args(input, dim, index, src, name):
+    d = canon_dim(dim, input._data.ndim)
+    idx = _check_index_tensor(index, name)
+    _check_gather_shapes(input._data.shape, idx.shape, d, name)
+    _bounds(idx, input._data.shape[d] if input._data.ndim else 1, d, name)
+    if isinstance(src, Tensor) and src._data.dtype != input._data.dtype:
+        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+    return d, idx.astype(np.intp, copy=False)
+
+
+@tensor_method()
+def scatter_add(input, dim, index, src):
+    d, idx = _scatter_args(input, dim, index, src, "scatter_add")
+    return ScatterAdd.apply(input, d, idx, src)
+
+
+@tensor_method()
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    if reduce is not None:
+        if reduce == "add":
+            return scatter_add(input, dim, index, src if src is not None else value)
+        raise NotImplementedError(f"scatter(reduce={reduce!r}) is not supported by npgrad")
+    if src is None:
+        src = value
+    d, idx = _scatter_args(input, dim, index, src, "scatter")
+    if not isinstance(src, Tensor):
+        src = np.asarray(src, input._data.dtype)
+    return Scatter.apply(input, d, idx, src)
+
+
+class IndexSelect(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, dim, index):
+        ctx.shape, ctx.dim, ctx.index = x.shape, dim, index
+        return np.take(x, index, axis=dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        if isinstance(g, Tensor):
+            return IndexAddBackward.apply(g, ctx.shape, ctx.dim, ctx.index), None, None
+        return _index_add(np.zeros(ctx.shape, g.dtype), ctx.dim, ctx.index, g), None, None
+
+
+def _index_add(out, dim, index, g):
+    if dim == 0 and out.ndim == 2 and index.size > 64 and out.shape[1] > 0:
+        # Embedding-style accumulation: bincount per column beats np.add.at by a wide margin.
+        n, d = out.shape
+        flat = (index[:, None] * d + np.arange(d)).ravel()
+        out += np.bincount(flat, weights=np.asarray(g, np.float64).ravel(), minlength=n * d) \
+            .reshape(n, d).astype(out.dtype)
+        return out
+    np.add.at(out, (slice(None),) * dim + (index,), g)
+    return out
+
+
+class IndexAddBackward(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, g, shape, dim, index):
+        ctx.dim, ctx.index = dim, index
+        return _index_add(np.zeros(shape, g.dtype), dim, index, g)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return (gg.index_select(ctx.dim, Tensor._wrap(ctx.index)) if isinstance(gg, Tensor)
+                else np.take(gg, ctx.index, axis=ctx.dim)), None, None, None
+
+
+@tensor_method()
+def index_select(input, dim, index):
+    d = canon_dim(dim, input._data.ndim)
+    idx = _check_index_tensor(index, "index_select")
+    if idx.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    idx = idx.reshape(-1).astype(np.intp, copy=False)
+    size = input._data.shape[d] if input._data.ndim else 1
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        bad = idx[(idx < 0) | (idx >= size)][0]
+        raise IndexError(f"index out of range in self (index {bad}, dimension {d} of size {size})")
+    if input._data.ndim == 0:
+        return input.reshape(1)[Tensor._wrap(idx)].reshape(()) if idx.size == 1 else input.reshape(1)[idx]
+    return IndexSelect.apply(input, d, idx)
+
+
+class IndexAdd(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, dim, index, src, alpha):
+        ctx.dim, ctx.index, ctx.alpha = dim, index, alpha
+        out = x.copy()
+        np.add.at(out, (slice(None),) * dim + (index,), src * alpha if alpha != 1 else src)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        gs = None
+        if ctx.needs_input_grad[3]:
+            gs = (g.index_select(ctx.dim, Tensor._wrap(ctx.index)) if isinstance(g, Tensor)
+                  else np.take(g, ctx.index, axis=ctx.dim))
+            if ctx.alpha != 1:
+                gs = gs * ctx.alpha
+        return g, None, None, gs, None
+
+
+@tensor_method()
+def index_add(input, dim, index, source, *, alpha=1):
+    d = canon_dim(dim, input._data.ndim)
+    idx = _check_index_tensor(index, "index_add").astype(np.intp, copy=False)
+    return IndexAdd.apply(input, d, idx, source, alpha)
+
+
+def take(input, index):
+    return input.reshape(-1)[index]
+
+
+Tensor.take = take
+
+
+# -- masks -----------------------------------------------------------------------------------------------------------
+
+class MaskedFill(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, mask, value):
+        ctx.mask = mask
+        return np.where(mask, np.asarray(value, x.dtype), x)
+
+    @staticmethod
+    def backward(ctx, g):
+        mask = ctx.mask
+        gx = P.where(mask, 0.0, g) if ctx.needs_input_grad[0] else None
+        gv = None
+        if ctx.needs_input_grad[2]:
+            gv = P.sum(P.where(mask, g, 0.0))
+        return gx, None, gv
+
+
+def _mask_array(mask, name):
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"{name}(): argument 'mask' must be Tensor, not {type(mask).__name__}")
+    if mask._data.dtype.kind != "b":
+        raise RuntimeError(f"{name}: expected BoolTensor for mask")
+    return mask._data
+
+
+@tensor_method()
+def masked_fill(input, mask, value):
+    m = _mask_array(mask, "masked_fill")
+    try:
+        np.broadcast_shapes(m.shape, input._data.shape)
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({input._data.shape[-1] if input._data.ndim else 1}) must match "
+                           f"the size of tensor b ({m.shape[-1] if m.ndim else 1}) at non-singleton dimension "
+                           f"{max(input._data.ndim, m.ndim) - 1}") from None
+    if isinstance(value, Tensor):
+        if value._data.ndim != 0:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value._data.ndim} dimension(s).")
+        if value._data.dtype != input._data.dtype:
+            value = value._cast(_dt.from_numpy_dtype(input._data.dtype))
+    elif input._data.dtype.kind in "iub" and isinstance(value, float) and not np.isfinite(value):
+        raise RuntimeError(f"value cannot be converted to type {input._data.dtype} without overflow")
+    if m.shape != input._data.shape and np.broadcast_shapes(m.shape, input._data.shape) != input._data.shape:
+        input = input.expand(np.broadcast_shapes(m.shape, input._data.shape))
+    return MaskedFill.apply(input, m, value)
+
+
+@tensor_method()
+def masked_select(input, mask):
+    m = _mask_array(mask, "masked_select")
+    shape = np.broadcast_shapes(m.shape, input._data.shape)
+    x = input.expand(shape) if input._data.shape != shape else input
+    return x[Tensor._wrap(np.broadcast_to(m, shape))]
+
+
+@tensor_method()
+def nonzero(input, *, as_tuple=False):
+    nz = np.nonzero(input._data)
+    if as_tuple:
+        return tuple(Tensor._wrap(np.asarray(a, np.int64)) for a in nz)
+    return Tensor._wrap(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
+
+
+@tensor_method()
+def argwhere(input):
+    return nonzero(input)

@@ -1,0 +1,321 @@
+"""In-place operations (``x.add_(y)``, ``x += y``, ``x.zero_()``, ``x[i] = v`` ...) and their graph effect.
+
+Without recording, an in-place op writes into the tensor's own array (so every view and ``.data``
+alias sees it) and bumps the shared version counter. When the graph is being recorded, the op is
+computed out of place on a snapshot of the old value and the result is written back; the tensor then
+takes the new node as its ``grad_fn`` ("rebasing"), and if it is a view, its base is rebased too with a
+``CopySlices`` node, so gradients through the base see the change. In-place ops on a leaf that
+requires grad (or a view of one) raise PyTorch's error.
+"""
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.function import Op
+from ..autograd.grad_mode import state as _grad_state
+from ..tensor import Tensor
+from . import _poly as P
+from .views import replay
+
+_LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
+_VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+_OVERLAP_MSG = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                "location. Please clone() the tensor before performing the operation.")
+
+
+def bump_version(t):
+    vc = t._vc
+    if vc is not None:
+        vc[0] += 1
+
+
+def check_inplace(t):
+    if t._grad_fn is None and t._requires_grad:
+        raise RuntimeError(_LEAF_MSG)
+    info = t._view_of
+    if info is not None:
+        base = info[0]
+        if base._grad_fn is None and base._requires_grad:
+            raise RuntimeError(_VIEW_LEAF_MSG)
+
+
+def _requires_grad(args):
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+    return False
+
+
+def _write(t, r):
+    """Write result ``r`` into ``t``'s array, with PyTorch's shape and dtype rules for in-place ops."""
+    dst, src = t._data, r._data
+    if src is dst:
+        return
+    if src.shape != dst.shape:
+        try:
+            ok = np.broadcast_shapes(src.shape, dst.shape) == dst.shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise RuntimeError(f"output with shape {list(dst.shape)} doesn't match the broadcast shape "
+                               f"{list(np.broadcast_shapes(src.shape, dst.shape)) if _bcastable(src, dst) else list(src.shape)}")
+    if not dst.flags.writeable:
+        raise RuntimeError(_OVERLAP_MSG)
+    dst[...] = src
+
+
+def _bcastable(a, b):
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+        return True
+    except ValueError:
+        return False
+
+
+def _check_cast(result_dtype, t):
+    if not _dt.can_cast(result_dtype, t._data.dtype):
+        raise RuntimeError(f"result type {_dt.from_numpy_dtype(result_dtype).name.capitalize()} can't be cast to the "
+                           f"desired output type {_dt.from_numpy_dtype(t._data.dtype).name.capitalize()}")
+
+
+def rebase_after_inplace(t, r):
+    """Make ``t`` hold result ``r`` (already computed from t's old value) in place."""
+    _check_cast(r._data.dtype, t)
+    if r._data.dtype != t._data.dtype and r._grad_fn is not None:
+        r = r._cast(_dt.from_numpy_dtype(t._data.dtype))
+    _write(t, r)
+    bump_version(t)
+    if r._grad_fn is None and not t._requires_grad:
+        return t
+    t._grad_fn, t._out_idx, t._requires_grad = r._grad_fn, r._out_idx, r._requires_grad
+    info = t._view_of
+    if info is not None and t._requires_grad:
+        base, chain = info
+        old = Tensor._wrap(base._data, base._grad_fn, base._out_idx)
+        old._requires_grad = base._requires_grad
+        nb = CopySlices.apply(old, t, chain)
+        base._grad_fn, base._out_idx, base._requires_grad = nb._grad_fn, 0, True
+    return t
+
+
+class CopySlices(Op):
+    """The base of a view that was modified in place: the view's region takes the view's gradient."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, base, view, chain):
+        ctx.chain = chain
+        return base
+
+    @staticmethod
+    def backward(ctx, g):
+        chain = ctx.chain
+        gb = gv = None
+        if ctx.needs_input_grad[0]:
+            if isinstance(g, Tensor):
+                mask = np.ones(g._data.shape, g._data.dtype)
+                replay(chain, mask)[...] = 0
+                gb = g * mask
+            else:
+                gb = np.array(g, copy=True)
+                replay(chain, gb)[...] = 0
+        if ctx.needs_input_grad[1]:
+            gv = replay(chain, g)
+        return gb, gv, None
+
+
+def inplace(t, fn, *args, **kwargs):
+    """Apply out-of-place ``fn(t, *args, **kwargs)`` and store the result in ``t``."""
+    if _grad_state.enabled and (t._requires_grad or _requires_grad(args)):
+        check_inplace(t)
+        old = Tensor._wrap(t._data.copy(), t._grad_fn, t._out_idx)  # saved inputs must keep the old value
+        old._requires_grad = t._requires_grad
+        r = fn(old, *args, **kwargs)
+    else:
+        r = fn(t, *args, **kwargs)
+    return rebase_after_inplace(t, r)
+
+
+# -- fast paths for arithmetic outside the graph (optimizer updates, `p.data -= lr * g`) ----------------------
+
+_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
+
+
+def _arith_inplace(name):
+    ufunc = _UFUNCS[name]
+    slow = getattr(Tensor, name)
+
+    def method(self, other, *, alpha=1, **kwargs):
+        if kwargs or (_grad_state.enabled and (self._requires_grad or (isinstance(other, Tensor) and
+                                                                     other._requires_grad))):
+            if alpha != 1:
+                kwargs["alpha"] = alpha
+            return inplace(self, slow, other, **kwargs)
+        d = self._data
+        o = other._data if isinstance(other, Tensor) else other
+        if alpha != 1:
+            o = o * alpha
+        if isinstance(o, (np.ndarray, np.generic)) or not isinstance(o, (int, float, bool)):
+            o = np.asarray(o)
+            rt = _dt.result_np_dtype(d, o) if o.dtype != d.dtype else d.dtype
+        else:
+            rt = _dt.result_type(Tensor._wrap(d), o).np
+        if name == "div" and rt.kind in "biu":
+            rt = _dt.get_default_dtype().np
+        _check_cast(rt, self)
+        if not d.flags.writeable:
+            raise RuntimeError(_OVERLAP_MSG)
+        try:
+            ufunc(d, o, out=d, casting="unsafe")
+        except ValueError:
+            raise RuntimeError(f"output with shape {list(d.shape)} doesn't match the broadcast shape "
+                               f"{list(np.broadcast_shapes(d.shape, np.shape(o)))}") from None
+        bump_version(self)
+        return self
+
+    method.__name__ = name + "_"
+    return method
+
+
+for _name in _UFUNCS:
+    setattr(Tensor, _name + "_", _arith_inplace(_name))
+Tensor.subtract_ = Tensor.sub_
+Tensor.multiply_ = Tensor.mul_
+Tensor.divide_ = Tensor.true_divide_ = Tensor.div_
+
+
+def _iop(name):
+    method = getattr(Tensor, name + "_")
+
+    def op(self, other):
+        return method(self, other)
+    op.__name__ = f"__i{name}__"
+    return op
+
+
+Tensor.__iadd__ = _iop("add")
+Tensor.__isub__ = _iop("sub")
+Tensor.__imul__ = _iop("mul")
+Tensor.__itruediv__ = _iop("div")
+
+
+# -- the generic in-place variants of out-of-place methods ---------------------------------------------------------
+
+_GENERIC = ["pow", "neg", "abs", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos",
+            "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "relu", "floor", "ceil", "round",
+            "trunc", "frac", "sign", "reciprocal", "square", "clamp", "clip", "clamp_min", "clamp_max",
+            "masked_fill", "scatter", "scatter_add", "index_add", "floor_divide", "remainder", "fmod", "lerp",
+            "addcmul", "addcdiv", "tril", "triu", "exp2", "logical_not", "logical_and", "logical_or",
+            "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "nan_to_num", "where",
+            "hardtanh", "leaky_relu", "elu", "silu", "gelu", "erf", "maximum", "minimum", "atan2", "negative",
+            "arcsin", "arccos", "arctan", "absolute", "float_power", "xlogy", "hypot", "logit", "erfinv",
+            "addmm", "baddbmm"]
+
+
+def _generic(name):
+    def method(self, *args, **kwargs):
+        return inplace(self, getattr(Tensor, name), *args, **kwargs)
+    method.__name__ = name + "_"
+    return method
+
+
+def register_generic_inplace():
+    """Called once every op module is loaded: defines ``name_`` for each ``name`` that exists."""
+    for name in _GENERIC:
+        if hasattr(Tensor, name) and not hasattr(Tensor, name + "_"):
+            setattr(Tensor, name + "_", _generic(name))
+    Tensor.__ipow__ = lambda self, other: self.pow_(other)
+    Tensor.__ifloordiv__ = lambda self, other: self.floor_divide_(other)
+    Tensor.__imod__ = lambda self, other: self.remainder_(other)
+    for op in ("and", "or", "xor"):
+        if hasattr(Tensor, f"bitwise_{op}_"):
+            setattr(Tensor, f"__i{op}__", getattr(Tensor, f"bitwise_{op}_"))
+
+
+# -- copy_, fill_, zero_ ---------------------------------------------------------------------------------------------
+
+class CopyFrom(Op):
+    """``dst.copy_(src)``: dst's old value gets no gradient; src gets the gradient (summed to its shape)."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, dst, src):
+        out = np.empty_like(dst)
+        out[...] = src
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        return (P.zeros_like(g) if ctx.needs_input_grad[0] else None), g
+
+
+def copy_(self, src, non_blocking=False):
+    if not isinstance(src, Tensor):
+        src = Tensor._wrap(np.asarray(src))
+    if src._data.shape != self._data.shape:
+        try:
+            if np.broadcast_shapes(src._data.shape, self._data.shape) != self._data.shape:
+                raise ValueError
+        except ValueError:
+            raise RuntimeError(f"The size of tensor a ({self._data.shape[-1] if self._data.ndim else 1}) must "
+                               f"match the size of tensor b ({src._data.shape[-1] if src._data.ndim else 1}) at "
+                               f"non-singleton dimension {self._data.ndim - 1}") from None
+    if not (_grad_state.enabled and (self._requires_grad or src._requires_grad)):
+        if not self._data.flags.writeable:
+            raise RuntimeError(_OVERLAP_MSG)
+        self._data[...] = src._data
+        bump_version(self)
+        return self
+    check_inplace(self)
+    old = Tensor._wrap(self._data, self._grad_fn, self._out_idx)
+    old._requires_grad = self._requires_grad
+    if src._data.dtype != self._data.dtype:
+        src = src._cast(_dt.from_numpy_dtype(self._data.dtype))
+    return rebase_after_inplace(self, CopyFrom.apply(old, src))
+
+
+Tensor.copy_ = copy_
+
+
+def fill_(self, value):
+    if isinstance(value, Tensor):
+        if value._data.ndim != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._data.ndim} dimensions.")
+        return copy_(self, value.expand(self._data.shape) if self._data.ndim else value)
+    if _grad_state.enabled and self._requires_grad:
+        check_inplace(self)
+        return copy_(self, Tensor._wrap(np.full(self._data.shape, value, self._data.dtype)))
+    if not self._data.flags.writeable:
+        raise RuntimeError(_OVERLAP_MSG)
+    self._data.fill(value)
+    bump_version(self)
+    return self
+
+
+def zero_(self):
+    return fill_(self, 0)
+
+
+Tensor.fill_ = fill_
+Tensor.zero_ = zero_
+
+
+def _reshape_inplace(name):
+    """squeeze_/unsqueeze_/t_/transpose_: change the tensor's own shape (a new view of the same memory)."""
+    def method(self, *args):
+        r = getattr(Tensor, name)(self, *args)
+        if _grad_state.enabled and self._requires_grad and self._grad_fn is None:
+            raise RuntimeError(_LEAF_MSG)
+        self._data = r._data
+        if r._grad_fn is not None:
+            self._grad_fn, self._out_idx = r._grad_fn, r._out_idx
+        return self
+    method.__name__ = name + "_"
+    return method
+
+
+for _name in ("squeeze", "unsqueeze", "t", "transpose", "swapaxes", "swapdims", "resize_as"):
+    if hasattr(Tensor, _name):
+        setattr(Tensor, _name + "_", _reshape_inplace(_name))

@@ -1,0 +1,712 @@
+"""Shape and layout: reshape/view, permute/transpose, squeeze/unsqueeze, flatten, repeat/tile, flip,
+roll, narrow/split/chunk/unbind, cat/stack, tril/triu, contiguous/clone.
+
+Ops that PyTorch defines as views return NumPy views here too and are marked with ``mark_view``.
+"""
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.function import Op
+from ..tensor import Tensor
+from . import _poly as P
+from ._dims import canon_dim, canon_dims
+from ._registry import tensor_method
+from .views import mark_view, mark_view_if_shared
+
+__all__ = ["reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "swapaxes",
+           "swapdims", "movedim", "moveaxis", "t", "repeat_interleave", "tile", "flip", "fliplr", "flipud",
+           "roll", "narrow", "split", "chunk", "unbind", "cat", "concat", "concatenate", "stack", "hstack",
+           "vstack", "tril", "triu", "clone", "atleast_1d", "atleast_2d", "select", "diagonal", "diag",
+           "diag_embed", "meshgrid"]
+
+
+def _sizes(sizes):
+    if len(sizes) == 1 and not isinstance(sizes[0], (int, np.integer)):
+        return tuple(sizes[0])
+    return tuple(sizes)
+
+
+# -- reshape and friends ----------------------------------------------------------------------------------
+
+class Reshape(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = x.shape
+        return np.reshape(x, shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        return P.reshape(g, ctx.in_shape), None
+
+
+def _infer_shape(shape, numel):
+    shape = [int(s) for s in shape]
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {numel}")
+        shape[neg[0]] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def _fmt(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _reshape(input, shape):
+    if shape == input._data.shape:
+        return input
+    out = Reshape.apply(input, shape)
+    return mark_view_if_shared(out, input, lambda a, s=shape: P.reshape(a, s))
+
+
+@tensor_method()
+def reshape(input, *shape):
+    return _reshape(input, _infer_shape(_sizes(shape), input._data.size))
+
+
+@tensor_method()
+def view(self, *shape):
+    if len(shape) == 1 and (isinstance(shape[0], _dt.dtype) or isinstance(shape[0], type)):
+        raise NotImplementedError("view(dtype) is not supported by npgrad")
+    shape = _infer_shape(_sizes(shape), self._data.size)
+    if shape != self._data.shape:
+        try:
+            np.reshape(self._data, shape, copy=False)
+        except ValueError:
+            raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
+    return _reshape(self, shape)
+
+
+@tensor_method()
+def view_as(self, other):
+    return view(self, other.shape)
+
+
+@tensor_method()
+def reshape_as(self, other):
+    return _reshape(self, tuple(other.shape))
+
+
+@tensor_method()
+def flatten(input, start_dim=0, end_dim=-1):
+    nd = input._data.ndim
+    if nd == 0:
+        return _reshape(input, (1,))
+    s, e = canon_dim(start_dim, nd), canon_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shape = input._data.shape
+    new = shape[:s] + (int(np.prod(shape[s:e + 1])),) + shape[e + 1:]
+    return _reshape(input, new)
+
+
+@tensor_method()
+def unflatten(input, dim, sizes):
+    d = canon_dim(dim, input._data.ndim)
+    shape = input._data.shape
+    sizes = list(sizes)
+    if -1 in sizes:
+        known = int(np.prod([s for s in sizes if s != -1]))
+        sizes[sizes.index(-1)] = shape[d] // known if known else 0
+    if int(np.prod(sizes)) != shape[d]:
+        raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim {dim} "
+                           f"({shape[d]}) in the input tensor")
+    return _reshape(input, shape[:d] + tuple(sizes) + shape[d + 1:])
+
+
+@tensor_method()
+def squeeze(input, dim=None):
+    shape = input._data.shape
+    if dim is None:
+        new = tuple(s for s in shape if s != 1)
+    else:
+        dims = canon_dims(dim, len(shape)) if isinstance(dim, (list, tuple)) else (canon_dim(dim, len(shape)),)
+        if not shape:
+            return _reshape(input, ())
+        new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
+    return _reshape(input, new)
+
+
+@tensor_method()
+def unsqueeze(input, dim):
+    nd = input._data.ndim
+    d = canon_dim(dim, nd + 1)
+    shape = input._data.shape
+    return _reshape(input, shape[:d] + (1,) + shape[d:])
+
+
+def atleast_1d(input):
+    return input if input._data.ndim >= 1 else _reshape(input, (1,))
+
+
+def atleast_2d(input):
+    if input._data.ndim >= 2:
+        return input
+    return _reshape(input, (1,) * (2 - input._data.ndim) + input._data.shape)
+
+
+# -- permutations -------------------------------------------------------------------------------------------
+
+class Permute(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, perm):
+        ctx.perm = perm
+        return np.transpose(x, perm)
+
+    @staticmethod
+    def backward(ctx, g):
+        return P.transpose(g, tuple(np.argsort(ctx.perm))), None
+
+
+def _permute(input, perm):
+    if perm == tuple(range(len(perm))):
+        return input
+    out = Permute.apply(input, perm)
+    return mark_view(out, input, lambda a, p=perm: P.transpose(a, p))
+
+
+@tensor_method()
+def permute(input, *dims):
+    dims = _sizes(dims)
+    nd = input._data.ndim
+    if len(dims) != nd:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                           f"length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal "
+                           f"to len(dims) = {len(dims)}")
+    perm = tuple(canon_dim(d, nd) for d in dims)
+    if len(set(perm)) != nd:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return _permute(input, perm)
+
+
+@tensor_method("transpose", "swapaxes", "swapdims")
+def transpose(input, dim0, dim1):
+    nd = input._data.ndim
+    if nd == 0:
+        return input
+    a, b = canon_dim(dim0, nd), canon_dim(dim1, nd)
+    perm = list(range(nd))
+    perm[a], perm[b] = perm[b], perm[a]
+    return _permute(input, tuple(perm))
+
+
+swapaxes = swapdims = transpose
+
+
+@tensor_method()
+def t(input):
+    if input._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.ndim}D")
+    return transpose(input, 0, 1) if input._data.ndim == 2 else input
+
+
+@tensor_method("movedim", "moveaxis")
+def movedim(input, source, destination):
+    nd = input._data.ndim
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    src = [canon_dim(s, nd) for s in src]
+    dst = [canon_dim(d, nd) for d in dst]
+    perm = [None] * nd
+    for s, d in zip(src, dst):
+        perm[d] = s
+    rest = iter(i for i in range(nd) if i not in src)
+    perm = tuple(p if p is not None else next(rest) for p in perm)
+    return _permute(input, perm)
+
+
+moveaxis = movedim
+
+
+def _T(self):
+    nd = self._data.ndim
+    return _permute(self, tuple(range(nd - 1, -1, -1))) if nd >= 2 else self
+
+
+def _mT(self):
+    if self._data.ndim < 2:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+    return transpose(self, -2, -1)
+
+
+Tensor.T = property(_T)
+Tensor.mT = property(_mT)
+Tensor.H = property(_T)
+Tensor.mH = property(_mT)
+
+
+# -- repeat / tile / flip / roll ---------------------------------------------------------------------------
+
+class Tile(Op):
+    """np.tile semantics with reps already padded to the input's rank."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, reps):
+        lead = len(reps) - x.ndim
+        ctx.in_shape = (1,) * lead + x.shape
+        ctx.orig_shape = x.shape
+        ctx.reps = reps
+        return np.tile(x, reps)
+
+    @staticmethod
+    def backward(ctx, g):
+        split = []
+        for r, s in zip(ctx.reps, ctx.in_shape):
+            split += [r, s]
+        g = P.reshape(g, tuple(split))
+        g = P.sum(g, axis=tuple(range(0, len(split), 2)))
+        return P.reshape(g, ctx.orig_shape), None
+
+
+@tensor_method()
+def repeat(input, *sizes):
+    reps = tuple(int(s) for s in _sizes(sizes))
+    if len(reps) < input._data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           "tensor")
+    return Tile.apply(input, reps)
+
+
+@tensor_method()
+def tile(input, dims):
+    reps = tuple(int(s) for s in dims)
+    if len(reps) < input._data.ndim:
+        reps = (1,) * (input._data.ndim - len(reps)) + reps
+    return Tile.apply(input, reps)
+
+
+@tensor_method()
+def repeat_interleave(input, repeats, dim=None):
+    if dim is None:
+        input = input.reshape(-1)
+        dim = 0
+    d = canon_dim(dim, input._data.ndim)
+    if isinstance(repeats, Tensor):
+        repeats = repeats._data
+    idx = np.repeat(np.arange(input._data.shape[d]), repeats)
+    from .indexing import index_select
+    return index_select(input, d, Tensor._wrap(idx))
+
+
+class Flip(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.dims = dims
+        return np.flip(x, dims).copy()  # PyTorch's flip copies
+
+    @staticmethod
+    def backward(ctx, g):
+        d = ctx.dims
+        return (g.flip(d) if isinstance(g, Tensor) else np.flip(g, d)), None
+
+
+@tensor_method()
+def flip(input, *dims):
+    dims = canon_dims(_sizes(dims), input._data.ndim) if dims else ()
+    if not dims:
+        return input.clone()
+    return Flip.apply(input, dims)
+
+
+@tensor_method()
+def fliplr(input):
+    return flip(input, 1)
+
+
+@tensor_method()
+def flipud(input):
+    return flip(input, 0)
+
+
+class Roll(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, shifts, dims):
+        ctx.shifts, ctx.dims = shifts, dims
+        return np.roll(x, shifts, dims)
+
+    @staticmethod
+    def backward(ctx, g):
+        neg = tuple(-s for s in ctx.shifts) if isinstance(ctx.shifts, tuple) else -ctx.shifts
+        return (g.roll(neg, ctx.dims) if isinstance(g, Tensor) else np.roll(g, neg, ctx.dims)), None, None
+
+
+@tensor_method()
+def roll(input, shifts, dims=None):
+    if dims is None:
+        shape = input._data.shape
+        flat = input.reshape(-1)
+        return Roll.apply(flat, shifts if isinstance(shifts, int) else tuple(shifts), None).reshape(shape)
+    if isinstance(dims, int):
+        dims = canon_dim(dims, input._data.ndim)
+        return Roll.apply(input, int(shifts) if not isinstance(shifts, (tuple, list)) else tuple(shifts), dims)
+    dims = tuple(canon_dim(d, input._data.ndim) for d in dims)
+    shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    return Roll.apply(input, shifts, dims)
+
+
+# -- slicing along a dim: narrow, select, split, chunk, unbind -------------------------------------------------
+
+def _slice_along(input, d, start, stop):
+    idx = (slice(None),) * d + (slice(start, stop),)
+    return input[idx]
+
+
+@tensor_method()
+def narrow(input, dim, start, length):
+    d = canon_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    if isinstance(start, Tensor):
+        start = int(start.item())
+    if start < 0:
+        start += size
+    if not (0 <= start <= size and 0 <= length and start + length <= size):
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return _slice_along(input, d, start, start + length)
+
+
+@tensor_method()
+def select(input, dim, index):
+    d = canon_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input._data.shape)} at "
+                         f"dimension {d}")
+    return input[(slice(None),) * d + (index,)]
+
+
+class Split(Op):
+    """All the pieces of a split in one node: backward concatenates their gradients once."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, dim, bounds):
+        ctx.dim, ctx.bounds, ctx.shape, ctx.dtype = dim, bounds, x.shape, x.dtype
+        pre = (slice(None),) * dim
+        return tuple(x[pre + (slice(a, b),)] for a, b in bounds)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        parts = []
+        for g, (a, b) in zip(grads, ctx.bounds):
+            if g is None:
+                shape = list(ctx.shape)
+                shape[ctx.dim] = b - a
+                g = np.zeros(shape, ctx.dtype)
+            parts.append(g)
+        return P.cat(parts, ctx.dim), None, None
+
+
+def _split_bounds(size, sizes):
+    bounds, start = [], 0
+    for s in sizes:
+        bounds.append((start, start + s))
+        start += s
+    return tuple(bounds)
+
+
+def _split(input, d, bounds):
+    outs = Split.apply(input, d, bounds)
+    pre = (slice(None),) * d
+    return tuple(mark_view(o, input, lambda a, sl=pre + (slice(lo, hi),): a[sl])
+                 for o, (lo, hi) in zip(outs, bounds))
+
+
+@tensor_method()
+def split(input, split_size_or_sections, dim=0):
+    d = canon_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step <= 0 and size:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+        sizes = [step] * (size // step) + ([size % step] if size % step else []) if step else [0]
+    else:
+        sizes = [int(s) for s in split_size_or_sections]
+        if sum(sizes) != size:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+                               f"size at dimension {d}), but got split_sizes={sizes}")
+    return _split(input, d, _split_bounds(size, sizes))
+
+
+@tensor_method()
+def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d = canon_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    step = -(-size // chunks) if size else 1
+    return split(input, step, d) if size else split(input, [0] * 1, d)
+
+
+@tensor_method()
+def unbind(input, dim=0):
+    d = canon_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    pieces = _split(input, d, _split_bounds(size, [1] * size))
+    return tuple(p.squeeze(d) for p in pieces)
+
+
+@tensor_method()
+def tensor_split(input, indices_or_sections, dim=0):
+    d = canon_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    if isinstance(indices_or_sections, int):
+        n = indices_or_sections
+        q, r = divmod(size, n)
+        sizes = [q + 1] * r + [q] * (n - r)
+    else:
+        cuts = [0] + [min(int(i), size) for i in indices_or_sections] + [size]
+        sizes = [max(b - a, 0) for a, b in zip(cuts[:-1], cuts[1:])]
+    return _split(input, d, _split_bounds(size, sizes))
+
+
+# -- cat / stack --------------------------------------------------------------------------------------------
+
+class Cat(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, dim, *xs):
+        ctx.dim = dim
+        ctx.sizes = [x.shape[dim] for x in xs]
+        return np.concatenate(xs, axis=dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        d = ctx.dim
+        out, start = [None], 0
+        pre = (slice(None),) * d
+        for s, need in zip(ctx.sizes, ctx.needs_input_grad[1:]):
+            out.append(g[pre + (slice(start, start + s),)] if need else None)
+            start += s
+        return tuple(out)
+
+
+def _check_tensor_list(tensors, name):
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    return tensors
+
+
+def _promote_all(tensors):
+    dt = _dt.result_type(*tensors)
+    return [t if t._data.dtype == dt.np else t._cast(dt) for t in tensors]
+
+
+def cat(tensors, dim=0, *, out=None, axis=None):
+    if axis is not None:
+        dim = axis
+    tensors = _check_tensor_list(tensors, "cat")
+    # PyTorch skips legacy empty 1-D tensors of shape (0,) when concatenating.
+    nonempty = [t for t in tensors if not (t._data.ndim == 1 and t._data.shape[0] == 0)]
+    if not nonempty:
+        return tensors[0].clone()
+    ref = nonempty[0]
+    nd = ref._data.ndim
+    if nd == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = canon_dim(dim, nd)
+    for i, t in enumerate(tensors):
+        if t._data.ndim == 1 and t._data.shape[0] == 0:
+            continue
+        if t._data.ndim != nd:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {nd} and {t._data.ndim}")
+        for k in range(nd):
+            if k != d and t._data.shape[k] != ref._data.shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                   f"{ref._data.shape[k]} but got size {t._data.shape[k]} for tensor number {i} "
+                                   f"in the list.")
+    nonempty = _promote_all(nonempty)
+    r = Cat.apply(d, *nonempty)
+    if out is not None:
+        out.copy_(r)
+        return out
+    return r
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    tensors = _check_tensor_list(tensors, "stack")
+    shape = tensors[0]._data.shape
+    for i, t in enumerate(tensors):
+        if t._data.shape != shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 and "
+                               f"{list(t._data.shape)} at entry {i}")
+    d = canon_dim(dim, len(shape) + 1)
+    return cat([unsqueeze(t, d) for t in tensors], d, out=out)
+
+
+def hstack(tensors):
+    tensors = [atleast_1d(t) for t in _check_tensor_list(tensors, "hstack")]
+    return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1)
+
+
+def vstack(tensors):
+    return cat([atleast_2d(t) for t in _check_tensor_list(tensors, "vstack")], 0)
+
+
+# -- triangular, diagonal -------------------------------------------------------------------------------------
+
+class Tri(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, k, lower):
+        ctx.k, ctx.lower = k, lower
+        return np.tril(x, k) if lower else np.triu(x, k)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _tri(g, ctx.k, ctx.lower), None, None
+
+
+def _tri(g, k, lower):
+    if isinstance(g, Tensor):
+        return Tri.apply(g, k, lower)
+    return np.tril(g, k) if lower else np.triu(g, k)
+
+
+@tensor_method()
+def tril(input, diagonal=0):
+    if input._data.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    return Tri.apply(input, diagonal, True)
+
+
+@tensor_method()
+def triu(input, diagonal=0):
+    if input._data.ndim < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    return Tri.apply(input, diagonal, False)
+
+
+class Diagonal(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, offset, d1, d2):
+        ctx.shape, ctx.args = x.shape, (offset, d1, d2)
+        return np.diagonal(x, offset, d1, d2).copy()
+
+    @staticmethod
+    def backward(ctx, g):
+        return _DiagonalBackward.apply(g, ctx.shape, *ctx.args) if isinstance(g, Tensor) else \
+            _embed_diagonal(g, ctx.shape, *ctx.args), None, None, None
+
+
+def _embed_diagonal(g, shape, offset, d1, d2):
+    """Zeros of ``shape`` with ``g`` written on the (offset) diagonal of dims d1, d2."""
+    out = np.zeros(shape, g.dtype)
+    moved = np.moveaxis(out, (d1, d2), (-2, -1))  # a writeable view
+    n = g.shape[-1]
+    i = np.arange(n)
+    moved[..., i + max(-offset, 0), i + max(offset, 0)] = g
+    return out
+
+
+class _DiagonalBackward(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, g, shape, offset, d1, d2):
+        ctx.args = (offset, d1, d2)
+        return _embed_diagonal(g, shape, offset, d1, d2)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return (Diagonal.apply(gg, *ctx.args) if isinstance(gg, Tensor) else
+                np.diagonal(gg, *ctx.args).copy()), None, None, None, None
+
+
+@tensor_method()
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    nd = input._data.ndim
+    return Diagonal.apply(input, offset, canon_dim(dim1, nd), canon_dim(dim2, nd))
+
+
+@tensor_method()
+def diag(input, diagonal=0):
+    if input._data.ndim == 1:
+        n = input._data.shape[0] + abs(diagonal)
+        return diag_embed(input, diagonal) if n else input.reshape(0, 0)
+    if input._data.ndim == 2:
+        return Diagonal.apply(input, diagonal, 0, 1)
+    raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + str(input._data.ndim) + "D")
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    n = input._data.shape[-1] + abs(offset)
+    shape = input._data.shape[:-1] + (n, n)
+    return _DiagonalBackward.apply(input, shape, offset, len(shape) - 2, len(shape) - 1)
+
+
+def meshgrid(*tensors, indexing="ij"):
+    tensors = _sizes(tensors)
+    shape = tuple(t._data.shape[0] if t._data.ndim else 1 for t in tensors)
+    outs = []
+    for i, t in enumerate(tensors):
+        view_shape = [1] * len(tensors)
+        view_shape[i] = -1
+        outs.append(t.reshape(view_shape).expand(shape))
+    if indexing == "xy" and len(tensors) >= 2:
+        outs = [o.transpose(0, 1) for o in outs]
+    return tuple(outs)
+
+
+# -- copies ----------------------------------------------------------------------------------------------------
+
+class Clone(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.copy()
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+@tensor_method()
+def clone(input, *, memory_format=None):
+    return Clone.apply(input)
+
+
+@tensor_method()
+def contiguous(self, memory_format=None):
+    if self._data.flags.c_contiguous:
+        return self
+    return Clone.apply(self)

@@ -1,0 +1,604 @@
+"""Reductions: sum, mean, prod, max/min (values and indices), amax/amin, argmax/argmin, var/std,
+logsumexp, norm, all/any, and the cumulative sum/product.
+
+Gradients follow PyTorch's tie rules: ``max(dim)``/``min(dim)`` send the gradient to the returned index
+only, while a full ``max()`` and ``amax``/``amin`` share it evenly between tied elements.
+"""
+import collections
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.function import Op
+from ..tensor import Tensor
+from . import _poly as P
+from ._dims import canon_dim, canon_dims
+from ._registry import tensor_method
+
+__all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std",
+           "var_mean", "std_mean", "logsumexp", "norm", "all", "any", "cumsum", "cumprod", "count_nonzero",
+           "aminmax", "nansum", "nanmean"]
+
+_builtin_all, _builtin_any, _builtin_sum = all, any, sum
+MaxResult = collections.namedtuple("max", ["values", "indices"])
+MinResult = collections.namedtuple("min", ["values", "indices"])
+
+
+def _expand_back(g, dims, keepdim, shape):
+    """A reduced gradient reshaped (if needed) and broadcast back over the input's shape."""
+    if not keepdim and dims:
+        g = P.unsqueeze_dims(g, dims, len(shape))
+    return P.broadcast_to(g, shape)
+
+
+def _keep(x, dims, keepdim):
+    """A reduced result (or gradient) reshaped to keepdim form so it broadcasts against the input."""
+    if not keepdim and dims:
+        return P.unsqueeze_dims(x, dims, None)
+    return x
+
+
+# -- sum / mean ---------------------------------------------------------------------------------------------
+
+class Sum(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, np_dtype):
+        ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        return np.sum(x, axis=dims, keepdims=keepdim, dtype=np_dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _expand_back(g, ctx.dims, ctx.keepdim, ctx.shape), None, None, None
+
+
+def _sum_dtype(x, dtype):
+    if dtype is not None:
+        return _dt.to_dtype(dtype).np
+    if x._data.dtype.kind in "biu":
+        return np.dtype(np.int64)  # PyTorch sums integers and bools into int64
+    return None
+
+
+@tensor_method()
+def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):  # noqa: A001
+    if axis is not None:
+        dim = axis
+    dims = canon_dims(dim, input._data.ndim)
+    np_dtype = _sum_dtype(input, dtype)
+    if np_dtype is not None and np_dtype.kind == "f" and input._data.dtype != np_dtype:
+        input = input._cast(_dt.from_numpy_dtype(np_dtype))
+    return Sum.apply(input, dims, keepdim, np_dtype)
+
+
+@tensor_method()
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    from .select import where
+    return sum(where(input != input, 0.0, input), dim, keepdim, dtype=dtype)
+
+
+class Mean(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        n = 1
+        for d in dims:
+            n *= x.shape[d]
+        ctx.shape, ctx.dims, ctx.keepdim, ctx.n = x.shape, dims, keepdim, n
+        if x.size == 0 or n == 0:
+            return np.full(_reduced(x.shape, dims, keepdim), np.nan, x.dtype)
+        return np.mean(x, axis=dims, keepdims=keepdim, dtype=x.dtype if x.dtype != np.float16 else np.float32) \
+            .astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _expand_back(g / ctx.n, ctx.dims, ctx.keepdim, ctx.shape), None, None
+
+
+def _reduced(shape, dims, keepdim):
+    if keepdim:
+        return tuple(1 if i in dims else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in dims)
+
+
+@tensor_method()
+def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
+    if axis is not None:
+        dim = axis
+    if dtype is not None:
+        input = input._cast(_dt.to_dtype(dtype))
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
+                           f"or complex dtype. Got: {_dt.from_numpy_dtype(input._data.dtype).name.capitalize()}")
+    dims = canon_dims(dim, input._data.ndim)
+    return Mean.apply(input, dims, keepdim)
+
+
+@tensor_method()
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    from .select import where
+    keep = input == input
+    return nansum(input, dim, keepdim, dtype=dtype) / sum(keep, dim, keepdim)
+
+
+# -- prod ------------------------------------------------------------------------------------------------------
+
+class Prod(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, dim, keepdim, np_dtype):
+        ctx.save_for_backward(x)
+        ctx.dim, ctx.keepdim = dim, keepdim
+        return np.prod(x, axis=dim, keepdims=keepdim, dtype=np_dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        dim, keepdim = ctx.dim, ctx.keepdim
+        if dim is None:
+            flat = P.reshape(x, (-1,))
+            others = _prod_of_others(flat, 0)
+            return P.reshape(others, tuple(x.shape)) * g, None, None, None
+        others = _prod_of_others(x, dim)
+        return _keep(g, (dim,), keepdim) * others, None, None, None
+
+
+def _prod_of_others(x, axis):
+    """For each element, the product of the other elements along ``axis`` (exact with zeros:
+    exclusive products from the left times exclusive products from the right)."""
+    n = x.shape[axis]
+    if n == 0:
+        return x
+    ones_shape = list(x.shape)
+    ones_shape[axis] = 1
+    one = np.ones(ones_shape, P.data_of(x).dtype)
+    left = P.cat([one, _narrow(_cumprod(x, axis), axis, 0, n - 1)], axis)
+    rev = _flip(x, axis)
+    right = _flip(P.cat([one, _narrow(_cumprod(rev, axis), axis, 0, n - 1)], axis), axis)
+    return left * right
+
+
+def _narrow(x, axis, start, length):
+    idx = [slice(None)] * len(x.shape)
+    idx[axis] = slice(start, start + length)
+    return x[tuple(idx)]
+
+
+def _cumprod(x, axis):
+    return x.cumprod(axis) if isinstance(x, Tensor) else np.cumprod(x, axis=axis)
+
+
+def _flip(x, axis):
+    return x.flip(axis) if isinstance(x, Tensor) else np.flip(x, axis)
+
+
+@tensor_method()
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    np_dtype = _sum_dtype(input, dtype)
+    if np_dtype is not None and np_dtype.kind == "f" and input._data.dtype != np_dtype:
+        input = input._cast(_dt.from_numpy_dtype(np_dtype))
+    d = None if dim is None else canon_dim(dim, input._data.ndim)
+    if d is not None and input._data.ndim == 0:
+        d = None
+    return Prod.apply(input, d, keepdim if d is not None else False, np_dtype)
+
+
+# -- max / min / amax / amin / argmax / argmin -------------------------------------------------------------
+
+def _empty_check(input, name, dims):
+    shape = input._data.shape
+    if input._data.size == 0 and (not dims or _builtin_any(shape[d] == 0 for d in dims) or dims is None):
+        if dims is None or len(dims) == input._data.ndim and input._data.ndim != 1:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        raise IndexError(f"{name}(): Expected reduction dim {dims[0]} to have non-zero size.")
+
+
+class AMax(Op):
+    """amax/amin (and a full max()/min()): ties share the gradient evenly."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, is_min):
+        out = (np.min if is_min else np.max)(x, axis=dims, keepdims=keepdim)
+        ctx.save_for_backward(x, out)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        dims, keepdim = ctx.dims, ctx.keepdim
+        xd = P.data_of(x)
+        outd = _keep(P.data_of(out), dims, keepdim)
+        mask = (xd == outd) | ((xd != xd) & (outd != outd))
+        count = np.sum(mask, axis=dims, keepdims=True)
+        weight = (mask / count).astype(xd.dtype)
+        return _keep(g, dims, keepdim) * weight, None, None, None
+
+
+class MaxDim(Op):
+    """max/min along one dim: the gradient goes to the returned index only."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, dim, keepdim, idx_k):
+        values = np.take_along_axis(x, idx_k, axis=dim)
+        if not keepdim:
+            values = np.squeeze(values, axis=dim)
+        ctx.shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
+        ctx.idx = idx_k
+        return values
+
+    @staticmethod
+    def backward(ctx, g):
+        from .indexing import scatter_along
+        return scatter_along(_keep(g, (ctx.dim,), ctx.keepdim), ctx.idx, ctx.dim, ctx.shape), None, None, None
+
+
+def _minmax(input, dim, keepdim, is_min, name, other=None):
+    if other is not None and isinstance(dim, Tensor):
+        other = dim
+    if isinstance(dim, Tensor):
+        from .select import maximum, minimum
+        return (minimum if is_min else maximum)(input, dim)
+    if dim is None:
+        _empty_check(input, name, None)
+        return AMax.apply(input, None, False, is_min)
+    d = canon_dim(dim, input._data.ndim)
+    if input._data.ndim == 0:
+        return (MinResult if is_min else MaxResult)(input.clone(), Tensor._wrap(np.zeros((), np.int64)))
+    if input._data.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    # NaN wins, as in PyTorch: argmax/argmin return the first NaN's index.
+    idx = np.expand_dims((np.argmin if is_min else np.argmax)(input._data, axis=d), d)
+    values = MaxDim.apply(input, d, keepdim, idx)
+    indices = idx if keepdim else np.squeeze(idx, axis=d)
+    return (MinResult if is_min else MaxResult)(values, Tensor._wrap(np.asarray(indices, np.int64)))
+
+
+@tensor_method()
+def max(input, dim=None, keepdim=False):  # noqa: A001
+    return _minmax(input, dim, keepdim, False, "max")
+
+
+@tensor_method()
+def min(input, dim=None, keepdim=False):  # noqa: A001
+    return _minmax(input, dim, keepdim, True, "min")
+
+
+@tensor_method()
+def amax(input, dim=(), keepdim=False):
+    dims = canon_dims(dim, input._data.ndim)
+    _empty_check(input, "amax", dims) if input._data.size == 0 else None
+    return AMax.apply(input, dims, keepdim, False)
+
+
+@tensor_method()
+def amin(input, dim=(), keepdim=False):
+    dims = canon_dims(dim, input._data.ndim)
+    _empty_check(input, "amin", dims) if input._data.size == 0 else None
+    return AMax.apply(input, dims, keepdim, True)
+
+
+@tensor_method()
+def aminmax(input, *, dim=None, keepdim=False):
+    dims = () if dim is None else dim
+    r = collections.namedtuple("aminmax", ["min", "max"])
+    return r(amin(input, dims, keepdim), amax(input, dims, keepdim))
+
+
+def _arg(input, dim, keepdim, fn, name):
+    x = input._data
+    if dim is None:
+        if x.size == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        r = np.asarray(fn(x.reshape(-1)), np.int64)
+        return Tensor._wrap(r.reshape((1,) * x.ndim) if keepdim else r)
+    d = canon_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return Tensor._wrap(np.zeros((), np.int64))
+    if x.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    r = np.asarray(fn(x, axis=d), np.int64)
+    return Tensor._wrap(np.expand_dims(r, d) if keepdim else r)
+
+
+@tensor_method()
+def argmax(input, dim=None, keepdim=False):
+    return _arg(input, dim, keepdim, np.argmax, "argmax")
+
+
+@tensor_method()
+def argmin(input, dim=None, keepdim=False):
+    return _arg(input, dim, keepdim, np.argmin, "argmin")
+
+
+# -- var / std ---------------------------------------------------------------------------------------------------
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    if unbiased is None:
+        return 1
+    return 1 if unbiased else 0
+
+
+class Var(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, correction):
+        n = 1
+        for d in dims:
+            n *= x.shape[d]
+        ctx.save_for_backward(x)
+        ctx.dims, ctx.keepdim, ctx.denom = dims, keepdim, n - correction
+        mu = np.mean(x, axis=dims, keepdims=True)
+        d = x - mu
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(np.sum(d * d, axis=dims, keepdims=keepdim) / max(n - correction, 0)).astype(x.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        dims = ctx.dims
+        centered = x - _mean_keep(x, dims)
+        return _keep(g, dims, ctx.keepdim) * centered * (2.0 / ctx.denom if ctx.denom > 0 else float("nan")), \
+            None, None, None
+
+
+class Std(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, correction):
+        v = Var.forward(ctx, x, dims, keepdim, correction)
+        out = np.sqrt(v)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        dims = ctx.dims
+        centered = x - _mean_keep(x, dims)
+        scale = 1.0 / ctx.denom if ctx.denom > 0 else float("nan")
+        return _keep(g / out, dims, ctx.keepdim) * centered * scale, None, None, None
+
+
+def _mean_keep(x, dims):
+    if isinstance(x, Tensor):
+        return x.mean(dim=dims, keepdim=True)
+    return np.mean(x, axis=dims, keepdims=True)
+
+
+def _var_args(input, dim, unbiased, keepdim, correction):
+    if isinstance(dim, bool):  # var(x, unbiased) positional form
+        unbiased, dim = dim, None
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    return canon_dims(dim, input._data.ndim), keepdim, _correction(unbiased, correction)
+
+
+@tensor_method()
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dims, keepdim, c = _var_args(input, dim, unbiased, keepdim, correction)
+    return Var.apply(input, dims, keepdim, c)
+
+
+@tensor_method()
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dims, keepdim, c = _var_args(input, dim, unbiased, keepdim, correction)
+    return Std.apply(input, dims, keepdim, c)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+
+
+# -- logsumexp / norm ---------------------------------------------------------------------------------------------
+
+class LogSumExp(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        if x.size == 0:
+            out = np.full(_reduced(x.shape, dims, keepdim), -np.inf, x.dtype)
+        else:
+            m = np.max(x, axis=dims, keepdims=True)
+            m = np.where(np.isfinite(m), m, 0).astype(x.dtype)
+            s = np.sum(np.exp(x - m), axis=dims, keepdims=True)
+            out = np.log(s) + m
+            if not keepdim:
+                out = np.squeeze(out, axis=dims)
+        ctx.save_for_backward(x, out)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        dims, keepdim = ctx.dims, ctx.keepdim
+        return _keep(g, dims, keepdim) * P.exp(x - _keep(out, dims, keepdim)), None, None
+
+
+@tensor_method()
+def logsumexp(input, dim=None, keepdim=False):
+    if input._data.dtype.kind != "f":
+        input = input._cast(_dt.get_default_dtype())
+    dims = canon_dims(dim, input._data.ndim)
+    return LogSumExp.apply(input, dims, keepdim)
+
+
+class Norm(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, p, dims, keepdim):
+        a = np.abs(x)
+        if p == np.inf:
+            out = np.max(a, axis=dims, keepdims=keepdim) if x.size else np.zeros(_reduced(x.shape, dims, keepdim), x.dtype)
+        elif p == -np.inf:
+            out = np.min(a, axis=dims, keepdims=keepdim)
+        elif p == 0:
+            out = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(x.dtype)
+        elif p == 1:
+            out = np.sum(a, axis=dims, keepdims=keepdim)
+        elif p == 2:
+            out = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
+        else:
+            out = np.sum(a ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+        out = np.asarray(out, x.dtype)
+        ctx.save_for_backward(x, out)
+        ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        p, dims, keepdim = ctx.p, ctx.dims, ctx.keepdim
+        gk = _keep(g, dims, keepdim)
+        nk = _keep(out, dims, keepdim)
+        if p == 0:
+            return P.zeros_like(x), None, None, None
+        if p == 1:
+            return gk * P.sign(x), None, None, None
+        if p in (np.inf, -np.inf):
+            xd = P.data_of(x)
+            mask = np.abs(xd) == _keep(P.data_of(out), dims, keepdim)
+            count = np.sum(mask, axis=dims, keepdims=True)
+            return gk * P.sign(x) * (mask / count).astype(xd.dtype), None, None, None
+        zero = P.data_of(nk) == 0
+        if p == 2:
+            # PyTorch's subgradient at 0 is 0 (not NaN): mask the division by a zero norm.
+            safe = P.where(zero, 1.0, nk) if zero.any() else nk
+            r = x * (gk / safe)
+            return (P.where(zero, 0.0, r) if zero.any() else r), None, None, None
+        safe = P.where(zero, 1.0, nk) if zero.any() else nk
+        r = x * P.abs(x) ** (p - 2) * gk / safe ** (p - 1)
+        return (P.where(zero, 0.0, r) if zero.any() else r), None, None, None
+
+
+@tensor_method()
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    if dtype is not None:
+        input = input._cast(_dt.to_dtype(dtype))
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_dt.from_numpy_dtype(input._data.dtype).name.capitalize()}")
+    if p == "fro" or p is None:
+        p = 2
+    elif p == "nuc":
+        raise NotImplementedError("norm(p='nuc') is not supported by npgrad")
+    p = float(p)
+    dims = canon_dims(dim, input._data.ndim)
+    return Norm.apply(input, p, dims, keepdim)
+
+
+# -- all / any / count_nonzero -------------------------------------------------------------------------------------
+
+@tensor_method()
+def all(input, dim=None, keepdim=False):  # noqa: A001
+    dims = canon_dims(dim, input._data.ndim)
+    return Tensor._wrap(np.asarray(np.all(input._data, axis=dims, keepdims=keepdim)))
+
+
+@tensor_method()
+def any(input, dim=None, keepdim=False):  # noqa: A001
+    dims = canon_dims(dim, input._data.ndim)
+    return Tensor._wrap(np.asarray(np.any(input._data, axis=dims, keepdims=keepdim)))
+
+
+@tensor_method()
+def count_nonzero(input, dim=None):
+    dims = canon_dims(dim, input._data.ndim)
+    return Tensor._wrap(np.asarray(np.count_nonzero(input._data, axis=dims), np.int64))
+
+
+# -- cumulative ----------------------------------------------------------------------------------------------------
+
+class CumSum(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, dim, np_dtype):
+        ctx.dim = dim
+        return np.cumsum(x, axis=dim, dtype=np_dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        d = ctx.dim
+        return _flip(_cumsum(_flip(g, d), d), d), None, None
+
+
+def _cumsum(x, axis):
+    return x.cumsum(axis) if isinstance(x, Tensor) else np.cumsum(x, axis=axis)
+
+
+@tensor_method()
+def cumsum(input, dim, *, dtype=None):
+    d = canon_dim(dim, input._data.ndim)
+    np_dtype = _sum_dtype(input, dtype)
+    if np_dtype is not None and np_dtype.kind == "f" and input._data.dtype != np_dtype:
+        input = input._cast(_dt.from_numpy_dtype(np_dtype))
+    if input._data.ndim == 0:
+        return input.clone()
+    return CumSum.apply(input, d, np_dtype)
+
+
+class CumProd(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, dim, np_dtype):
+        out = np.cumprod(x, axis=dim, dtype=np_dtype)
+        ctx.save_for_backward(x, out)
+        ctx.dim = dim
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        d = ctx.dim
+        xd = P.data_of(x)
+        if not (xd == 0).any():
+            # sum_{k >= i} g_k * out_k / x_i
+            return _flip(_cumsum(_flip(g * out, d), d), d) / x, None, None
+        return _cumprod_grad_with_zeros(P.data_of(x), P.data_of(g), d), None, None
+
+
+def _cumprod_grad_with_zeros(x, g, axis):
+    """Exact gradient when zeros occur: O(n^2) along the axis, used only in that case."""
+    xm = np.moveaxis(x, axis, -1)
+    gm = np.moveaxis(g, axis, -1)
+    n = xm.shape[-1]
+    out = np.zeros_like(xm)
+    for i in range(n):
+        # d out_k / d x_i = prod_{j <= k, j != i} x_j for k >= i
+        before = np.prod(xm[..., :i], axis=-1, keepdims=True)
+        after = np.cumprod(xm[..., i + 1:], axis=-1)
+        terms = np.concatenate([np.ones_like(before), after], axis=-1) * before
+        out[..., i] = np.sum(terms * gm[..., i:], axis=-1)
+    return np.moveaxis(out, -1, axis)
+
+
+@tensor_method()
+def cumprod(input, dim, *, dtype=None):
+    d = canon_dim(dim, input._data.ndim)
+    np_dtype = _sum_dtype(input, dtype)
+    if np_dtype is not None and np_dtype.kind == "f" and input._data.dtype != np_dtype:
+        input = input._cast(_dt.from_numpy_dtype(np_dtype))
+    if input._data.ndim == 0:
+        return input.clone()
+    return CumProd.apply(input, d, np_dtype)

@@ -1,0 +1,181 @@
+"""Elementwise functions of one tensor, declared one per line with their derivative.
+
+Each row gives the NumPy forward, what the derivative needs (the input ``x``, the output ``y``, or
+both) and the derivative itself written with ``_poly`` helpers, so it is differentiable again under
+``create_graph=True``. Functions that only make sense on floats promote integer inputs to the default
+float type first, as PyTorch does (``exp`` of an int tensor is float32, not NumPy's float64).
+"""
+import math
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.function import Op
+from ..tensor import Tensor
+from . import _poly as P
+from ._registry import tensor_method
+
+__all__ = []
+
+
+def _sigmoid_np(x):
+    # exp(-x) overflows to inf for very negative x, and 1 / (1 + inf) is the correct 0.
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _rsqrt_np(x):
+    return 1.0 / np.sqrt(x)
+
+
+def _relu_np(x):
+    return np.maximum(x, 0)
+
+
+class _Unary(Op):
+    """Base for the table rows below: ``y = fn(x)``, ``dx = g * deriv(x, y)``."""
+
+    __slots__ = ()
+    fn = None
+    deriv = None
+    saves = ""   # "x", "y", "xy" or "" (a constant derivative such as zero)
+
+    @classmethod
+    def forward(cls, ctx, x):
+        y = cls.fn(x)
+        s = cls.saves
+        if s == "y":
+            ctx.save_for_backward(y)
+        elif s == "x":
+            ctx.save_for_backward(x)
+        elif s == "xy":
+            ctx.save_for_backward(x, y)
+        return y
+
+    @classmethod
+    def backward(cls, ctx, g):
+        s = cls.saves
+        if s == "y":
+            (y,) = ctx.saved_tensors
+            return g * cls.deriv(None, y)
+        if s == "x":
+            (x,) = ctx.saved_tensors
+            return g * cls.deriv(x, None)
+        if s == "xy":
+            x, y = ctx.saved_tensors
+            return g * cls.deriv(x, y)
+        return P.zeros_like(g)
+
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+
+# name, NumPy forward, saves, derivative d(y)/d(x), keeps integer dtype
+_TABLE = [
+    ("exp", np.exp, "y", lambda x, y: y, False),
+    ("exp2", np.exp2, "y", lambda x, y: y * _LN2, False),
+    ("expm1", np.expm1, "y", lambda x, y: y + 1.0, False),
+    ("log", np.log, "x", lambda x, y: 1.0 / x, False),
+    ("log2", np.log2, "x", lambda x, y: 1.0 / (x * _LN2), False),
+    ("log10", np.log10, "x", lambda x, y: 1.0 / (x * _LN10), False),
+    ("log1p", np.log1p, "x", lambda x, y: 1.0 / (x + 1.0), False),
+    ("sqrt", np.sqrt, "y", lambda x, y: 0.5 / y, False),
+    ("rsqrt", _rsqrt_np, "y", lambda x, y: -0.5 * y * y * y, False),
+    ("reciprocal", np.reciprocal, "y", lambda x, y: -(y * y), False),
+    ("sin", np.sin, "x", lambda x, y: P.cos(x), False),
+    ("cos", np.cos, "x", lambda x, y: -P.sin(x), False),
+    ("tan", np.tan, "y", lambda x, y: 1.0 + y * y, False),
+    ("asin", np.arcsin, "x", lambda x, y: 1.0 / P.sqrt(1.0 - x * x), False),
+    ("acos", np.arccos, "x", lambda x, y: -1.0 / P.sqrt(1.0 - x * x), False),
+    ("atan", np.arctan, "x", lambda x, y: 1.0 / (1.0 + x * x), False),
+    ("sinh", np.sinh, "x", lambda x, y: P.cosh(x), False),
+    ("cosh", np.cosh, "x", lambda x, y: P.sinh(x), False),
+    ("tanh", np.tanh, "y", lambda x, y: 1.0 - y * y, False),
+    ("asinh", np.arcsinh, "x", lambda x, y: 1.0 / P.sqrt(x * x + 1.0), False),
+    ("acosh", np.arccosh, "x", lambda x, y: 1.0 / P.sqrt(x * x - 1.0), False),
+    ("atanh", np.arctanh, "x", lambda x, y: 1.0 / (1.0 - x * x), False),
+    ("sigmoid", _sigmoid_np, "y", lambda x, y: y * (1.0 - y), False),
+    ("abs", np.abs, "x", lambda x, y: P.sign(x), True),
+    ("square", np.square, "x", lambda x, y: 2.0 * x, True),
+    ("relu", _relu_np, "y", lambda x, y: P.data_of(y) > 0, True),
+    ("sign", np.sign, "", None, True),
+    ("floor", np.floor, "", None, True),
+    ("ceil", np.ceil, "", None, True),
+    ("trunc", np.trunc, "", None, True),
+]
+
+_OPS = {}
+
+
+def _make(name, fn, saves, deriv, keeps_int):
+    cls = type(name.capitalize(), (_Unary,), {
+        "__slots__": (), "fn": staticmethod(fn), "saves": saves,
+        "deriv": staticmethod(deriv) if deriv else None, "__module__": __name__})
+    _OPS[name] = cls
+    integral_identity = name in ("floor", "ceil", "trunc")
+
+    def op(input):
+        kind = input._data.dtype.kind
+        if kind != "f":
+            if integral_identity:
+                return input.clone()
+            if not keeps_int:
+                input = input._cast(_dt.get_default_dtype())
+        return cls.apply(input)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"Elementwise {name}, differentiable."
+    tensor_method()(op)
+    globals()[name] = op
+    __all__.append(name)
+    return op
+
+
+for _row in _TABLE:
+    _make(*_row)
+
+
+class Frac(_Unary):
+    # frac(x) = x - trunc(x): derivative 1 everywhere it is defined.
+    __slots__ = ()
+    fn = staticmethod(lambda x: x - np.trunc(x))
+    saves = ""
+
+    @classmethod
+    def backward(cls, ctx, g):
+        return g
+
+
+_OPS["frac"] = Frac
+
+
+@tensor_method()
+def frac(input):
+    return Frac.apply(input)
+
+
+class Round(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, decimals):
+        return np.round(x, decimals) if decimals else np.round(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return P.zeros_like(g), None
+
+
+@tensor_method()
+def round(input, *, decimals=0):  # noqa: A001
+    if input._data.dtype.kind != "f":
+        return input.clone()
+    return Round.apply(input, decimals)
+
+
+# Aliases PyTorch also exposes.
+arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh  # noqa: F821
+absolute = abs  # noqa: F821
+for _alias in ("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "absolute"):
+    setattr(Tensor, _alias, globals()[_alias])
+__all__ += ["round", "frac", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "absolute"]
+
+Tensor.__abs__ = abs  # noqa: F821

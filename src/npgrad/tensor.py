@@ -1,0 +1,553 @@
+"""class Tensor: a NumPy array plus the autograd state that links it into the graph.
+
+This module holds the tensor's state and its non-operator API (properties, conversions, autograd entry
+points). Operators (``+``, ``exp``, ``sum``, ``reshape``, indexing ...) are defined next to their
+gradients in ``npgrad.ops`` and attached to the class there, one family per module.
+"""
+import warnings
+import weakref
+
+import numpy as np
+
+from . import dtypes as _dt
+from .autograd import engine as _engine
+from .autograd import function as _function
+from .autograd.grad_mode import state as _grad_state
+
+__all__ = ["Tensor", "Size"]
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as ``torch.Size([2, 3])`` and counts its elements."""
+
+    def __repr__(self):
+        return "torch.Size([" + ", ".join(str(s) for s in self) + "])"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class Tensor:
+    """An n-dimensional array that can record the operations applied to it for differentiation."""
+
+    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_out_idx", "_vc", "_view_of",
+                 "_accum", "_retains_grad", "__weakref__", "__dict__")
+
+    # NumPy defers to Tensor for `ndarray <op> Tensor`, so the result is a differentiable Tensor.
+    __array_priority__ = 1000
+
+    def __init__(self, *args, dtype=None, device=None, requires_grad=False):
+        # The legacy constructor: Tensor(data) or Tensor(*sizes), always of the default float type.
+        if args and all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+            data = np.empty(tuple(int(a) for a in args), _dt.get_default_dtype().np)
+        elif len(args) == 1 and isinstance(args[0], (tuple, Size)) and all(isinstance(a, int) for a in args[0]) \
+                and len(args[0]) and not isinstance(args[0], list):
+            data = np.asarray(args[0], dtype=_dt.get_default_dtype().np)
+        elif len(args) == 1:
+            data = args[0]
+            if isinstance(data, Tensor):
+                data = data._data
+            data = np.array(data, dtype=_dt.get_default_dtype().np if dtype is None else _dt.to_dtype(dtype).np)
+        elif not args:
+            data = np.empty((0,), _dt.get_default_dtype().np)
+        else:
+            raise TypeError(f"Tensor(): invalid arguments {args!r}")
+        _init(self, data)
+        if requires_grad:
+            self.requires_grad = True
+
+    # -- construction helpers used throughout npgrad ----------------------------------------------
+    @staticmethod
+    def _wrap(data, grad_fn=None, out_idx=0):
+        """Wrap an array without copying; with ``grad_fn`` the result is a non-leaf of that node."""
+        t = object.__new__(Tensor)
+        t._data = data if type(data) is np.ndarray else np.asarray(data)
+        t._grad_fn = grad_fn
+        t._requires_grad = grad_fn is not None
+        t._grad = None
+        t._out_idx = out_idx
+        t._vc = None
+        t._view_of = None
+        return t
+
+    def _alias(self):
+        """A new Tensor object over the same array and graph position."""
+        t = Tensor._wrap(self._data, self._grad_fn, self._out_idx)
+        t._requires_grad = self._requires_grad
+        t._vc = self._version_counter()
+        return t
+
+    def _version_counter(self):
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = [0]
+        return vc
+
+    def _grad_accumulator(self):
+        acc = getattr(self, "_accum", None)
+        if acc is None:
+            acc = self._accum = _engine.new_accumulator(self)
+        return acc
+
+    # -- basic properties ----------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_canon_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self):
+        return _dt.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._data.itemsize
+
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.nbytes
+
+    @property
+    def device(self):
+        return _CPU
+
+    is_cuda = False
+    is_sparse = False
+    is_quantized = False
+    is_meta = False
+    layout = "torch.strided"
+
+    @property
+    def is_floating_point_(self):  # pragma: no cover - kept out of the public API
+        return self._data.dtype.kind == "f"
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    def is_complex(self):
+        return False
+
+    def is_contiguous(self, memory_format=None):
+        return self._data.flags.c_contiguous
+
+    def stride(self, dim=None):
+        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        return st if dim is None else st[_canon_dim(dim, self._data.ndim)]
+
+    def data_ptr(self):
+        return self._data.__array_interface__["data"][0]
+
+    def storage_offset(self):
+        return 0
+
+    @property
+    def _version(self):
+        return 0 if self._vc is None else self._vc[0]
+
+    # -- autograd state ---------------------------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        value = bool(value)
+        if self._grad_fn is not None:
+            if value:
+                return
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+        if value and self._data.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = value
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def output_nr(self):
+        return self._out_idx
+
+    @property
+    def grad(self):
+        if self._grad is None and self._grad_fn is not None and not getattr(self, "_retains_grad", False):
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+                "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor.",
+                UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def data(self):
+        # A tensor over the same memory, outside the graph: changes through it are not tracked.
+        return Tensor._wrap(self._data)
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        self._data = value._data
+
+    def detach(self):
+        """The same data, cut from the graph (shares memory and the in-place version counter)."""
+        t = Tensor._wrap(self._data)
+        t._vc = self._version_counter()
+        return t
+
+    def detach_(self):
+        if self._view_of is not None and self._grad_fn is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn = None
+        self._requires_grad = False
+        self._out_idx = 0
+        return self
+
+    def retain_grad(self):
+        """Keep this non-leaf's gradient in ``.grad`` after backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or getattr(self, "_retains_grad", False):
+            return
+        self._retains_grad = True
+        self._grad_fn._add_pre_hook(self._out_idx, _RetainGrad(self))
+
+    @property
+    def retains_grad(self):
+        return self._grad_fn is not None and getattr(self, "_retains_grad", False)
+
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; a returned tensor replaces it."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is None:
+            return self._grad_accumulator()._add_pre_hook(0, hook)
+        return self._grad_fn._add_pre_hook(self._out_idx, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after a leaf's ``.grad`` has been accumulated."""
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+
+        def post(grad_inputs, grad_outputs, _ref=weakref.ref(self)):
+            t = _ref()
+            if t is not None:
+                hook(t)
+        return self._grad_accumulator().register_hook(post)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate the gradient of this tensor with respect to graph leaves into their ``.grad``."""
+        _engine.backward(self, gradient, retain_graph, create_graph, inputs)
+
+    # -- conversion to Python and NumPy -------------------------------------------------------------------
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.item() if self._data.ndim == 0 else self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self, force=False):
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is not None and dtype != self._data.dtype:
+            return self._data.astype(dtype)
+        return self._data.copy() if copy else self._data
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        # `ndarray * tensor` reaches here through NumPy: answer with the differentiable operator.
+        op = _UFUNC_OPS.get(ufunc.__name__) if method == "__call__" and not kwargs else None
+        if op is not None and len(inputs) == 2:
+            a, b = inputs
+            if not isinstance(a, Tensor):
+                a = Tensor._wrap(np.asarray(a))
+            return getattr(a, op)(b)
+        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+        return getattr(ufunc, method)(*arrays, **kwargs)
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        from ._tensor_str import tensor_repr
+        return tensor_repr(self)
+
+    def __format__(self, spec):
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec) if not spec else format(self._data, spec)
+
+    def __reduce_ex__(self, protocol):
+        # Pickling (e.g. copy.deepcopy of a module) keeps values and requires_grad, never the graph.
+        return (_rebuild, (self._data.copy(), self._requires_grad, type(self)))
+
+    def __deepcopy__(self, memo):
+        if self._grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
+                               "deepcopy protocol at the moment.")
+        new = _rebuild(self._data.copy(), self._requires_grad, type(self))
+        if self._grad is not None:
+            new._grad = Tensor._wrap(self._grad._data.copy())
+        if getattr(self, "__dict__", None):
+            import copy
+            for k, v in self.__dict__.items():
+                if k not in ("_accum", "_retains_grad"):
+                    setattr(new, k, copy.deepcopy(v, memo))
+        memo[id(self)] = new
+        return new
+
+    # -- dtype and device conversions -----------------------------------------------------------------------
+    def to(self, *args, **kwargs):
+        """``to(dtype)``, ``to(device)``, ``to(other)``, ``to(device, dtype)``; CPU is the only device."""
+        dtype = kwargs.pop("dtype", None)
+        copy = kwargs.pop("copy", False)
+        kwargs.pop("non_blocking", None)
+        kwargs.pop("memory_format", None)
+        device = kwargs.pop("device", None)
+        if kwargs:
+            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype = a.dtype
+            elif isinstance(a, (str, Device)) or a is None:
+                device = a
+            else:
+                dtype = a
+        _check_device(device)
+        if dtype is None:
+            return self.clone() if copy else self
+        return self._cast(_dt.to_dtype(dtype), copy)
+
+    def _cast(self, dtype, copy=False):
+        if dtype.np == self._data.dtype and not copy:
+            return self
+        from .ops.arith import _Cast
+        return _Cast.apply(self, dtype.np)
+
+    def type(self, dtype=None, non_blocking=False):
+        if dtype is None:
+            return _LEGACY_TYPE_NAMES.get(self._data.dtype.name, "torch.Tensor")
+        if isinstance(dtype, str):
+            rev = {v: k for k, v in _LEGACY_TYPE_NAMES.items()}
+            dtype = getattr(_dt, rev[dtype])
+        return self._cast(_dt.to_dtype(dtype))
+
+    def type_as(self, other):
+        return self._cast(other.dtype)
+
+    def float(self):
+        return self._cast(_dt.float32)
+
+    def double(self):
+        return self._cast(_dt.float64)
+
+    def half(self):
+        return self._cast(_dt.float16)
+
+    def long(self):
+        return self._cast(_dt.int64)
+
+    def int(self):
+        return self._cast(_dt.int32)
+
+    def short(self):
+        return self._cast(_dt.int16)
+
+    def char(self):
+        return self._cast(_dt.int8)
+
+    def byte(self):
+        return self._cast(_dt.uint8)
+
+    def bool(self):
+        return self._cast(_dt.bool)
+
+    def cpu(self):
+        return self
+
+    def cuda(self, *args, **kwargs):
+        raise RuntimeError("npgrad runs on the CPU only (NumPy); there is no CUDA device")
+
+    def pin_memory(self):
+        return self
+
+    def share_memory_(self):
+        return self
+
+
+class Device:
+    """The only device npgrad has: ``cpu``. Exists so ``tensor.device`` and ``.to('cpu')`` read naturally."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type="cpu", index=None):
+        if isinstance(type, Device):
+            type = type.type
+        if type not in ("cpu",) and not str(type).startswith("cpu"):
+            raise RuntimeError(f"npgrad supports only the 'cpu' device, got '{type}'")
+        self.type, self.index = "cpu", index
+
+    def __repr__(self):
+        return "device(type='cpu')"
+
+    def __str__(self):
+        return "cpu"
+
+    def __eq__(self, other):
+        return isinstance(other, Device) or other == "cpu"
+
+    def __hash__(self):
+        return hash("cpu")
+
+
+_CPU = Device()
+
+
+def _check_device(device):
+    if device is not None and not isinstance(device, Device):
+        Device(device)
+
+
+_LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
+                      "float16": "torch.HalfTensor", "int64": "torch.LongTensor", "int32": "torch.IntTensor",
+                      "int16": "torch.ShortTensor", "int8": "torch.CharTensor", "uint8": "torch.ByteTensor",
+                      "bool": "torch.BoolTensor"}
+
+# The ufuncs NumPy calls when an ndarray is on the left of an operator, mapped to Tensor's reflected op.
+_UFUNC_OPS = {"add": "__radd__", "subtract": "__rsub__", "multiply": "__rmul__", "true_divide": "__rtruediv__",
+              "divide": "__rtruediv__", "floor_divide": "__rfloordiv__", "remainder": "__rmod__",
+              "power": "__rpow__", "matmul": "__rmatmul__", "equal": "__eq__", "not_equal": "__ne__",
+              "less": "__gt__", "less_equal": "__ge__", "greater": "__lt__", "greater_equal": "__le__",
+              "bitwise_and": "__rand__", "bitwise_or": "__ror__", "bitwise_xor": "__rxor__"}
+
+
+class _RetainGrad:
+    """The hook behind retain_grad(): stores (and accumulates) a non-leaf's gradient in its ``.grad``."""
+
+    _retains_grad = True
+
+    def __init__(self, tensor):
+        self.ref = weakref.ref(tensor)
+
+    def __call__(self, grad):
+        t = self.ref()
+        if t is None:
+            return None
+        if t._grad is None:
+            t._grad = grad if grad._grad_fn is not None else Tensor._wrap(np.array(grad._data, copy=True))
+        else:
+            t._grad = t._grad + grad
+        return None
+
+
+def _init(t, data):
+    t._data = data if type(data) is np.ndarray else np.asarray(data)
+    t._grad_fn = None
+    t._requires_grad = False
+    t._grad = None
+    t._out_idx = 0
+    t._vc = None
+    t._view_of = None
+
+
+def _rebuild(data, requires_grad, cls=Tensor):
+    t = object.__new__(cls)
+    _init(t, data)
+    t._requires_grad = requires_grad
+    return t
+
+
+def _canon_dim(dim, ndim):
+    """A dim as a non-negative index, with PyTorch's IndexError when it is out of range."""
+    n = ndim if ndim else 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+_function.Tensor = Tensor
+_engine.Tensor = Tensor
