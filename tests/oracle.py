@@ -1,0 +1,164 @@
+"""The test oracle: run one expression in npgrad and in PyTorch, and check gradients numerically.
+
+An ``OpCase`` describes an operator once: how to build its inputs and a function ``fn(lib, *xs)``
+written against PyTorch's API, so the same function runs with ``lib=npgrad`` and ``lib=torch``.
+``check_case`` then derives every check from it:
+
+* forward value and dtype equal PyTorch's (when torch is installed);
+* each input's gradient equals PyTorch's, for a random upstream gradient;
+* each input's gradient equals central finite differences in float64 (always, torch or not).
+"""
+import dataclasses
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+
+import npgrad
+
+try:  # PyTorch is the oracle when installed; the finite-difference checks need nothing.
+    import torch
+    torch.set_num_threads(1)
+    HAS_TORCH = True
+except ImportError:  # pragma: no cover - depends on the machine
+    torch = None
+    HAS_TORCH = False
+
+TOL = {np.float32: dict(rtol=1e-5, atol=1e-6), np.float64: dict(rtol=1e-10, atol=1e-12)}
+
+
+@dataclasses.dataclass
+class In:
+    """One input: its shape, value range, dtype (None: the dtype under test) and whether it needs grad."""
+    shape: tuple
+    low: float = -2.0
+    high: float = 2.0
+    dtype: Optional[object] = None
+    grad: bool = True
+    values: Optional[Callable] = None  # rng -> array, for inputs that need a special structure
+    nonzero: bool = False              # keep |x| >= 0.1 (divisors, log of |x| ...)
+
+
+@dataclasses.dataclass
+class OpCase:
+    name: str
+    fn: Callable                       # fn(lib, *inputs) -> tensor (or tuple: the first is checked)
+    inputs: Sequence[In]
+    dtypes: Sequence = (np.float32, np.float64)
+    fd: bool = True                    # run the finite-difference check
+    fd_eps: float = 1e-6
+    fd_tol: float = 1e-6
+    grad_tol: Optional[dict] = None    # override TOL for gradient comparisons
+
+    def __str__(self):
+        return self.name
+
+
+def make_arrays(case, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    arrays = []
+    for spec in case.inputs:
+        dt = dtype if spec.dtype is None else spec.dtype
+        if spec.values is not None:
+            a = np.asarray(spec.values(rng))
+        elif np.dtype(dt).kind == "b":
+            a = rng.random(spec.shape) < 0.5
+        elif np.dtype(dt).kind in "iu":
+            a = rng.integers(int(spec.low), int(spec.high), size=spec.shape)
+        else:
+            a = rng.uniform(spec.low, spec.high, size=spec.shape)
+            if spec.nonzero:
+                a = np.where(np.abs(a) < 0.1, np.copysign(0.1, a) + a, a)
+        arrays.append(np.asarray(a).astype(dt) if spec.values is None or np.asarray(a).dtype.kind == "f" and
+                      np.dtype(dt).kind == "f" else np.asarray(a))
+    return arrays
+
+
+def _first(out):
+    return out[0] if isinstance(out, (tuple, list)) else out
+
+
+def run(lib, case, arrays, upstream_seed=1):
+    """Forward then backward with a fixed random upstream gradient; returns (out, [grads])."""
+    ts = []
+    for spec, a in zip(case.inputs, arrays):
+        t = lib.tensor(a) if lib is not npgrad else npgrad.tensor(a)
+        if spec.grad and a.dtype.kind == "f":
+            t.requires_grad_(True)
+        ts.append(t)
+    out = _first(case.fn(lib, *ts))
+    grads = [None] * len(ts)
+    if out.requires_grad:
+        up = np.random.default_rng(upstream_seed).standard_normal(tuple(out.shape)).astype(to_numpy(out).dtype)
+        out.backward(lib.tensor(up))
+        grads = [None if t.grad is None else to_numpy(t.grad) for t in ts]
+    return out, grads
+
+
+def to_numpy(t):
+    if HAS_TORCH and isinstance(t, torch.Tensor):
+        return t.detach().numpy()
+    if isinstance(t, npgrad.Tensor):
+        return t.detach().numpy()
+    return np.asarray(t)
+
+
+def assert_close(actual, expected, rtol, atol, what=""):
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
+    if actual.dtype.kind in "biu" or expected.dtype.kind in "biu":
+        np.testing.assert_array_equal(actual, expected, err_msg=what)
+    else:
+        np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
+
+
+def check_against_torch(case, dtype, seed=0):
+    arrays = make_arrays(case, dtype, seed)
+    out_n, grads_n = run(npgrad, case, arrays)
+    out_t, grads_t = run(torch, case, arrays)
+    tol = TOL.get(dtype, dict(rtol=1e-3, atol=1e-3))
+    assert str(out_n.dtype).split(".")[-1] == str(out_t.dtype).split(".")[-1], \
+        f"{case.name}: dtype {out_n.dtype} != torch {out_t.dtype}"
+    assert_close(to_numpy(out_n), to_numpy(out_t), what=f"{case.name} forward", **tol)
+    gtol = case.grad_tol or tol
+    for i, (gn, gt) in enumerate(zip(grads_n, grads_t)):
+        assert (gn is None) == (gt is None), f"{case.name}: input {i} grad presence {gn is None} vs torch {gt is None}"
+        if gn is not None:
+            assert gn.dtype == gt.dtype, f"{case.name}: grad {i} dtype {gn.dtype} != {gt.dtype}"
+            assert_close(gn, gt, what=f"{case.name} grad of input {i}", **gtol)
+
+
+def numeric_grads(case, arrays, upstream_seed=1):
+    """Central finite differences of sum(upstream * fn(inputs)) in float64."""
+    def f(arrs):
+        ts = [npgrad.tensor(a) for a in arrs]
+        with npgrad.no_grad():
+            return to_numpy(_first(case.fn(npgrad, *ts))).astype(np.float64)
+
+    out = f(arrays)
+    up = np.random.default_rng(upstream_seed).standard_normal(out.shape)
+    grads = []
+    for i, (spec, a) in enumerate(zip(case.inputs, arrays)):
+        if not spec.grad or a.dtype.kind != "f":
+            grads.append(None)
+            continue
+        g = np.zeros_like(a, dtype=np.float64)
+        for j in range(a.size):
+            plus = [x.copy() for x in arrays]
+            minus = [x.copy() for x in arrays]
+            plus[i].flat[j] += case.fd_eps
+            minus[i].flat[j] -= case.fd_eps
+            g.flat[j] = np.sum(up * (f(plus) - f(minus))) / (2 * case.fd_eps)
+        grads.append(g)
+    return grads
+
+
+def check_finite_differences(case, seed=0):
+    arrays = make_arrays(case, np.float64, seed)
+    _, grads = run(npgrad, case, arrays)
+    expected = numeric_grads(case, arrays)
+    for i, (g, e) in enumerate(zip(grads, expected)):
+        if e is None:
+            continue
+        assert g is not None, f"{case.name}: no gradient for input {i}"
+        assert g.dtype == np.float64, f"{case.name}: float64 input got a {g.dtype} gradient"
+        assert_close(g, e, rtol=case.fd_tol, atol=case.fd_tol, what=f"{case.name} finite-difference grad {i}")
