@@ -15,6 +15,7 @@ from . import autograd  # noqa: F401
 from .ops import *  # noqa: F401,F403
 from .factories import *  # noqa: F401,F403
 from .random import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state, default_generator  # noqa
+from . import nn, optim, utils  # noqa: E402,F401
 
 __version__ = "0.1.0"
 
@@ -24,3 +25,11 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"npgrad\.")
 strided = "torch.strided"
 contiguous_format = preserve_format = channels_last = None
 cpu = device("cpu")
+
+
+def __getattr__(name):
+    # Optional parts load on first use, so `import npgrad` stays fast.
+    if name in ("datasets", "viz"):
+        import importlib
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'npgrad' has no attribute '{name}'")

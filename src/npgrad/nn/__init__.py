@@ -1,0 +1,1 @@
+"""Neural-network building blocks with torch.nn's API."""

@@ -1,0 +1,2 @@
+"""Utilities: data loading (npgrad.utils.data)."""
+from . import data  # noqa: F401

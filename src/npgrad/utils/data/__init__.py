@@ -1,0 +1,1 @@
+"""Datasets and data loading with torch.utils.data's API."""
