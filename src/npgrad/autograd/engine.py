@@ -26,6 +26,7 @@ class AccumulateGrad(Function):
     """The node for a leaf that requires grad: adds the incoming gradient into ``leaf.grad``."""
 
     __slots__ = ("_variable",)
+    _array_forward = True
 
     def name(self):
         return "AccumulateGrad"
@@ -38,12 +39,6 @@ class AccumulateGrad(Function):
 def new_accumulator(leaf):
     node = object.__new__(AccumulateGrad)
     node.next_functions = node.needs_input_grad = node._in_meta = ()
-    node._saved = node._saved_refs = node._saved_versions = None
-    node._released = False
-    node._pre_hooks = node._post_hooks = node._trace = None
-    node._non_diff = ()
-    node._materialize = True
-    node._n_out = 1
     # A weak reference: the leaf owns its accumulator, not the other way round (no cycle).
     node._variable = weakref.ref(leaf)
     return node
@@ -123,16 +118,50 @@ def run_backward(roots, root_grads, keep_graph, create_graph, capture=None, accu
     prev_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
     check_nan = _anomaly.enabled()
+    # The common case (plain backward of built-in ops, no hooks) runs inline below; anything unusual
+    # goes through _run_node, which handles hooks, capture, user Functions and anomaly checks.
+    simple = captured is None and needed is None and not check_nan
+    sum_to, cast = _poly.sum_to, _poly.cast
     try:
         ready = [n for n in root_nodes if n not in deps]
+        pop, push, take = ready.pop, ready.append, buffers.pop
         while ready:
-            node = ready.pop()
-            buf = buffers.pop(node, None)
-            if buf is not None:
-                _run_node(node, buf, buffers, deps, ready, keep_graph, create_graph, captured,
-                          accumulate, needed, check_nan)
-            else:
+            node = pop()
+            buf = take(node, None)
+            if buf is None:
                 _skip_node(node, deps, ready, needed)
+                continue
+            if not (simple and node._array_forward and node._pre_hooks is None and node._post_hooks is None
+                    and node._n_out == 1) or type(node) is AccumulateGrad:
+                _run_node(node, buf, buffers, deps, ready, keep_graph, create_graph, captured, accumulate,
+                          needed, check_nan)
+                continue
+            out = type(node).backward(node, buf)
+            if type(out) is not tuple:
+                out = (out,)
+            if not keep_graph and node._saved is not None:
+                node._release()
+            meta = node._in_meta
+            k = 0
+            for nxt, idx in node.next_functions:
+                if nxt is not None:
+                    g = out[k]
+                    if g is not None:
+                        shape, dt = meta[k]
+                        if g.shape != shape:
+                            g = sum_to(g, shape, node, k)
+                        if g.dtype != dt:
+                            g = cast(g, dt)
+                        if nxt._n_out == 1:
+                            old = buffers.get(nxt)
+                            buffers[nxt] = g if old is None else old + g
+                        else:
+                            _add_to_buffer(buffers, nxt, idx, g)
+                    left = deps[nxt] - 1
+                    deps[nxt] = left
+                    if left == 0:
+                        push(nxt)
+                k += 1
     finally:
         _grad_state.enabled = prev_mode
     if captured is not None:

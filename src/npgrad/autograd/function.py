@@ -74,11 +74,21 @@ NO_CTX = _NoCtx()
 class Function:
     """Base class of graph nodes; subclass it to write a differentiable operation (see module doc)."""
 
-    __slots__ = ("next_functions", "needs_input_grad", "_saved", "_saved_refs", "_saved_versions",
-                 "_in_meta", "_n_out", "_released", "_pre_hooks", "_post_hooks", "_trace",
-                 "_non_diff", "_materialize", "__weakref__", "__dict__")
+    # Only what every node sets lives in slots; the rest are class defaults that a node overrides in
+    # its __dict__ when it needs to (hooks, saved values ...), which keeps node creation cheap.
+    __slots__ = ("next_functions", "needs_input_grad", "_in_meta", "__weakref__", "__dict__")
 
     _array_forward = False  # True for Op: forward sees NumPy arrays
+    _saved = None            # what forward passed to save_for_backward
+    _saved_refs = None       # the same, as references that survive forward (see _fix_saved)
+    _saved_versions = None   # ((tensor or _OutputRef, version at save time), ...) for the in-place check
+    _released = False
+    _pre_hooks = None
+    _post_hooks = None
+    _trace = None
+    _non_diff = ()
+    _materialize = True
+    _n_out = 1
 
     # -- the API a subclass writes -------------------------------------------------------------
     @staticmethod
@@ -108,13 +118,14 @@ class Function:
         if self._released:
             raise RuntimeError(_FREED_MSG)
         versions = self._saved_versions
-        if versions:
-            for vc, version, value in versions:
-                if vc[0] != version:
-                    _raise_modified(self, value, vc[0], version)
+        if versions is not None:
+            _check_versions(self, versions)
         if self._array_forward and not _grad_state.enabled:
             return self._saved  # a plain backward of a built-in works on the arrays directly
-        return tuple(_as_tensor(self, r) for r in self._saved_refs)
+        refs = self._saved_refs
+        if refs is None:
+            return ()
+        return tuple([_as_tensor(self, r) for r in refs])
 
     @property
     def saved_values(self):  # the values exactly as forward saved them (arrays for an Op)
@@ -162,7 +173,7 @@ class Function:
         return _apply_function(cls, args, kwargs)
 
     def _release(self):
-        if self._saved is not None or self._saved_refs is not None:
+        if self._saved is not None:
             self._saved = self._saved_refs = self._saved_versions = None
             self._released = True
 
@@ -177,76 +188,83 @@ class Op(Function):
     _array_forward = True
 
 
-def _new_node(cls):
-    # object.__new__ plus explicit slot values: cheaper than __init__ on the per-op path.
-    node = object.__new__(cls)
-    node.next_functions = node.needs_input_grad = node._in_meta = ()
-    node._saved = node._saved_refs = node._saved_versions = None
-    node._released = False
-    node._pre_hooks = node._post_hooks = node._trace = None
-    node._non_diff = ()
-    node._materialize = True
-    node._n_out = 1
-    return node
-
-
-def _edge(t):
-    fn = t._grad_fn
-    if fn is None:
-        return (t._grad_accumulator(), 0)
-    return (fn, t._out_idx)
+def _check_versions(node, versions):
+    T = Tensor
+    for ref, version in versions:
+        vc = ref._vc if isinstance(ref, T) else ref.vc
+        now = vc[0] if vc is not None else 0
+        if now != version:
+            _raise_modified(node, ref, now, version)
 
 
 def _apply_op(cls, args):
     """Run an Op: forward on arrays, and record a node when some Tensor input requires grad."""
     T = Tensor
     record = False
-    vals = []
-    for a in args:
+    n = len(args)
+    # Unrolled for the one- and two-input cases: this is the per-op hot path.
+    if n == 1:
+        a = args[0]
         if isinstance(a, T):
-            vals.append(a._data)
-            if a._requires_grad:
-                record = True
+            vals = (a._data,)
+            record = a._requires_grad
         else:
-            vals.append(a)
-    if not (record and _grad_state.enabled):
+            vals = args
+    elif n == 2:
+        a, b = args
+        ta, tb = isinstance(a, T), isinstance(b, T)
+        vals = (a._data if ta else a, b._data if tb else b)
+        record = (ta and a._requires_grad) or (tb and b._requires_grad)
+    else:
+        vals = tuple([x._data if isinstance(x, T) else x for x in args])
+        for x in args:
+            if isinstance(x, T) and x._requires_grad:
+                record = True
+                break
+    if not record or not _grad_state.enabled:
         out = cls.forward(NO_CTX, *vals)
         if type(out) is tuple:
-            return tuple(T._wrap(o) for o in out)
+            return tuple([T._wrap(o) for o in out])
         return T._wrap(out)
 
-    node = _new_node(cls)
+    node = object.__new__(cls)
     edges = []
-    needs = []
     meta = []
-    for a in args:
-        if isinstance(a, T) and a._requires_grad:
-            edges.append(_edge(a))
-            needs.append(True)
-            d = a._data
+    for x in args:
+        if isinstance(x, T) and x._requires_grad:
+            fn = x._grad_fn
+            edges.append((x._grad_accumulator(), 0) if fn is None else (fn, x._out_idx))
+            d = x._data
             meta.append((d.shape, d.dtype))
         else:
-            edges.append((None, 0))
-            needs.append(False)
+            edges.append(_NO_EDGE)
             meta.append(None)
     node.next_functions = tuple(edges)
-    node.needs_input_grad = tuple(needs)
+    node.needs_input_grad = tuple([m is not None for m in meta])
     node._in_meta = meta
     out = cls.forward(node, *vals)
+    if type(out) is not tuple:
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        result = T._wrap(out, node) if out.dtype.kind == "f" else T._wrap(out)
+        if node._saved is not None:
+            _fix_saved(node, args, vals, (result,))
+        if _anomaly.enabled():
+            node._trace = _anomaly.creation_trace()
+        return result
     outputs = _wrap_outputs(node, out)
     if node._saved is not None:
         _fix_saved(node, args, vals, outputs)
     if _anomaly.enabled():
         node._trace = _anomaly.creation_trace()
-    return outputs[0] if type(out) is not tuple else outputs
+    return outputs
+
+
+_NO_EDGE = (None, 0)
 
 
 def _wrap_outputs(node, out):
     T = Tensor
-    if type(out) is not tuple:
-        if type(out) is not np.ndarray:
-            out = np.asarray(out)
-        return (T._wrap(out, node, 0) if out.dtype.kind == "f" else T._wrap(out),)
     node._n_out = len(out)
     non_diff = node._non_diff
     res = []
@@ -270,31 +288,32 @@ def _fix_saved(node, args, vals, outputs):
     n = len(vals)
     for k, s in enumerate(node._saved):
         ref = s
-        if s is not None and not isinstance(s, (int, float, bool, str, tuple)):
+        if type(s) is np.ndarray:
             # Prefer the input at the same position: `x * x.detach()` shares one array between two inputs.
-            src = args[k] if k < n and vals[k] is s and isinstance(args[k], T) else None
-            if src is None:
+            src = args[k] if k < n and vals[k] is s else None
+            if src is None or not isinstance(src, T):
+                src = None
                 for a, v in zip(args, vals):
                     if v is s and isinstance(a, T):
                         src = a
                         break
             if src is not None:
                 ref = src
-                vc = src._version_counter()
-                versions.append((vc, vc[0], src))
+                vc = src._vc
+                versions.append((src, vc[0] if vc is not None else 0))
             else:
                 for i, o in enumerate(outputs):
-                    if o is not None and (o is s or o._data is s):
-                        vc = o._version_counter()
-                        ref = _OutputRef(o._data, i, vc, vc[0])
-                        versions.append((vc, vc[0], ref))
+                    if o is not None and o._data is s:
+                        vc = o._vc
+                        if vc is None:
+                            vc = o._vc = [0]
+                        ref = _OutputRef(s, i, vc, vc[0])
+                        versions.append((ref, vc[0]))
                         break
         refs.append(ref)
-    node._saved_refs = tuple(refs)
-    node._saved_versions = tuple(versions) if versions else None
-    if not node._array_forward:
-        # A user Function sees Tensors; drop saved output Tensors so the node does not own them.
-        node._saved = tuple(r if not isinstance(r, _OutputRef) else None for r in refs)
+    node._saved_refs = refs
+    if versions:
+        node._saved_versions = versions
 
 
 def _as_tensor(node, r):
@@ -333,9 +352,10 @@ def _apply_function(cls, args, kwargs):
     """Run a user Function: forward on the Tensors themselves under no_grad, then record."""
     T = Tensor
     record = _grad_state.enabled and any(isinstance(a, T) and a._requires_grad for a in args)
-    node = _new_node(cls)  # forward may set attributes on ctx whether or not anything is recorded
-    needs = tuple(isinstance(a, T) and a._requires_grad for a in args)
-    node.needs_input_grad = needs
+    node = object.__new__(cls)  # forward may set attributes on ctx whether or not anything is recorded
+    node.needs_input_grad = tuple(isinstance(a, T) and a._requires_grad for a in args)
+    node.next_functions = ()
+    node._in_meta = ()
     prev = _grad_state.enabled
     _grad_state.enabled = False
     try:
@@ -346,27 +366,38 @@ def _apply_function(cls, args, kwargs):
     outs = out if is_tuple else (out,)
     if not record:
         return out
-    node.next_functions = tuple(_edge(a) if isinstance(a, T) and a._requires_grad else (None, 0) for a in args)
+    node.next_functions = tuple(_edge(a) if isinstance(a, T) and a._requires_grad else _NO_EDGE for a in args)
     node._in_meta = [(a._data.shape, a._data.dtype) if isinstance(a, T) and a._requires_grad else None
                      for a in args]
     node._n_out = len(outs)
     non_diff = node._non_diff
     res = []
+    shapes = []
     for i, o in enumerate(outs):
         if not isinstance(o, T):
             res.append(o)
+            shapes.append(None)
             continue
         if any(o is a for a in args) or o._grad_fn is not None or o._requires_grad:
             o = o._alias()  # an input returned as-is gets a new identity, as PyTorch makes a view
         if o._data.dtype.kind == "f" and not any(o is nd for nd in non_diff):
             o._grad_fn, o._out_idx, o._requires_grad = node, i, True
         res.append(o)
+        shapes.append((o._data.shape, o._data.dtype))
+    node._out_shapes = shapes
     if node._saved is not None:
         # Saved outputs are matched by identity against what forward returned.
         _fix_saved_function(node, args, outs, res)
     if _anomaly.enabled():
         node._trace = _anomaly.creation_trace()
     return tuple(res) if is_tuple else res[0]
+
+
+def _edge(t):
+    fn = t._grad_fn
+    if fn is None:
+        return (t._grad_accumulator(), 0)
+    return (fn, t._out_idx)
 
 
 def _fix_saved_function(node, args, outs, res):
@@ -383,18 +414,21 @@ def _fix_saved_function(node, args, outs, res):
                     break
             if hit is not None and res[hit]._grad_fn is node:
                 o = res[hit]
-                vc = o._version_counter()
+                vc = o._vc
+                if vc is None:
+                    vc = o._vc = [0]
                 ref = _OutputRef(o._data, hit, vc, vc[0])
-                versions.append((vc, vc[0], ref))
+                versions.append((ref, vc[0]))
             elif hit is not None:
                 ref = res[hit]
             else:
-                vc = s._version_counter()
-                versions.append((vc, vc[0], s))
+                vc = s._vc
+                versions.append((s, vc[0] if vc is not None else 0))
         refs.append(ref)
-    node._saved_refs = tuple(refs)
-    node._saved = node._saved_refs
-    node._saved_versions = tuple(versions) if versions else None
+    node._saved_refs = refs
+    node._saved = tuple(refs)
+    if versions:
+        node._saved_versions = versions
 
 
 def once_differentiable(fn):

@@ -24,7 +24,9 @@ _OVERLAP_MSG = ("unsupported operation: more than one element of the written-to 
 
 def bump_version(t):
     vc = t._vc
-    if vc is not None:
+    if vc is None:
+        t._vc = [1]  # saved-tensor checks treat a missing counter as version 0
+    else:
         vc[0] += 1
 
 
