@@ -19,9 +19,23 @@ __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmi
            "var_mean", "std_mean", "logsumexp", "norm", "all", "any", "cumsum", "cumprod", "count_nonzero",
            "aminmax", "nansum", "nanmean"]
 
-_builtin_all, _builtin_any, _builtin_sum = all, any, sum
-MaxResult = collections.namedtuple("max", ["values", "indices"])
-MinResult = collections.namedtuple("min", ["values", "indices"])
+_builtin_all, _builtin_any, _builtin_sum, _builtin_max = all, any, sum, max
+
+
+def _return_type(name, fields):
+    """A named tuple that prints like PyTorch's ``torch.return_types.<name>``."""
+    base = collections.namedtuple(name, fields)
+
+    def __repr__(self):
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
+        return f"torch.return_types.{name}(\n{body})"
+
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__})
+
+
+MaxResult = _return_type("max", ["values", "indices"])
+MinResult = _return_type("min", ["values", "indices"])
+AMinMaxResult = _return_type("aminmax", ["min", "max"])
 
 
 def _expand_back(g, dims, keepdim, shape):
@@ -289,15 +303,14 @@ def amin(input, dim=(), keepdim=False):
 @tensor_method()
 def aminmax(input, *, dim=None, keepdim=False):
     dims = () if dim is None else dim
-    r = collections.namedtuple("aminmax", ["min", "max"])
-    return r(amin(input, dims, keepdim), amax(input, dims, keepdim))
+    return AMinMaxResult(amin(input, dims, keepdim), amax(input, dims, keepdim))
 
 
 def _arg(input, dim, keepdim, fn, name):
     x = input._data
     if dim is None:
         if x.size == 0:
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
         r = np.asarray(fn(x.reshape(-1)), np.int64)
         return Tensor._wrap(r.reshape((1,) * x.ndim) if keepdim else r)
     d = canon_dim(dim, x.ndim)
@@ -342,7 +355,7 @@ class Var(Op):
         mu = np.mean(x, axis=dims, keepdims=True)
         d = x - mu
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.asarray(np.sum(d * d, axis=dims, keepdims=keepdim) / max(n - correction, 0)).astype(x.dtype)
+            return np.asarray(np.sum(d * d, axis=dims, keepdims=keepdim) / _builtin_max(n - correction, 0)).astype(x.dtype)
 
     @staticmethod
     def backward(ctx, g):
@@ -471,7 +484,7 @@ class Norm(Op):
         gk = _keep(g, dims, keepdim)
         nk = _keep(out, dims, keepdim)
         if p == 0:
-            return P.zeros_like(x), None, None, None
+            return None, None, None, None  # a zero gradient: PyTorch leaves .grad unset too
         if p == 1:
             return gk * P.sign(x), None, None, None
         if p in (np.inf, -np.inf):
@@ -572,25 +585,44 @@ class CumProd(Op):
         x, out = ctx.saved_tensors
         d = ctx.dim
         xd = P.data_of(x)
-        if not (xd == 0).any():
-            # sum_{k >= i} g_k * out_k / x_i
-            return _flip(_cumsum(_flip(g * out, d), d), d) / x, None, None
-        return _cumprod_grad_with_zeros(P.data_of(x), P.data_of(g), d), None, None
+        after = _flip(_cumsum(_flip(g * out, d), d), d)  # sum_{k >= i} g_k * out_k
+        is_zero = xd == 0
+        if not is_zero.any():
+            return after / x, None, None
+        if isinstance(g, Tensor):
+            return _cumprod_grad_with_zeros_graph(x, g, d), None, None
+        return _cumprod_grad_with_zeros(x, g, out, after, is_zero, d), None, None
 
 
-def _cumprod_grad_with_zeros(x, g, axis):
-    """Exact gradient when zeros occur: O(n^2) along the axis, used only in that case."""
-    xm = np.moveaxis(x, axis, -1)
-    gm = np.moveaxis(g, axis, -1)
-    n = xm.shape[-1]
-    out = np.zeros_like(xm)
+def _cumprod_grad_with_zeros(x, g, out, after, is_zero, axis):
+    """The exact gradient when zeros occur, in O(n) per slice (and differentiable again).
+
+    With z the first zero of a slice: before z, d out_k / d x_i = out_k / x_i as usual; at z it is the
+    product of the other factors, i.e. the cumprod of x with x_z replaced by 1; after z every output
+    that depends on x_i also contains the factor x_z = 0, so the gradient is zero.
+    """
+    seen = np.cumsum(is_zero, axis=axis)
+    before = seen == 0
+    first = is_zero & (seen == 1)
+    x_first_one = P.where(first, 1.0, x)
+    at_first = _flip(_cumsum(_flip(g * _cumprod(x_first_one, axis), axis), axis), axis)
+    safe_x = P.where(before, x, 1.0)
+    return P.where(before, after / safe_x, 0.0) + P.where(first, at_first, 0.0)
+
+
+def _cumprod_grad_with_zeros_graph(x, g, axis):
+    """The same gradient for create_graph=True, as PyTorch computes it: O(n^2) along the axis, but
+    every term is a product of the other factors, so it differentiates correctly through the zeros
+    (the O(n) form above is exact in value but drops the dependence of later positions on x_z)."""
+    from .movement import cat, stack
+    n = x.shape[axis]
+    cols = []
     for i in range(n):
-        # d out_k / d x_i = prod_{j <= k, j != i} x_j for k >= i
-        before = np.prod(xm[..., :i], axis=-1, keepdims=True)
-        after = np.cumprod(xm[..., i + 1:], axis=-1)
-        terms = np.concatenate([np.ones_like(before), after], axis=-1) * before
-        out[..., i] = np.sum(terms * gm[..., i:], axis=-1)
-    return np.moveaxis(out, -1, axis)
+        before = x.narrow(axis, 0, i).prod(axis, keepdim=True)  # the empty product is 1
+        rest = x.narrow(axis, i + 1, n - i - 1).cumprod(axis)
+        omitted = cat([before, before * rest], axis)  # prod_{j <= k, j != i} x_j for k >= i
+        cols.append((g.narrow(axis, i, n - i) * omitted).sum(axis))
+    return stack(cols, axis)
 
 
 @tensor_method()
