@@ -1,1 +1,9 @@
 """Optimizers and learning-rate schedulers with torch.optim's API."""
+from .optimizer import Optimizer  # noqa: F401
+from .sgd import SGD  # noqa: F401
+from .adam import Adam, AdamW  # noqa: F401
+from .rmsprop import RMSprop  # noqa: F401
+from .adagrad import Adagrad  # noqa: F401
+from . import lr_scheduler  # noqa: F401,E402
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]

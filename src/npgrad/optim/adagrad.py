@@ -1,0 +1,83 @@
+"""Adagrad: per-coordinate step sizes shrinking with the sum of squared past gradients."""
+import numpy as np
+
+from ..tensor import Tensor
+from . import _ops
+from .optimizer import Optimizer, _scalar, bump_version, increment_step, new_step, with_grads, zeros_like
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """``torch.optim.Adagrad``: ``p -= clr * g / (sqrt(sum g^2) + eps)``, ``clr = lr / (1 + (t-1) lr_decay)``."""
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if differentiable:
+            raise NotImplementedError("npgrad optimizers do not support differentiable=True")
+        if fused and foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+        # PyTorch creates Adagrad's state up front (it shows in state_dict() before the first step).
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(p, group)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        state["step"] = new_step()
+        state["sum"] = zeros_like(p, _scalar(group["initial_accumulator_value"]))
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", None)
+
+    def share_memory(self):
+        pass  # one process: nothing to share
+
+    def step(self, closure=None):
+        loss = self._eval_closure(closure)
+        scratch = self._scratch
+        for group in self.param_groups:
+            lr = _scalar(group["lr"])
+            lr_decay = _scalar(group["lr_decay"])
+            eps = _scalar(group["eps"])
+            weight_decay = _scalar(group["weight_decay"])
+            maximize = group["maximize"]
+            for p, grad in with_grads(group):
+                data = p._data
+                state = self.state[p]
+                if "sum" not in state:  # a parameter added with add_param_group after construction
+                    state = self._init_state(p, group)
+                step = increment_step(state)
+                g = _ops.grad_for_update(grad, data, maximize, weight_decay, scratch)
+                clr = lr / (1 + (step - 1) * lr_decay)
+                state_sum = state["sum"]._data
+                tmp = scratch(data, 2)
+                np.multiply(g, g, out=tmp)
+                state_sum += tmp
+                std = np.sqrt(state_sum, out=scratch(data, 3))
+                std += eps
+                _ops.addcdiv_(data, g, std, -clr, tmp)
+                bump_version(p)
+        return loss

@@ -1,0 +1,113 @@
+"""Adam and AdamW: adaptive moment estimation, with L2 or decoupled weight decay and AMSGrad."""
+import numpy as np
+
+from ..tensor import Tensor
+from . import _ops
+from .optimizer import Optimizer, _scalar, bump_version, increment_step, new_step, with_grads, zeros_like
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    """``torch.optim.Adam``; ``decoupled_weight_decay=True`` makes it AdamW."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
+                or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
+            raise ValueError("betas must be either both floats or both Tensors")
+        if differentiable:
+            raise NotImplementedError("npgrad optimizers do not support differentiable=True")
+        if fused and foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
+                        foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", None)
+            group.setdefault("decoupled_weight_decay", False)
+
+    def step(self, closure=None):
+        loss = self._eval_closure(closure)
+        scratch = self._scratch
+        for group in self.param_groups:
+            lr = _scalar(group["lr"])
+            beta1, beta2 = (_scalar(b) for b in group["betas"])
+            eps = _scalar(group["eps"])
+            weight_decay = _scalar(group["weight_decay"])
+            amsgrad, maximize = group["amsgrad"], group["maximize"]
+            decoupled = group.get("decoupled_weight_decay", False)
+            for p, grad in with_grads(group):
+                data = p._data
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = new_step()
+                    state["exp_avg"] = zeros_like(p)
+                    state["exp_avg_sq"] = zeros_like(p)
+                    if amsgrad:
+                        state["max_exp_avg_sq"] = zeros_like(p)
+                step = increment_step(state)
+                if decoupled:
+                    if weight_decay != 0:
+                        data *= 1 - lr * weight_decay
+                    g = _ops.grad_for_update(grad, data, maximize, 0, scratch)
+                else:
+                    g = _ops.grad_for_update(grad, data, maximize, weight_decay, scratch)
+                exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+                tmp = scratch(data, 2)
+                _ops.lerp_(exp_avg, g, 1 - beta1, tmp)
+                exp_avg_sq *= beta2
+                _ops.addcmul_(exp_avg_sq, g, g, 1 - beta2, tmp)
+
+                bias_correction1 = 1 - beta1 ** step
+                bias_correction2 = 1 - beta2 ** step
+                step_size = lr / bias_correction1
+                bias_correction2_sqrt = bias_correction2 ** 0.5
+                if amsgrad:
+                    second = state["max_exp_avg_sq"]._data
+                    np.maximum(second, exp_avg_sq, out=second)
+                else:
+                    second = exp_avg_sq
+                denom = np.sqrt(second, out=scratch(data, 3))
+                denom /= bias_correction2_sqrt
+                denom += eps
+                _ops.addcdiv_(data, exp_avg, denom, -step_size, tmp)
+                bump_version(p)
+        return loss
+
+
+class AdamW(Adam):
+    """``torch.optim.AdamW``: Adam with weight decay applied to the parameters, not the gradient."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True

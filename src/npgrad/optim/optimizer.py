@@ -1,0 +1,383 @@
+"""The Optimizer base class: parameter groups, per-parameter state, state_dict, zero_grad and step hooks.
+
+Subclasses implement ``step`` as NumPy in-place updates on each parameter's array (``p._data``). That
+is exactly what ``with torch.no_grad(): p.add_(...)`` does in PyTorch: the parameter object stays the
+same, every alias of its memory sees the new values, and its version counter is bumped so autograd
+notices a graph that saved the old value.
+"""
+import copy
+import functools
+from collections import OrderedDict, defaultdict
+from itertools import chain
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.grad_mode import enable_grad
+from ..autograd.hooks import RemovableHandle
+from ..tensor import Tensor
+
+__all__ = ["Optimizer", "required"]
+
+
+class _RequiredParameter:
+    """Marks a hyper-parameter that has no default: every parameter group must give it."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def _typename(obj):
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = type(obj).__module__
+    name = type(obj).__qualname__
+    return name if module in (None, "builtins") else f"{module}.{name}"
+
+
+def _scalar(x):
+    """A hyper-parameter as a Python float. NumPy would widen float32 updates for an np.float64 scalar."""
+    return float(x._data) if isinstance(x, Tensor) else float(x)
+
+
+def _step_dtype():
+    # PyTorch keeps step counts in a 0-d tensor of the default float type.
+    return np.float64 if _dt.get_default_dtype() is _dt.float64 else np.float32
+
+
+def new_step():
+    return Tensor._wrap(np.zeros((), _step_dtype()))
+
+
+def increment_step(state):
+    """Add one to ``state['step']`` and return the new count as a Python float."""
+    step = state["step"]
+    if not isinstance(step, Tensor):  # a checkpoint that stored a plain number
+        step = state["step"] = Tensor._wrap(np.asarray(step, _step_dtype()))
+    arr = step._data
+    arr += 1
+    return float(arr)
+
+
+def bump_version(t):
+    vc = t._vc
+    if vc is not None:
+        vc[0] += 1
+
+
+class Scratch:
+    """Reusable temporaries for the update formulas: one flat buffer per (dtype, slot), grown on demand.
+
+    A step then allocates no parameter-sized memory, which matters for large parameters where every
+    fresh allocation costs page faults.
+    """
+
+    def __init__(self):
+        self._bufs = {}
+
+    def __call__(self, like, slot=0):
+        key = (like.dtype.str, slot)
+        buf = self._bufs.get(key)
+        n = like.size
+        if buf is None or buf.size < n:
+            buf = self._bufs[key] = np.empty(n, like.dtype)
+        return buf[:n].reshape(like.shape)
+
+
+def _hooked_step(step):
+    """Wrap a subclass's ``step``: run the step pre/post hooks and note that the optimizer has stepped."""
+
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        for hook in chain(_global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f"{hook} must return None or a tuple of (new_args, new_kwargs), but got "
+                                       f"{result}.")
+                args, kwargs = result
+        self._opt_called = True  # read by LR schedulers to warn about calling them first
+        out = step(self, *args, **kwargs)
+        for hook in chain(self._optimizer_step_post_hooks.values(), _global_post_hooks.values()):
+            hook(self, args, kwargs)
+        return out
+
+    wrapper.hooked = True
+    return wrapper
+
+
+_global_pre_hooks = OrderedDict()
+_global_post_hooks = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook):
+    """A hook ``hook(optimizer, args, kwargs)`` run before every optimizer's step."""
+    return RemovableHandle(_global_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook):
+    """A hook ``hook(optimizer, args, kwargs)`` run after every optimizer's step."""
+    return RemovableHandle(_global_post_hooks, hook)
+
+
+class Optimizer:
+    """Base class of all optimizers.
+
+    ``params`` is an iterable of Tensors, of ``(name, Tensor)`` pairs, or of dicts (parameter groups,
+    each with its own options; options a group leaves out take the values in ``defaults``).
+    """
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self._optimizer_step_pre_hooks = OrderedDict()
+        self._optimizer_step_post_hooks = OrderedDict()
+        self._optimizer_state_dict_pre_hooks = OrderedDict()
+        self._optimizer_state_dict_post_hooks = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks = OrderedDict()
+        self._patch_step_function()
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            "but got " + _typename(params))
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def _patch_step_function(self):
+        cls = type(self)
+        if not getattr(cls.step, "hooked", False):
+            cls.step = _hooked_step(cls.step)
+
+    @property
+    def _scratch(self):
+        s = self.__dict__.get("_scratch_bufs")
+        if s is None:
+            s = self.__dict__["_scratch_bufs"] = Scratch()
+        return s
+
+    # -- pickling / deepcopy: the hooks and scratch buffers are not part of the optimizer's state ------
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
+                     "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
+                     "_optimizer_load_state_dict_post_hooks"):
+            self.__dict__.setdefault(name, OrderedDict())
+        self._patch_step_function()
+        self.defaults.setdefault("differentiable", False)
+
+    def __repr__(self):
+        lines = [self.__class__.__name__ + " ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for key in sorted(group.keys()):
+                if key != "params":
+                    lines.append(f"    {key}: {group[key]}")
+        return "\n".join(lines) + "\n)"
+
+    # -- parameter groups ------------------------------------------------------------------------------
+    def add_param_group(self, param_group):
+        """Add a group of parameters (a dict with ``'params'`` and optional per-group options)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
+                            "tensors in sets will change between runs. Please use a list instead.")
+        else:
+            params = list(params)
+        tensors, names = [], []
+        for p in params:
+            if isinstance(p, tuple):
+                names.append(p[0])
+                tensors.append(p[1])
+            else:
+                tensors.append(p)
+        param_group["params"] = tensors
+        if names:
+            if len(names) != len(tensors):
+                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+            param_group["param_names"] = names
+
+        for p in tensors:
+            if not isinstance(p, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(p))
+            if not self.defaults.get("differentiable", None) and not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+            param_group.setdefault(name, default)
+
+        ids = [id(p) for p in tensors]
+        if len(ids) != len(set(ids)):
+            import warnings
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will cause "
+                          "an error; see github.com/pytorch/pytorch/issues/40967 for more information", stacklevel=3)
+
+        seen = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {which} to the optimizer")
+        if not seen.isdisjoint(ids):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    # -- gradients -------------------------------------------------------------------------------------
+    def zero_grad(self, set_to_none=True):
+        """Reset every parameter's gradient: to None (default), or to zeros in place."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p._grad
+                if g is None:
+                    continue
+                if set_to_none:
+                    p._grad = None
+                    continue
+                if g._grad_fn is not None:
+                    g.detach_()
+                else:
+                    g._requires_grad = False
+                if g._data.flags.writeable:
+                    g._data.fill(0)
+                    bump_version(g)
+                else:  # a broadcast view: give the parameter a fresh zero gradient instead
+                    p._grad = Tensor._wrap(np.zeros(g._data.shape, g._data.dtype))
+
+    def step(self, closure=None):
+        """Update the parameters once from their ``.grad``; ``closure`` re-evaluates and returns the loss."""
+        raise NotImplementedError
+
+    def _eval_closure(self, closure):
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    # -- state_dict ------------------------------------------------------------------------------------
+    def state_dict(self):
+        """``{'state': {index: {...}}, 'param_groups': [{..., 'params': [indices]}]}`` as in PyTorch.
+
+        Parameters are numbered in the order they appear across the groups; the state's tensors are
+        the optimizer's own (not copies), as in PyTorch.
+        """
+        for hook in self._optimizer_state_dict_pre_hooks.values():
+            hook(self)
+        index = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {(index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
+        result = {"state": state, "param_groups": groups}
+        for hook in self._optimizer_state_dict_post_hooks.values():
+            out = hook(self, result)
+            if out is not None:
+                result = out
+        return result
+
+    def load_state_dict(self, state_dict):
+        """Load a ``state_dict()``: groups are matched in order, parameters by position within groups."""
+        state_dict = state_dict.copy()
+        for hook in self._optimizer_load_state_dict_pre_hooks.values():
+            out = hook(self, state_dict)
+            if out is not None:
+                state_dict = out
+        groups = self.param_groups
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+        state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                param = id_map[k]
+                state[param] = _cast_state(param, v)
+            else:
+                state[k] = v
+        new_groups = []
+        for group, saved in zip(groups, saved_groups):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+            new_groups.append(saved)
+        self.__setstate__({"state": state, "param_groups": new_groups})
+        for hook in self._optimizer_load_state_dict_post_hooks.values():
+            hook(self)
+
+    # -- hooks -----------------------------------------------------------------------------------------
+    def register_step_pre_hook(self, hook):
+        """``hook(optimizer, args, kwargs)`` before each step; may return new ``(args, kwargs)``."""
+        return RemovableHandle(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook):
+        """``hook(optimizer, args, kwargs)`` after each step."""
+        return RemovableHandle(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        return _register(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        return _register(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        return _register(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        return _register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
+
+def _register(registry, hook, prepend):
+    handle = RemovableHandle(registry, hook)
+    if prepend:
+        registry.move_to_end(handle.id, last=False)
+    return handle
+
+
+def _cast_state(param, value, key=None):
+    """A copy of loaded state with tensors in the parameter's dtype (step counts keep theirs)."""
+    if isinstance(value, Tensor):
+        arr = value._data
+        if key != "step" and param.is_floating_point() and arr.dtype.kind == "f":
+            arr = arr.astype(param._data.dtype)  # astype copies, so the loaded dict is never aliased
+        else:
+            arr = arr.copy()
+        return Tensor._wrap(arr)
+    if isinstance(value, dict):
+        return {k: _cast_state(param, v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_state(param, v) for v in value)
+    return value
+
+
+def with_grads(group):
+    """The ``(param, grad array)`` pairs of a group's parameters that have a gradient."""
+    return [(p, p._grad._data) for p in group["params"] if p._grad is not None]
+
+
+def zeros_like(p, fill=0):
+    return Tensor._wrap(np.full(p._data.shape, fill, p._data.dtype))
