@@ -224,7 +224,8 @@ def _reason(e):
 
 
 def _not_found_message(dataset, names, dirs, download, failures, subdirs, extra_help):
-    lines = [f"{dataset} not found. Looked for {', '.join(names)} (or the same names without .gz) in:"]
+    gz = " (or the same names without .gz)" if any(n.endswith(".gz") for n in names) else ""
+    lines = [f"{dataset} not found. Looked for {', '.join(names)}{gz} in:"]
     lines += [f"  - {d}" for d in dirs]
     if not download:
         lines.append("Downloading is disabled (download=False).")
