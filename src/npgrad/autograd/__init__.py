@@ -9,9 +9,13 @@ from . import graph  # noqa: F401
 
 def __getattr__(name):
     # gradcheck imports the operators, which import this package: load it on first use.
-    if name in ("gradcheck", "gradgradcheck"):
-        from . import gradcheck as _gc
-        return getattr(_gc, name)
+    if name in ("gradcheck", "gradgradcheck", "GradcheckError"):
+        import importlib
+        mod = importlib.import_module(".gradcheck", __name__)
+        # The import binds the submodule as `gradcheck`; the name must mean the function, as in PyTorch.
+        g = globals()
+        g["gradcheck"], g["gradgradcheck"], g["GradcheckError"] = mod.gradcheck, mod.gradgradcheck, mod.GradcheckError
+        return g[name]
     if name == "functional":
         from . import functional
         return functional

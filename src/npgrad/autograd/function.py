@@ -245,7 +245,7 @@ def _apply_op(cls, args):
     out = cls.forward(node, *vals)
     if type(out) is not tuple:
         if type(out) is not np.ndarray:
-            out = np.asarray(out)
+            out = _as_array_output(node, out)
         result = T._wrap(out, node) if out.dtype.kind == "f" else T._wrap(out)
         if node._saved is not None:
             _fix_saved(node, args, vals, (result,))
@@ -273,10 +273,20 @@ def _wrap_outputs(node, out):
             res.append(None)
             continue
         if type(o) is not np.ndarray:
-            o = np.asarray(o)
+            o = _as_array_output(node, o)
         diff = o.dtype.kind == "f" and not any(o is nd for nd in non_diff)
         res.append(T._wrap(o, node, i) if diff else T._wrap(o))
     return tuple(res)
+
+
+def _as_array_output(node, out):
+    """An output that forward returned as a NumPy scalar (a 0-d reduction does) becomes an array; if
+    forward also saved it, the saved value must be that same array to be recognised as the output."""
+    arr = np.asarray(out)
+    saved = node._saved
+    if saved is not None and any(s is out for s in saved):
+        node._saved = tuple([arr if s is out else s for s in saved])
+    return arr
 
 
 def _fix_saved(node, args, vals, outputs):

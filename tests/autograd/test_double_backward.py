@@ -1,0 +1,219 @@
+"""Second derivatives of (nearly) every differentiable core operator.
+
+For each row: the first-order gradient taken with ``create_graph=True`` and its derivative (with
+respect to the inputs and to the upstream gradient) must equal PyTorch's, and a float64
+``gradgradcheck`` against finite differences must pass (the oracle when PyTorch is absent).
+"""
+import numpy as np
+import pytest
+
+from oracle import HAS_TORCH, In, OpCase, assert_close, make_arrays
+from _second_order import gradgradcheck_case, second_order
+
+import npgrad
+
+
+def _idx(*values):
+    return lambda rng: np.array(values, dtype=np.int64)
+
+
+def _mask(shape):
+    return lambda rng: rng.random(shape) < 0.5
+
+
+def _spd(rng):  # well away from ties and zeros for ops with kinks
+    return rng.permutation(np.linspace(0.3, 2.0, 6)).reshape(2, 3) * rng.choice([-1, 1], size=(2, 3))
+
+
+def _spd_shifted(rng):  # never equal to a value of _spd: no ties between the two
+    return _spd(rng) * 0.5 + 0.05
+
+
+def _softmax(lib, x, dim):
+    e = (x - x.amax(dim, keepdim=True).detach()).exp()
+    return e / e.sum(dim, keepdim=True)
+
+
+X = In((2, 3))
+POS = In((2, 3), 0.5, 2.0)
+UNIT = In((2, 3), -0.8, 0.8)
+V3 = In((3,))
+
+CASES = [
+    # arithmetic
+    OpCase("add", lambda lib, x, y: x + y, [X, In((3,))]),
+    OpCase("add_alpha", lambda lib, x, y: lib.add(x, y, alpha=2.5), [X, X]),
+    OpCase("sub", lambda lib, x, y: x - y, [In((2, 1)), X]),
+    OpCase("rsub", lambda lib, x: 2.0 - x, [X]),
+    OpCase("mul", lambda lib, x, y: x * y, [X, In((2, 1))]),
+    OpCase("mul_self", lambda lib, x: x * x * x, [X]),
+    OpCase("div", lambda lib, x, y: x / y, [X, In((3,), nonzero=True)]),
+    OpCase("rdiv", lambda lib, x: 1.5 / x, [In((2, 3), nonzero=True)]),
+    OpCase("neg", lambda lib, x: -x, [X]),
+    OpCase("pow_int", lambda lib, x: x ** 3, [X]),
+    OpCase("pow_frac", lambda lib, x: x ** 2.5, [POS]),
+    OpCase("pow_neg", lambda lib, x: x ** -1.5, [POS]),
+    OpCase("pow_tensor", lambda lib, x, y: x ** y, [POS, In((3,))]),
+    OpCase("rpow", lambda lib, x: 2.0 ** x, [X]),
+    OpCase("remainder", lambda lib, x, y: x % y, [In((2, 3), -5, 5), In((2, 3), 0.7, 2.0)]),
+    OpCase("fmod", lambda lib, x, y: lib.fmod(x, y), [In((2, 3), -5, 5), In((2, 3), 0.7, 2.0)]),
+    # Through float32: finite differences at eps=1e-6 cannot resolve it, so only PyTorch checks it.
+    OpCase("cast_roundtrip", lambda lib, x: (x.float() * 2).double() * x, [X], fd=False),
+    # unary
+    OpCase("exp", lambda lib, x: x.exp(), [X]),
+    OpCase("exp2", lambda lib, x: x.exp2(), [X]),
+    OpCase("expm1", lambda lib, x: x.expm1(), [X]),
+    OpCase("log", lambda lib, x: x.log(), [POS]),
+    OpCase("log2", lambda lib, x: x.log2(), [POS]),
+    OpCase("log10", lambda lib, x: x.log10(), [POS]),
+    OpCase("log1p", lambda lib, x: x.log1p(), [POS]),
+    OpCase("sqrt", lambda lib, x: x.sqrt(), [POS]),
+    OpCase("rsqrt", lambda lib, x: x.rsqrt(), [POS]),
+    OpCase("reciprocal", lambda lib, x: x.reciprocal(), [In((2, 3), nonzero=True)]),
+    OpCase("sin", lambda lib, x: x.sin(), [X]),
+    OpCase("cos", lambda lib, x: x.cos(), [X]),
+    OpCase("tan", lambda lib, x: x.tan(), [UNIT]),
+    OpCase("asin", lambda lib, x: x.asin(), [UNIT]),
+    OpCase("acos", lambda lib, x: x.acos(), [UNIT]),
+    OpCase("atan", lambda lib, x: x.atan(), [X]),
+    OpCase("sinh", lambda lib, x: x.sinh(), [X]),
+    OpCase("cosh", lambda lib, x: x.cosh(), [X]),
+    OpCase("tanh", lambda lib, x: x.tanh(), [X]),
+    OpCase("asinh", lambda lib, x: x.asinh(), [X]),
+    OpCase("acosh", lambda lib, x: x.acosh(), [In((2, 3), 1.2, 3.0)]),
+    OpCase("atanh", lambda lib, x: x.atanh(), [UNIT]),
+    OpCase("sigmoid", lambda lib, x: x.sigmoid(), [X]),
+    OpCase("abs", lambda lib, x: x.abs() * x, [In((2, 3), nonzero=True)]),
+    OpCase("square", lambda lib, x: x.square(), [X]),
+    OpCase("relu", lambda lib, x: x.relu() * x, [In((2, 3), nonzero=True)]),
+    OpCase("frac", lambda lib, x: x.frac() * x, [In((2, 3), 0.1, 0.9)]),
+    OpCase("floor_round_zero", lambda lib, x: x.floor() * x + x.round() * x + x.sign() * x, [In((2, 3), 0.1, 0.4)]),
+    # selection and elementwise n-ary
+    OpCase("where", lambda lib, c, x, y: lib.where(c, x * x, y.exp()), [In((2, 3), values=_mask((2, 3)), grad=False), X, In((3,))]),
+    OpCase("maximum", lambda lib, x, y: lib.maximum(x, y) * x, [In((2, 3), values=_spd), In((2, 3), values=_spd_shifted)]),
+    OpCase("minimum", lambda lib, x, y: lib.minimum(x, y) * y, [In((2, 3), values=_spd), In((2, 3), values=_spd_shifted)]),
+    OpCase("clamp", lambda lib, x: x.clamp(-0.5, 0.7) * x, [In((2, 3), values=_spd)]),
+    OpCase("clamp_tensor", lambda lib, x, lo: x.clamp(min=lo) * x, [In((2, 3), values=_spd), In((2, 3), values=_spd_shifted)]),
+    OpCase("atan2", lambda lib, x, y: lib.atan2(x, y), [X, In((2, 3), nonzero=True)]),
+    OpCase("lerp", lambda lib, x, y: lib.lerp(x, y, 0.3) * x, [X, X]),
+    OpCase("addcmul", lambda lib, x, y, z: lib.addcmul(x, y, z, value=0.5) * y, [X, X, X]),
+    OpCase("addcdiv", lambda lib, x, y, z: lib.addcdiv(x, y, z, value=0.5), [X, X, In((2, 3), nonzero=True)]),
+    OpCase("hypot", lambda lib, x, y: lib.hypot(x, y), [In((2, 3), nonzero=True), X]),
+    OpCase("xlogy", lambda lib, x, y: lib.xlogy(x, y), [X, POS]),
+    OpCase("masked_fill", lambda lib, x, m: x.masked_fill(m, 0.5) * x, [X, In((2, 3), values=_mask((2, 3)), grad=False)]),
+    # reductions
+    OpCase("sum", lambda lib, x: (x * x).sum(), [X]),
+    OpCase("sum_dim", lambda lib, x: (x * x).sum(1), [X]),
+    OpCase("sum_keepdim", lambda lib, x: (x * x).sum(0, keepdim=True) * x, [X]),
+    OpCase("mean", lambda lib, x: (x * x).mean(), [X]),
+    OpCase("mean_dim", lambda lib, x: (x.exp()).mean(dim=(0, 1)) * x, [X]),
+    OpCase("prod", lambda lib, x: x.prod(), [In((2, 3), nonzero=True)]),
+    OpCase("prod_dim", lambda lib, x: x.prod(1), [In((2, 3), nonzero=True)]),
+    OpCase("var", lambda lib, x: x.var(1), [X]),
+    OpCase("var_all", lambda lib, x: x.var(), [X]),
+    OpCase("std", lambda lib, x: x.std(0), [X]),
+    OpCase("std_all", lambda lib, x: x.std(), [X]),
+    OpCase("logsumexp", lambda lib, x: x.logsumexp(1), [X]),
+    OpCase("norm2", lambda lib, x: x.norm(), [X]),
+    OpCase("norm2_dim", lambda lib, x: x.norm(2, dim=1), [X]),
+    OpCase("norm1", lambda lib, x: x.norm(1) * x, [In((2, 3), nonzero=True)]),
+    OpCase("norm3", lambda lib, x: x.norm(3, dim=0), [In((2, 3), nonzero=True)]),
+    OpCase("amax", lambda lib, x: x.amax(1) * x.sum(1), [In((2, 3), values=_spd)]),
+    OpCase("max_all", lambda lib, x: x.max() * x, [In((2, 3), values=_spd)]),
+    OpCase("max_dim", lambda lib, x: x.max(0)[0] * x, [In((2, 3), values=_spd)]),
+    OpCase("min_dim", lambda lib, x: x.min(1).values.exp(), [In((2, 3), values=_spd)]),
+    OpCase("cumsum", lambda lib, x: (x * x).cumsum(1), [X]),
+    OpCase("cumprod", lambda lib, x: x.cumprod(1), [In((2, 3), nonzero=True)]),
+    OpCase("softmax", lambda lib, x: _softmax(lib, x, 1), [X]),
+    OpCase("log_softmax", lambda lib, x: x - x.logsumexp(1, keepdim=True), [X]),
+    # movement and views
+    OpCase("reshape", lambda lib, x: (x * x).reshape(3, 2) @ x, [X]),
+    OpCase("view", lambda lib, x: (x.exp()).view(6) * x.reshape(-1), [X]),
+    OpCase("flatten", lambda lib, x: x.unsqueeze(0).flatten() ** 2, [X]),
+    OpCase("unsqueeze_squeeze", lambda lib, x: x.unsqueeze(1).squeeze(1).sin() * x, [X]),
+    OpCase("permute", lambda lib, x: (x * x).unsqueeze(2).permute(2, 1, 0).exp(), [X]),
+    OpCase("transpose", lambda lib, x: x.t() @ (x * x), [X]),
+    OpCase("expand", lambda lib, x: x.expand(4, 2, 3).sin() * 2.0 + x.sum(), [X]),
+    OpCase("broadcast_to", lambda lib, x: lib.broadcast_to(x, (2, 3)) ** 2, [In((3,))]),
+    OpCase("repeat", lambda lib, x: x.repeat(2, 1).exp(), [X]),
+    OpCase("tile", lambda lib, x: lib.tile(x, (1, 2)) ** 2, [X]),
+    OpCase("flip", lambda lib, x: x.flip(1) * x, [X]),
+    OpCase("roll", lambda lib, x: x.roll(1, 1) * x, [X]),
+    OpCase("cat", lambda lib, x, y: lib.cat([x * y, y.exp()], 0) ** 2, [X, X]),
+    OpCase("stack", lambda lib, x, y: lib.stack([x, x * y], 1).sin(), [X, X]),
+    OpCase("split", lambda lib, x: x.split([1, 2], 1)[1] * x[:, :2], [X]),
+    OpCase("chunk", lambda lib, x: x.chunk(2, 0)[0] ** 3, [X]),
+    OpCase("unbind", lambda lib, x: x.unbind(0)[1] * x.unbind(0)[0], [X]),
+    OpCase("narrow", lambda lib, x: x.narrow(1, 1, 2) ** 2, [X]),
+    OpCase("select", lambda lib, x: x.select(1, 2) * x[:, 0], [X]),
+    OpCase("tril", lambda lib, x: x.tril() * x, [In((3, 3))]),
+    OpCase("triu", lambda lib, x: (x * x).triu(1), [In((3, 3))]),
+    OpCase("diagonal", lambda lib, x: x.diagonal() ** 3, [In((3, 3))]),
+    OpCase("diag_embed", lambda lib, x: lib.diag(x * x), [V3]),
+    OpCase("trace", lambda lib, x: (x * x).trace(), [In((3, 3))]),
+    OpCase("movedim", lambda lib, x: lib.movedim(x.unsqueeze(0) ** 2, 0, 2), [X]),
+    # indexing
+    OpCase("getitem_slice", lambda lib, x: x[1:, ::2] ** 2, [X]),
+    OpCase("getitem_int", lambda lib, x: x[0] * x[1], [X]),
+    OpCase("getitem_adv_repeat", lambda lib, x: x[[0, 1, 0]] ** 2, [X]),
+    OpCase("getitem_mask", lambda lib, x: x[x > 0] ** 2, [X]),
+    OpCase("gather", lambda lib, x, i: x.gather(1, i) ** 2, [X, In((2, 2), values=lambda r: np.array([[0, 2], [1, 1]]), grad=False)]),
+    OpCase("index_select", lambda lib, x, i: x.index_select(1, i) ** 2, [X, In((3,), values=_idx(2, 0, 2), grad=False)]),
+    OpCase("take_along_dim", lambda lib, x, i: lib.take_along_dim(x, i, 1).exp(), [X, In((2, 2), values=lambda r: np.array([[0, 2], [1, 1]]), grad=False)]),
+    OpCase("scatter", lambda lib, x, s: x.scatter(1, lib.tensor([[0], [2]]), s) ** 2, [X, In((2, 1))]),
+    OpCase("scatter_add", lambda lib, x, s: x.scatter_add(1, lib.tensor([[0, 0], [2, 1]]), s) ** 2, [X, In((2, 2))]),
+    OpCase("index_add", lambda lib, x, s: x.index_add(0, lib.tensor([1, 1]), s) ** 2, [X, In((2, 3))]),
+    OpCase("masked_select", lambda lib, x, m: lib.masked_select(x, m) ** 2, [X, In((2, 3), values=_mask((2, 3)), grad=False)]),
+    OpCase("setitem", lambda lib, x, v: _setitem(lib, x, v), [X, In((3,))]),
+    # linear algebra
+    OpCase("matmul_2d", lambda lib, a, b: (a @ b).tanh(), [In((2, 3)), In((3, 2))]),
+    OpCase("matmul_batched", lambda lib, a, b: (a @ b) ** 2, [In((2, 2, 3)), In((3, 2))]),
+    OpCase("matmul_vec_mat", lambda lib, a, b: (a @ b) ** 2, [V3, In((3, 2))]),
+    OpCase("matmul_mat_vec", lambda lib, a, b: (a @ b) ** 2, [In((2, 3)), V3]),
+    OpCase("dot", lambda lib, a, b: lib.dot(a * a, b), [V3, V3]),
+    OpCase("mv", lambda lib, a, b: lib.mv(a, b).exp(), [In((2, 3)), V3]),
+    OpCase("bmm", lambda lib, a, b: lib.bmm(a, b) ** 2, [In((2, 2, 3)), In((2, 3, 2))]),
+    OpCase("outer", lambda lib, a, b: lib.outer(a, b) ** 2, [V3, In((2,))]),
+    OpCase("addmm", lambda lib, c, a, b: lib.addmm(c, a, b, beta=0.5, alpha=2.0) ** 2, [In((2, 2)), In((2, 3)), In((3, 2))]),
+    OpCase("einsum", lambda lib, a, b: lib.einsum("ij,jk->ik", a * a, b), [In((2, 3)), In((3, 2))]),
+    OpCase("einsum_trace", lambda lib, a: lib.einsum("ii->", a) * a.sum(), [In((3, 3))]),
+    OpCase("cross", lambda lib, a, b: lib.cross(a, b, dim=1) ** 2, [In((2, 3)), In((2, 3))]),
+    OpCase("tensordot", lambda lib, a, b: lib.tensordot(a, b, dims=1) ** 2, [In((2, 3)), In((3, 2))]),
+    OpCase("kron", lambda lib, a, b: lib.kron(a, b) ** 2, [In((2, 2)), In((2,))]),
+    # in-place ops recorded in the graph
+    OpCase("inplace_mul", lambda lib, x: _inplace(lib, x), [X]),
+]
+
+
+def _setitem(lib, x, v):
+    y = x * 1.0
+    y[0] = v * v
+    return y * x
+
+
+def _inplace(lib, x):
+    y = x * x
+    y.mul_(x)
+    y.add_(x.exp())
+    return y
+
+
+if HAS_TORCH:
+    @pytest.mark.parametrize("case", CASES, ids=str)
+    def test_second_order_matches_torch(case):
+        import torch
+        arrays = make_arrays(case, np.float64)
+        f_n, s_n = second_order(npgrad, case, arrays)
+        f_t, s_t = second_order(torch, case, arrays)
+        tol = dict(rtol=1e-9, atol=1e-10)
+        for i, (a, b) in enumerate(zip(f_n, f_t)):
+            assert (a is None) == (b is None), f"{case.name}: first-order gradient {i} presence"
+            if a is not None:
+                assert_close(a, b, what=f"{case.name} first-order gradient {i}", **tol)
+        for i, (a, b) in enumerate(zip(s_n, s_t)):
+            assert_close(a, b, what=f"{case.name} second-order gradient {i}", **tol)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.fd], ids=str)
+def test_gradgradcheck(case):
+    assert gradgradcheck_case(case, atol=1e-6, rtol=1e-4)
