@@ -75,8 +75,8 @@ def _bcastable(a, b):
 
 def _check_cast(result_dtype, t):
     if not _dt.can_cast(result_dtype, t._data.dtype):
-        raise RuntimeError(f"result type {_dt.from_numpy_dtype(result_dtype).name.capitalize()} can't be cast to the "
-                           f"desired output type {_dt.from_numpy_dtype(t._data.dtype).name.capitalize()}")
+        raise RuntimeError(f"result type {_dt.scalar_name(result_dtype)} can't be cast to the "
+                           f"desired output type {_dt.scalar_name(t._data.dtype)}")
 
 
 def rebase_after_inplace(t, r):

@@ -37,16 +37,19 @@ class MatMul(Op):
                 gb = a[:, None] @ g2
             return ga, gb
         if bn == 1:  # (..., n, k) @ (k) -> (..., n)
-            g2 = g[..., :, None]
             if need_a:
-                ga = g2 @ b[None, :]
+                ga = g[..., :, None] * b
             if need_b:
-                gb = (P.swapaxes(a, -1, -2) @ g2)[..., 0]
+                # One matrix-vector product over the batch folded into rows (no per-batch partial sums).
+                gb = P.swapaxes(P.reshape(a, (-1, a.shape[-1])), 0, 1) @ P.reshape(g, (-1,))
             return ga, gb
         if need_a:
             ga = g @ P.swapaxes(b, -1, -2)
         if need_b:
-            gb = P.swapaxes(a, -1, -2) @ g
+            if bn == 2 and an > 2:  # a batch times one matrix (a linear layer): fold the batch into rows
+                gb = P.swapaxes(P.reshape(a, (-1, a.shape[-1])), 0, 1) @ P.reshape(g, (-1, g.shape[-1]))
+            else:
+                gb = P.swapaxes(a, -1, -2) @ g
         return ga, gb
 
 
@@ -55,37 +58,64 @@ def _shape_str(s):
 
 
 def _check_matmul(a, b):
+    """PyTorch's checks and messages, which name the op matmul dispatches to for these ranks (dot, mv,
+    mm, a folded mm/mv for a batch times a matrix/vector, else bmm over the broadcast batch)."""
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         bad = b if isinstance(a, Tensor) else a
         raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not {type(bad).__name__}")
     sa, sb = a._data.shape, b._data.shape
-    if not sa or not sb:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {len(sa)}D and {len(sb)}D")
+    na, nb = len(sa), len(sb)
+    if not na or not nb:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D")
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_dt_name(a)} != {_dt_name(b)}")
     ka = sa[-1]
-    kb = sb[-2] if len(sb) >= 2 else sb[0]
+    kb = sb[-2] if nb >= 2 else sb[0]
+    if na == 1 and nb == 1:
+        if ka != kb:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{ka}] and src [{kb}] to have the "
+                               f"same number of elements, but got {ka} and {kb} elements respectively")
+        return
+    if nb == 1 and na >= 2:  # mv, on the batch folded into rows
+        if ka != kb:
+            rows = int(np.prod(sa[:-1]))
+            raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{ka}), vec ({kb})")
+        return
+    if nb == 2 and na != 2 and na != 1:  # a batch times a matrix: folded into one mm
+        if ka != kb:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({int(np.prod(sa[:-1]))}x{ka} and "
+                               f"{_shape_str(sb)})")
+        return
+    if na <= 2 and nb == 2:
+        if ka != kb:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(((1,) + sa)[-2:])} and "
+                               f"{_shape_str(sb)})")
+        return
+    batch = broadcast_batch(sa[:-2], sb[:-2])
     if ka != kb:
-        if len(sa) == 1 and len(sb) == 1:
-            raise RuntimeError(f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have the "
-                               f"same number of elements, but got {sa[0]} and {sb[0]} elements respectively")
-        a2 = sa if len(sa) >= 2 else (1,) + sa
-        b2 = sb if len(sb) >= 2 else sb + (1,)
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(a2[-2:])} and "
-                           f"{_shape_str(b2[-2:])})" if len(sa) <= 2 and len(sb) <= 2 else
-                           f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{', '.join(str(d) for d in sb[:-2])}, {ka}] but got: "
-                           f"[{', '.join(str(d) for d in sb[:-2])}, {kb}]. (shapes {list(sa)} and {list(sb)})")
-    if len(sa) > 2 and len(sb) > 2:
-        try:
-            np.broadcast_shapes(sa[:-2], sb[:-2])
-        except ValueError:
-            raise RuntimeError(f"The size of tensor a ({sa[-3]}) must match the size of tensor b ({sb[-3]}) at "
-                               f"non-singleton dimension 0 (shapes {list(sa)} and {list(sb)})") from None
+        n = int(np.prod(batch))
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {ka}] but got: "
+                           f"[{n}, {kb}].")
+
+
+def broadcast_batch(a, b):
+    """Broadcast two shapes with PyTorch's message naming the first dim (of the result) that fails."""
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + tuple(a)
+    b = (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
+                               f"dimension {i}")
+        out.append(y if x == 1 else x)
+    return tuple(out)
 
 
 def _dt_name(t):
-    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int"} \
+    # The C++ type names PyTorch's matmul message uses.
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"} \
         .get(t._data.dtype.name, t._data.dtype.name)
 
 
@@ -103,30 +133,32 @@ Tensor.__rmatmul__ = lambda self, other: matmul(other if isinstance(other, Tenso
 @tensor_method()
 def mm(input, mat2):
     if input._data.ndim != 2:
-        raise RuntimeError(f"self must be a matrix")
+        raise RuntimeError("self must be a matrix")
     if mat2._data.ndim != 2:
-        raise RuntimeError(f"mat2 must be a matrix")
+        raise RuntimeError("mat2 must be a matrix")
     return matmul(input, mat2)
+
+
+def _check_bmm(sa, sb, first="batch1", second="batch2"):
+    if len(sa) != 3:
+        raise RuntimeError(f"{first} must be a 3D tensor")
+    if len(sb) != 3:
+        raise RuntimeError(f"{second} must be a 3D tensor")
+    if sb[0] != sa[0] or sb[1] != sa[2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0]}, {sa[2]}] but "
+                           f"got: [{sb[0]}, {sb[1]}].")
 
 
 @tensor_method()
 def bmm(input, mat2):
-    if input._data.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor")
-    if mat2._data.ndim != 3:
-        raise RuntimeError(f"batch2 must be a 3D tensor")
-    if input._data.shape[0] != mat2._data.shape[0]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{input._data.shape[0]}, {input._data.shape[2]}] but got: "
-                           f"[{mat2._data.shape[0]}, {mat2._data.shape[1]}].")
+    _check_bmm(input._data.shape, mat2._data.shape)
     return matmul(input, mat2)
 
 
 @tensor_method()
 def mv(input, vec):
     if input._data.ndim != 2 or vec._data.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {vec._data.ndim}, {input._data.ndim}, "
-                           f"{vec._data.ndim}")
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}")
     return matmul(input, vec)
 
 
@@ -135,8 +167,8 @@ def dot(input, other):
     if input._data.ndim != 1 or other._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {other._data.ndim}D tensors")
     if input._data.dtype != other._data.dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {input.dtype.name.capitalize()}"
-                           f" and {other.dtype.name.capitalize()}")
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{_dt.scalar_name(input._data.dtype)} and {_dt.scalar_name(other._data.dtype)}")
     return matmul(input, other)
 
 
@@ -148,34 +180,68 @@ Tensor.vdot = dot
 def inner(input, other):
     if input._data.ndim == 0 or other._data.ndim == 0:
         return input * other
-    return matmul(input, other.transpose(-1, -2) if other._data.ndim > 1 else other) if other._data.ndim <= 2 \
-        else einsum("...i,...ji->...j", input, other)
+    sa, sb = input._data.shape, other._data.shape
+    if sa[-1] != sb[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(sa)} and {list(sb)}")
+    if other._data.ndim <= 2:
+        return matmul(input, other.transpose(-1, -2) if other._data.ndim == 2 else other)
+    return tensordot(input, other, ([-1], [-1]))
 
 
 @tensor_method("outer", "ger")
 def outer(input, vec2):
-    if input._data.ndim != 1 or vec2._data.ndim != 1:
-        raise RuntimeError(f"outer: expected 1D tensors, but got {input._data.ndim}D and {vec2._data.ndim}D")
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D")
     return input.reshape(-1, 1) * vec2.reshape(1, -1)
 
 
 ger = outer
 
 
-@tensor_method()
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    prod = mm(mat1, mat2)
+def _check_bias(shape, target):
+    """addmm/baddbmm expand ``input`` to the product's shape: PyTorch's expand message, which names the
+    last mismatching dim."""
+    lead = len(target) - len(shape)
+    if lead < 0:
+        raise RuntimeError(f"expand: the number of sizes provided ({len(target)}) must be greater or equal to the "
+                           f"number of dimensions in the tensor ({len(shape)})")
+    for i in range(len(target) - 1, lead - 1, -1):
+        have = shape[i - lead]
+        if have != target[i] and have != 1:
+            raise RuntimeError(f"The expanded size of the tensor ({target[i]}) must match the existing size ({have}) "
+                               f"at non-singleton dimension {i}.  Target sizes: {list(target)}.  Tensor sizes: "
+                               f"{list(shape)}")
+
+
+def _scaled_sum(prod, input, beta, alpha):
+    """``beta * input + alpha * prod``, skipping the multiplications PyTorch skips (beta=0 ignores input,
+    NaNs included)."""
     if alpha != 1:
         prod = prod * alpha
+    if beta == 0:
+        if isinstance(input, Tensor) and input._requires_grad:
+            # PyTorch still gives input a (zero) gradient; a NaN/inf in input must not leak into the value.
+            return prod + (input * 0).nan_to_num(0.0, 0.0, 0.0)
+        return prod
     return prod + (input if beta == 1 else input * beta)
+
+
+@tensor_method()
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    for name, t in (("mat1", mat1), ("mat2", mat2)):
+        if t._data.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {t._data.ndim}-D tensor")
+    _check_bias(input._data.shape, (mat1._data.shape[0], mat2._data.shape[1]))
+    return _scaled_sum(matmul(mat1, mat2), input, beta, alpha)
 
 
 @tensor_method()
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    prod = bmm(batch1, batch2)
-    if alpha != 1:
-        prod = prod * alpha
-    return prod + (input if beta == 1 else input * beta)
+    _check_bmm(batch1._data.shape, batch2._data.shape)
+    _check_bias(input._data.shape, (batch1._data.shape[0], batch1._data.shape[1], batch2._data.shape[2]))
+    return _scaled_sum(matmul(batch1, batch2), input, beta, alpha)
 
 
 # -- cross ---------------------------------------------------------------------------------------------------------
@@ -229,64 +295,138 @@ def cross(input, other, dim=None):
 # -- einsum ----------------------------------------------------------------------------------------------------------
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_ELL = "..."
+# Below this much work (the product of every subscript's size) np.einsum's own loop beats planning a
+# BLAS contraction; above it, optimize=True is many times faster.
+_OPTIMIZE_WORK = 1 << 15
+
+
+def _tokenize_einsum(eq, n_ops):
+    """The subscripts of each operand and of the output (None when implicit), '...' as one token,
+    with PyTorch's messages for malformed equations."""
+    terms = [[]]
+    out = None
+    cur = terms[0]
+    i = 0
+    while i < len(eq):
+        c = eq[i]
+        who = "output" if out is not None else f"operand {len(terms) - 1}"
+        if c == " ":
+            i += 1
+        elif c == ".":
+            if eq[i:i + 3] != _ELL:
+                raise RuntimeError(f"einsum(): found '.' for {who} that is not part of any ellipsis")
+            if _ELL in cur:
+                raise RuntimeError(f"einsum(): found '.' for output but an ellipsis (...) was already found"
+                                   if out is not None else
+                                   f"einsum(): found '.' for {who} for which an ellipsis was already found")
+            cur.append(_ELL)
+            i += 3
+        elif c == "," and out is None:
+            cur = []
+            terms.append(cur)
+            i += 1
+        elif c == "-" and eq[i + 1:i + 2] == ">" and out is None:
+            out = cur = []
+            i += 2
+        elif c.isascii() and c.isalpha():
+            cur.append(c)
+            i += 1
+        else:
+            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, subscripts "
+                               "must be in [a-zA-Z]")
+    if len(terms) < n_ops:
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    if len(terms) > n_ops:
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    return terms, out
 
 
 def _parse_einsum(equation, shapes):
-    """Explicit form: a subscript string per operand and for the output, '...' replaced by letters."""
-    eq = equation.replace(" ", "")
-    if "->" in eq:
-        lhs, rhs = eq.split("->")
-    else:
-        lhs, rhs = eq, None
-    ins = lhs.split(",")
-    if len(ins) != len(shapes):
-        raise RuntimeError(f"einsum(): more operands were provided than specified in the equation"
-                           if len(shapes) > len(ins) else
-                           "einsum(): fewer operands were provided than specified in the equation")
-    used = set(c for c in eq if c.isalpha())
-    free = [c for c in _LETTERS if c not in used]
+    """Explicit subscripts: one string per operand and one for the output, '...' replaced by letters
+    the equation does not use; plus each subscript's size after broadcasting size-1 dims."""
+    terms, out = _tokenize_einsum(equation, len(shapes))
+    if out is not None:
+        seen_in = {c for t in terms for c in t}
+        for k, c in enumerate(out):
+            if c != _ELL and c not in seen_in:
+                raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any input "
+                                   "operand")
+            if c in out[:k]:
+                raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output")
     ell_nd = 0
-    for s, shape in zip(ins, shapes):
-        if "..." in s:
-            ell_nd = max(ell_nd, len(shape) - (len(s) - 3))
-    ell = "".join(free[:ell_nd])
-    out_ins = []
-    for s, shape in zip(ins, shapes):
-        if "..." in s:
-            n = len(shape) - (len(s) - 3)
-            s = s.replace("...", ell[ell_nd - n:] if n else "")
-        if len(s) != len(shape):
-            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(s)}) does not match the "
-                               f"number of dimensions ({len(shape)}) for operand {len(out_ins)}"
-                               + ("" if "..." in equation else " and no ellipsis was given"))
-        out_ins.append(s)
-    if rhs is None:
+    for k, (t, shape) in enumerate(zip(terms, shapes)):
+        if _ELL in t:
+            if len(t) - 1 > len(shape):
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(t) - 1}) is more than "
+                                   f"the number of dimensions ({len(shape)}) for operand {k}")
+            ell_nd = max(ell_nd, len(shape) - len(t) + 1)
+        elif len(t) != len(shape):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(t)}) does not match the "
+                               f"number of dimensions ({len(shape)}) for operand {k} and no ellipsis was given")
+    used = set(equation)
+    ell = [c for c in _LETTERS if c not in used][:ell_nd]
+    ins, sizes, ell_sizes = [], {}, {}
+    for k, (t, shape) in enumerate(zip(terms, shapes)):
+        letters = []
+        for c in t:
+            if c == _ELL:
+                n = len(shape) - len(t) + 1
+                letters += ell[ell_nd - n:]
+            else:
+                letters.append(c)
+        mine = {}
+        for dim, (c, n) in enumerate(zip(letters, shape)):
+            if c in mine:
+                if mine[c] != n:
+                    raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {k} but the sizes don't "
+                                       f"match, {n} != {mine[c]}")
+                continue
+            mine[c] = n
+            prev = sizes.get(c)
+            if prev is not None and prev != n and prev != 1 and n != 1:
+                if c in ell:
+                    raise RuntimeError(f"einsum(): dimension {dim} covered by ellipsis in operand {k}has size {n} "
+                                       f"which does not broadcast with previously seen ellipsis with size {prev} "
+                                       "for the respective dimension")
+                raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {k} which does not broadcast "
+                                   f"with previously seen size {prev}")
+            if prev is None or prev == 1:
+                sizes[c] = n
+        ins.append("".join(letters))
+    if out is None:
         counts = {}
-        for s in out_ins:
+        for s in ins:
             for c in s:
                 counts[c] = counts.get(c, 0) + 1
-        rhs = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+        rhs = "".join(ell) + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
     else:
-        rhs = rhs.replace("...", ell)
-    return out_ins, rhs
+        rhs = "".join("".join(ell) if c == _ELL else c for c in out)
+    return ins, rhs, sizes
+
+
+def _np_einsum(eq, ops, sizes):
+    work = 1
+    for n in sizes.values():
+        work *= n
+    return np.einsum(eq, *ops, optimize=len(ops) > 2 or work > _OPTIMIZE_WORK)
 
 
 class Einsum(Op):
     __slots__ = ()
 
     @staticmethod
-    def forward(ctx, ins, out, *xs):
+    def forward(ctx, ins, out, sizes, *xs):
         ctx.save_for_backward(*xs)
-        ctx.ins, ctx.out = ins, out
-        ctx.sizes = {c: n for s, x in zip(ins, xs) for c, n in zip(s, x.shape)}
-        return np.einsum(",".join(ins) + "->" + out, *xs, optimize=len(xs) > 2)
+        ctx.ins, ctx.out, ctx.sizes = ins, out, sizes
+        return np.asarray(_np_einsum(",".join(ins) + "->" + out, xs, sizes))
 
     @staticmethod
     def backward(ctx, g):
         xs = ctx.saved_tensors
         ins, out, sizes = ctx.ins, ctx.out, ctx.sizes
-        grads = [None, None]
-        for k, need in enumerate(ctx.needs_input_grad[2:]):
+        grads = [None, None, None]
+        for k, need in enumerate(ctx.needs_input_grad[3:]):
             grads.append(_einsum_grad(k, g, xs, ins, out, sizes) if need else None)
         return tuple(grads)
 
@@ -306,11 +446,13 @@ def _einsum_grad(k, g, xs, ins, out, sizes):
     dtype = P.data_of(g).dtype
     seen = set()
     new_target = ""
+    all_sizes = dict(sizes)
     for c in target:
         if c in seen:
             f = next(fresh)
             subs.append(c + f)
             ops.append(np.eye(sizes[c], dtype=dtype))
+            all_sizes[f] = sizes[c]
             new_target += f
             continue
         seen.add(c)
@@ -321,7 +463,7 @@ def _einsum_grad(k, g, xs, ins, out, sizes):
     eq = ",".join(subs) + "->" + new_target
     if any(isinstance(o, Tensor) for o in ops):
         return einsum(eq, *[P.as_tensor(o) for o in ops])
-    return np.einsum(eq, *ops, optimize=len(ops) > 2)
+    return np.asarray(_np_einsum(eq, ops, all_sizes))
 
 
 def einsum(equation, *operands):
@@ -330,34 +472,42 @@ def einsum(equation, *operands):
     for i, o in enumerate(operands):
         if not isinstance(o, Tensor):
             raise TypeError(f"einsum(): expected Tensor operands, got {type(o).__name__} at position {i}")
-    ins, out = _parse_einsum(equation, [o._data.shape for o in operands])
-    # Size-1 dims broadcast in NumPy's einsum only under '...': expand them explicitly instead.
-    sizes = {}
-    for s, o in zip(ins, operands):
-        for c, n in zip(s, o._data.shape):
-            if n != 1:
-                if sizes.get(c, n) != n:
-                    raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes "
-                                       f"(original->remapped): subscript '{c}' has size {sizes[c]} and {n}")
-                sizes[c] = n
+    ins, out, sizes = _parse_einsum(equation, [o._data.shape for o in operands])
+    dt = operands[0]._data.dtype if operands else None
+    for o in operands[1:]:
+        if o._data.dtype != dt:
+            raise RuntimeError(f"expected scalar type {_dt.scalar_name(dt)} but found {_dt.scalar_name(o._data.dtype)}")
+    # Size-1 dims broadcast in PyTorch's einsum; NumPy's does that only under '...', so expand them here.
     ops = []
     for s, o in zip(ins, operands):
-        want = tuple(sizes.get(c, 1) for c in s)
+        want = tuple(sizes[c] for c in s)
         ops.append(o if o._data.shape == want else o.expand(want))
-    if len(set(o._data.dtype for o in ops)) > 1:
-        dt = _dt.result_type(*ops)
-        ops = [o._cast(dt) for o in ops]
-    return Einsum.apply(tuple(ins), out, *ops)
+    return Einsum.apply(tuple(ins), out, sizes, *ops)
 
 
 def tensordot(a, b, dims=2):
+    na, nb = a._data.ndim, b._data.ndim
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
     if isinstance(dims, int):
-        da = list(range(a._data.ndim - dims, a._data.ndim))
-        db = list(range(dims))
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > na or dims > nb:
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        da, db = list(range(na - dims, na)), list(range(dims))
     else:
         da, db = [list(d) if isinstance(d, (list, tuple)) else [d] for d in dims]
-    la = _LETTERS[:a._data.ndim]
-    lb = list(_LETTERS[a._data.ndim:a._data.ndim + b._data.ndim])
+        if len(da) != len(db):
+            raise RuntimeError("both dimension lists should have same length")
+        da = [canon_dim(d, na) for d in da]
+        db = [canon_dim(d, nb) for d in db]
+    for x, y in zip(da, db):
+        sx, sy = a._data.shape[x], b._data.shape[y]
+        if sx != sy and sx != 1 and sy != 1:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {sx} in dim {x} and second "
+                               f"has size {sy} in dim {y}")
+    la = _LETTERS[:na]
+    lb = list(_LETTERS[na:na + nb])
     for x, y in zip(da, db):
         lb[y] = la[x]
     lb = "".join(lb)
@@ -377,5 +527,5 @@ def kron(a, b):
 @tensor_method()
 def trace(input):
     if input._data.ndim != 2:
-        raise RuntimeError("trace: expected a matrix")
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
     return input.diagonal().sum()

@@ -125,7 +125,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
         input = input._cast(_dt.to_dtype(dtype))
     if input._data.dtype.kind != "f":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
-                           f"or complex dtype. Got: {_dt.from_numpy_dtype(input._data.dtype).name.capitalize()}")
+                           f"or complex dtype. Got: {_dt.scalar_name(input._data.dtype)}")
     dims = canon_dims(dim, input._data.ndim)
     return Mean.apply(input, dims, keepdim)
 
@@ -509,7 +509,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         input = input._cast(_dt.to_dtype(dtype))
     if input._data.dtype.kind != "f":
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-                           f"{_dt.from_numpy_dtype(input._data.dtype).name.capitalize()}")
+                           f"{_dt.scalar_name(input._data.dtype)}")
     if p == "fro" or p is None:
         p = 2
     elif p == "nuc":
