@@ -154,8 +154,8 @@ class _TextProgress:
         self.done += n
         if self.total:
             pct = min(100, self.done * 100 // self.total)
-            if pct != self._last and (pct % 10 == 0):  # a line every 10% keeps logs short
-                self._last = pct
+            if pct // 10 != self._last:  # a line per 10% step keeps logs short
+                self._last = pct // 10
                 self.stream.write(f"{self.name}: {pct}% of {self.total:,} bytes\n")
                 self.stream.flush()
 
@@ -198,7 +198,7 @@ def _download_all(resources, mirrors, target, failures):
     paths = {}
     for name, md5 in resources:
         dest = os.path.join(target, name)
-        if os.path.isfile(dest):  # an earlier, partly successful download already got this one
+        if os.path.isfile(dest) and (md5 is None or md5sum(dest) == md5):  # got by an earlier, partial run
             paths[name] = dest
             continue
         for base in mirrors:

@@ -28,7 +28,8 @@ class CharTokenizer:
     """Maps each distinct character of a text to an integer id, in sorted character order.
 
     ``stoi`` (char -> id) and ``itos`` (id -> char) are the two tables; ``vocab_size`` their size.
-    ``encode`` and ``decode`` are vectorised, so encoding a whole corpus takes milliseconds.
+    ``encode`` and ``decode`` are vectorised, so encoding a whole corpus takes milliseconds. Build it from
+    a text (its distinct characters) or from ``chars=`` (an explicit alphabet).
     """
 
     def __init__(self, text=None, chars=None):
