@@ -350,7 +350,7 @@ def _as_tuple(x):
     return tuple(x)
 
 
-def _root_grads(outputs, grad_outputs, create_graph, what="grad_output"):
+def _root_grads(outputs, grad_outputs, create_graph):
     grads = []
     for i, t in enumerate(outputs):
         if not isinstance(t, Tensor):
@@ -367,7 +367,7 @@ def _root_grads(outputs, grad_outputs, create_graph, what="grad_output"):
         if not isinstance(g, Tensor):
             g = Tensor._wrap(np.asarray(g, dtype=t._data.dtype))
         if g._data.shape != t._data.shape:
-            raise RuntimeError(f"Mismatch in shape: {what}[{i}] has a shape of {_size(g)} and output[{i}] "
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {_size(g)} and output[{i}] "
                                f"has a shape of {_size(t)}.")
         if create_graph:
             grads.append(g if g._data.dtype == t._data.dtype else g.to(t.dtype))
@@ -395,14 +395,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         raise RuntimeError(f"got {len(grad_tensors)} gradients for {len(tensors)} tensors")
     if retain_graph is None:
         retain_graph = create_graph
-    grads = _root_grads(tensors, grad_tensors, create_graph, "grad_tensors")
+    grads = _root_grads(tensors, grad_tensors, create_graph)
     roots = [_edge_of(t) for t in tensors]
     if inputs is None:
         run_backward(roots, grads, retain_graph, create_graph)
         return
     inputs = _as_tuple(inputs)
     if not inputs:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     capture = [_edge_of(t) for t in inputs]
     got = run_backward(roots, grads, retain_graph, create_graph, capture=capture, accumulate=False)
     for t, g in zip(inputs, got):
@@ -419,21 +419,34 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """Return d(outputs)/d(inputs) without touching ``.grad`` (``torch.autograd.grad``)."""
+    """Return d(outputs)/d(inputs) without touching ``.grad`` (``torch.autograd.grad``).
+
+    ``inputs`` may be a Tensor, a sequence of Tensors, or a dict of them (the result is then a dict
+    with the same keys). An input the outputs do not depend on is an error unless ``allow_unused``
+    (its gradient is then None) or ``materialize_grads`` (zeros).
+    """
     if is_grads_batched:
         raise NotImplementedError("is_grads_batched=True is not supported by npgrad")
-    single_input = isinstance(inputs, Tensor)
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
+                         "allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    keys = None
+    if isinstance(inputs, dict):
+        keys = list(inputs)
+        inputs = [inputs[k] for k in keys]
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     grad_outputs = _as_tuple(grad_outputs)
-    if allow_unused is None:
-        allow_unused = materialize_grads
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if grad_outputs is not None and len(grad_outputs) != len(outputs):
         raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} "
                            f"grad_outputs for {len(outputs)} outputs")
-    for i, t in enumerate(inputs):
+    for t in inputs:
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected a Tensor at inputs[{i}], got {type(t).__name__}")
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:
@@ -443,18 +456,19 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     capture = [_edge_of(t) for t in inputs]
     got = run_backward(roots, grads, retain_graph, create_graph, capture=capture, accumulate=False)
     result = []
-    for t, g in zip(inputs, got):
+    for i, (t, g) in enumerate(zip(inputs, got)):
         if g is None:
             if materialize_grads:
-                z = np.zeros(t._data.shape, t._data.dtype)
-                result.append(Tensor._wrap(z))
+                result.append(Tensor._wrap(np.zeros(t._data.shape, t._data.dtype)))
                 continue
             if not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
             result.append(None)
         elif isinstance(g, Tensor):
             result.append(g)
         else:
             result.append(Tensor._wrap(np.asarray(g)))
+    if keys is not None:
+        return dict(zip(keys, result))
     return tuple(result)
