@@ -1,80 +1,182 @@
-"""``repr(tensor)`` in PyTorch's style: ``tensor([1.0000, 2.5000], requires_grad=True)``."""
+"""``repr(tensor)`` in PyTorch's layout: ``tensor([1.0000, 2.5000], requires_grad=True)``.
+
+The rules are PyTorch's, so printed output reads the same in both libraries:
+
+* one format per tensor, chosen from its non-zero finite values: integers print as ``1.``; otherwise
+  fixed ``1.2500`` unless the values span more than 1000x, exceed 1e8 or go below 1e-4, which gives
+  scientific ``1.2500e-05``. Every element is right-aligned to the widest of those values (so ``nan``
+  or ``-inf`` can stick out, exactly as in PyTorch);
+* tensors over ``threshold`` elements show ``edgeitems`` rows/columns at each end around ``...``;
+* rows wrap at ``linewidth`` characters; suffixes (``dtype=``, ``grad_fn=``) go on the last line when
+  they fit, otherwise on a new line aligned under the opening bracket.
+"""
+import math
+
 import numpy as np
 
 from . import dtypes as _dt
 
-_THRESHOLD, _EDGEITEMS, _LINEWIDTH = 1000, 3, 80
+__all__ = ["set_printoptions", "get_printoptions"]
 
 
-def _float_formatter(arr):
-    finite = arr[np.isfinite(arr)].astype(np.float64)
-    if finite.size == 0:
-        fmt = "{:.4f}"
-    else:
-        amax = np.abs(finite).max()
-        nonzero = np.abs(finite[finite != 0])
-        amin = nonzero.min() if nonzero.size else 0.0
-        integral = np.all(finite == np.round(finite))
-        if integral:
-            fmt = "{:.4e}" if amax > 1e8 else "int"
-        elif amax > 1e8 or (amin and (amin < 1e-4 or amax / amin > 1000)):
-            fmt = "{:.4e}"
+class _PrintOptions:
+    precision = 4
+    threshold = 1000
+    edgeitems = 3
+    linewidth = 80
+    sci_mode = None
+
+
+_OPTS = _PrintOptions()
+
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, math.inf, 3, 80)}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
+                     sci_mode=None):
+    """PyTorch's ``set_printoptions``: digits, summarisation threshold, edge items, line width."""
+    if profile is not None:
+        _OPTS.precision, _OPTS.threshold, _OPTS.edgeitems, _OPTS.linewidth = _PROFILES[profile]
+    if precision is not None:
+        _OPTS.precision = precision
+    if threshold is not None:
+        _OPTS.threshold = threshold
+    if edgeitems is not None:
+        _OPTS.edgeitems = edgeitems
+    if linewidth is not None:
+        _OPTS.linewidth = linewidth
+    _OPTS.sci_mode = sci_mode
+
+
+def get_printoptions():
+    return {"precision": _OPTS.precision, "threshold": _OPTS.threshold, "edgeitems": _OPTS.edgeitems,
+            "linewidth": _OPTS.linewidth, "sci_mode": _OPTS.sci_mode}
+
+
+class _Formatter:
+    """One element format for a whole tensor, decided from the values that will be shown."""
+
+    def __init__(self, shown):
+        self.floating = shown.dtype.kind == "f"
+        self.int_mode = True
+        self.sci_mode = False
+        self.width = 1
+        p = _OPTS.precision
+        if not self.floating:
+            for v in shown.flat:
+                self.width = max(self.width, len(str(v)))
+            return
+        flat = shown.ravel()
+        vals = flat[np.isfinite(flat) & (flat != 0)].astype(np.float64)
+        if vals.size == 0:
+            return
+        mags = np.abs(vals)
+        lo, hi = mags.min(), mags.max()
+        self.int_mode = bool(np.all(vals == np.ceil(vals)))
+        self.sci_mode = (hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4) if _OPTS.sci_mode is None \
+            else _OPTS.sci_mode
+        if self.sci_mode:
+            widths = (len(f"{v:.{p}e}") for v in vals.tolist())
+        elif self.int_mode:
+            widths = (len(f"{v:.0f}") + 1 for v in vals.tolist())
         else:
-            fmt = "{:.4f}"
+            widths = (len(f"{v:.{p}f}") for v in vals.tolist())
+        self.width = max(self.width, max(widths))
 
-    def one(v):
-        if np.isnan(v):
-            return "nan"
-        if np.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        if fmt == "int":
-            return f"{v:.0f}."
-        return fmt.format(v)
-
-    shown = _summarized(arr)
-    width = max((len(one(v)) for v in shown.flat), default=1)
-    return lambda v: one(v).rjust(width)
+    def format(self, v):
+        if self.floating:
+            if self.sci_mode:
+                s = f"{v:{self.width}.{_OPTS.precision}e}"
+            elif self.int_mode:
+                s = f"{v:.0f}"
+                if math.isfinite(v):
+                    s += "."
+            else:
+                s = f"{v:.{_OPTS.precision}f}"
+        else:
+            s = str(v)
+        return s.rjust(self.width)
 
 
 def _summarized(arr):
-    if arr.size <= _THRESHOLD:
-        return arr
-    e = _EDGEITEMS
-    parts = arr
-    for ax in range(arr.ndim):
-        if parts.shape[ax] > 2 * e:
-            parts = np.concatenate([np.take(parts, range(e), ax), np.take(parts, range(-e, 0), ax)], ax)
-    return parts
+    """The elements a summarised print shows: ``edgeitems`` at both ends of every dimension."""
+    e = _OPTS.edgeitems
+    for axis, n in enumerate(arr.shape):
+        if n > 2 * e:
+            keep = list(range(e)) + list(range(n - e, n))
+            arr = np.take(arr, keep, axis=axis)
+    return arr
 
 
-def _body(arr):
-    kind = arr.dtype.kind
-    if kind == "f":
-        formatter = {"float_kind": _float_formatter(arr)}
-    elif kind == "b":
-        formatter = {"bool": lambda v: "True" if v else "False"}
+def _vector(arr, indent, summarize, fmt):
+    per_line = max(1, int(math.floor((_OPTS.linewidth - indent) / (fmt.width + 2))))
+    e = _OPTS.edgeitems
+    if summarize and arr.shape[0] > 2 * e:
+        items = [fmt.format(v) for v in arr[:e].tolist()] + [" ..."] + \
+                [fmt.format(v) for v in arr[-e:].tolist()]
     else:
-        width = max((len(str(v)) for v in _summarized(arr).flat), default=1)
-        formatter = {"int_kind": lambda v: str(v).rjust(width)}
-    return np.array2string(arr, separator=", ", prefix="tensor(", formatter=formatter, threshold=_THRESHOLD,
-                           edgeitems=_EDGEITEMS, max_line_width=_LINEWIDTH)
+        items = [fmt.format(v) for v in arr.tolist()]
+    lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+    return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _nested(arr, indent, summarize, fmt):
+    if arr.ndim == 0:
+        return fmt.format(arr.item())
+    if arr.ndim == 1:
+        return _vector(arr, indent, summarize, fmt)
+    e = _OPTS.edgeitems
+    n = arr.shape[0]
+    if summarize and n > 2 * e:
+        rows = [_nested(arr[i], indent + 1, summarize, fmt) for i in range(e)] + ["..."] + \
+               [_nested(arr[i], indent + 1, summarize, fmt) for i in range(n - e, n)]
+    else:
+        rows = [_nested(arr[i], indent + 1, summarize, fmt) for i in range(n)]
+    return "[" + ("," + "\n" * (arr.ndim - 1) + " " * (indent + 1)).join(rows) + "]"
+
+
+def _body(arr, indent):
+    if arr.dtype == np.float16:
+        arr = arr.astype(np.float32)  # as PyTorch: half values are formatted through float
+    summarize = arr.size > _OPTS.threshold
+    fmt = _Formatter(_summarized(arr) if summarize else arr)
+    return _nested(arr, indent, summarize, fmt)
+
+
+def _add_suffixes(text, suffixes, indent):
+    parts = [text]
+    last_len = len(text) - text.rfind("\n") + 1
+    for s in suffixes:
+        if last_len + len(s) + 2 > _OPTS.linewidth:
+            parts.append(",\n" + " " * indent + s)
+            last_len = indent + len(s)
+        else:
+            parts.append(", " + s)
+            last_len += len(s) + 2
+    parts.append(")")
+    return "".join(parts)
 
 
 def tensor_repr(t):
     arr = t._data
+    prefix = "tensor("
+    indent = len(prefix)
+    dt = _dt.from_numpy_dtype(arr.dtype)
     suffixes = []
     if arr.size == 0:
+        if arr.ndim != 1:
+            suffixes.append("size=" + str(tuple(arr.shape)))
+        # Nothing in an empty tensor shows its type, so anything but the default float is spelled out.
+        if dt is not _dt.get_default_dtype():
+            suffixes.append(f"dtype={dt!r}")
         body = "[]"
-        if arr.shape != (0,):
-            suffixes.append(f"size=({', '.join(str(s) for s in arr.shape)}{',' if arr.ndim == 1 else ''})")
     else:
-        body = _body(arr if arr.ndim else arr.reshape(()))
-    dt = _dt.from_numpy_dtype(arr.dtype)
-    if dt not in (_dt.get_default_dtype(), _dt.int64, _dt.bool):
-        suffixes.append(f"dtype={dt!r}")
-    if t._grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
+        if dt not in (_dt.get_default_dtype(), _dt.int64, _dt.bool):
+            suffixes.append(f"dtype={dt!r}")
+        body = _body(arr, indent)
+    fn = t._grad_fn
+    if fn is not None:
+        suffixes.append(f"grad_fn=<{fn.name()}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
-    sep = ",\n       " if "\n" in body else ", "
-    return "tensor(" + body + "".join(sep + s for s in suffixes) + ")"
+    return _add_suffixes(prefix + body, suffixes, indent)

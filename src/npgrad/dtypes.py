@@ -67,7 +67,18 @@ short, int, long = int16, int32, int64  # noqa: A001
 _ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
 _FROM_NP = {d.np: d for d in _ALL}
 _FROM_NP.update({d.np.type: d for d in _ALL})
-_FROM_PY = {_builtin_float: float32, _builtin_int: int64, _builtin_bool: bool}
+# As PyTorch: ``dtype=float`` means float64 (a Python float is a double), whatever the default type.
+_FROM_PY = {_builtin_float: float64, _builtin_int: int64, _builtin_bool: bool}
+
+# The C++ scalar-type names PyTorch's messages use ("not implemented for 'Float'").
+_SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char", "int16": "Short",
+                 "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
+
+
+def scalar_name(d):
+    """PyTorch's name for a dtype in error messages: ``Float`` for float32, ``Long`` for int64."""
+    d = d if type(d) is dtype else from_numpy_dtype(d)
+    return _SCALAR_NAMES[d.name]
 
 
 def _by_name(name):
@@ -87,11 +98,9 @@ def from_numpy_dtype(np_dtype):
 
 
 def to_dtype(d):
-    """Accept an npgrad dtype, a NumPy dtype/type, or a Python type (``float`` -> default)."""
+    """Accept an npgrad dtype, a NumPy dtype/type, or a Python type (``float`` -> float64, as PyTorch)."""
     if type(d) is dtype:
         return d
-    if d is _builtin_float:
-        return _default[0]
     if d in _FROM_PY:
         return _FROM_PY[d]
     return from_numpy_dtype(d)
@@ -107,7 +116,7 @@ def get_default_dtype():
 def set_default_dtype(d):
     d = to_dtype(d)
     if not d.is_floating_point:
-        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+        raise TypeError("only floating-point types are supported as the default type")
     _default[0] = d
 
 

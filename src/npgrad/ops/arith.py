@@ -4,6 +4,8 @@
 into what PyTorch would compute (an int tensor times 2.5 is a float32 tensor, not float64), then calls
 the Op. Broadcasting needs nothing here: the engine sums each gradient back to its input's shape.
 """
+import math
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -91,7 +93,10 @@ class Pow(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        out = np.power(a, b)
+        try:
+            out = np.power(a, b)
+        except ValueError:  # NumPy refuses integer ** negative integer; PyTorch truncates it to an integer
+            out = _int_pow(a, b)
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -108,8 +113,25 @@ class Pow(Op):
                 ga = g * P.where(P.data_of(b) == 0, 0.0, b * a ** (b - 1))
         if need_b:
             base0 = (P.data_of(a) == 0) & (P.data_of(b) >= 0)
-            gb = g * P.where(base0, 0.0, out * P.log(a)) if base0.any() else g * (out * P.log(a))
+            log_a = _log_scalar(a) if isinstance(a, (int, float)) else P.log(a)
+            gb = g * P.where(base0, 0.0, out * log_a) if base0.any() else g * (out * log_a)
         return ga, gb
+
+
+def _log_scalar(v):
+    # A Python float keeps a float32 gradient float32; np.log(2) would be a float64 scalar and upcast it.
+    if v > 0:
+        return math.log(v)
+    return -math.inf if v == 0 else math.nan
+
+
+def _int_pow(a, b):
+    """``a ** b`` for integers with some negative exponents: 1/a**|b| truncated (so 0 unless |a| is 1)."""
+    a, b = np.asarray(a), np.asarray(b)
+    dt = np.result_type(a, b)
+    pos = np.power(a, np.maximum(b, 0)).astype(dt)
+    neg = np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 0, 1, -1), 0)).astype(dt)
+    return np.where(b >= 0, pos, neg)
 
 
 class FloorDivide(Op):
@@ -117,7 +139,7 @@ class FloorDivide(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        _check_int_division(a, b)
+        _check_int_division(a, b, "div_floor_cpu")
         return np.floor_divide(a, b)
 
     @staticmethod
@@ -132,7 +154,7 @@ class Remainder(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        _check_int_division(a, b)
+        _check_int_division(a, b, "remainder_cpu")
         ctx.save_for_backward(a, b)
         return np.remainder(a, b)
 
@@ -152,7 +174,7 @@ class Fmod(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        _check_int_division(a, b)
+        _check_int_division(a, b, "fmod_cpu")
         ctx.save_for_backward(a, b)
         return np.fmod(a, b)
 
@@ -165,8 +187,8 @@ class Fmod(Op):
         return g, gb
 
 
-class _Cast(Op):
-    """Change dtype; the gradient is cast back to the input's dtype by the engine."""
+class ToCopy(Op):
+    """Change dtype (PyTorch's ``_to_copy``); the engine casts the gradient back to the input's dtype."""
 
     __slots__ = ()
 
@@ -179,9 +201,16 @@ class _Cast(Op):
         return g, None
 
 
-def _check_int_division(a, b):
-    if np.asarray(a).dtype.kind in "iub" and np.asarray(b).dtype.kind in "iub" and np.any(np.asarray(b) == 0):
-        raise RuntimeError("ZeroDivisionError")
+_Cast = ToCopy  # the name the rest of npgrad imports
+
+
+def _check_int_division(a, b, kernel):
+    ka, kb = np.asarray(a).dtype.kind, np.asarray(b).dtype.kind
+    if ka in "iub" and kb in "iub":
+        if ka == "b" and kb == "b":
+            raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+        if np.any(np.asarray(b) == 0):
+            raise RuntimeError("ZeroDivisionError")
 
 
 # -- promotion ---------------------------------------------------------------------------------------------
@@ -245,13 +274,54 @@ def promote(a, b):
 
 def _binary(cls, a, b):
     a, b = promote(a, b)
-    return cls.apply(a, b)
+    try:
+        return cls.apply(a, b)
+    except ValueError as e:  # the only check on shapes: NumPy's failure is translated, never pre-empted
+        _raise_shape_error(a, b, e)
 
 
 def _rbinary(cls, a, b):
     """``scalar <op> tensor``: promote as if the scalar were on the right, then apply in order."""
     b, a = promote(b, a)
-    return cls.apply(a, b)
+    try:
+        return cls.apply(a, b)
+    except ValueError as e:
+        _raise_shape_error(a, b, e)
+
+
+def _apply2(cls, a, b, *rest):
+    """``cls.apply(a, b, ...)`` with PyTorch's error when ``a`` and ``b`` do not broadcast."""
+    try:
+        return cls.apply(a, b, *rest)
+    except ValueError as e:
+        _raise_shape_error(a, b, e)
+
+
+def _raise_shape_error(a, b, exc):
+    """Raise PyTorch's size-mismatch error if ``a`` and ``b`` do not broadcast, else ``exc`` itself."""
+    from .broadcast import broadcast_error
+    err = broadcast_error(np.shape(a._data if isinstance(a, Tensor) else a),
+                          np.shape(b._data if isinstance(b, Tensor) else b))
+    if err is None:
+        raise exc
+    raise err from None
+
+
+_BOOL_SUB = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+             "mask, use the `~` or `logical_not()` operator instead.")
+_BOOL_SUB2 = ("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+              "`logical_xor()` operator instead.")
+
+
+def _is_bool(x):
+    return x._data.dtype.kind == "b" if isinstance(x, Tensor) else type(x) is bool or isinstance(x, np.bool_)
+
+
+def _sub(a, b):
+    """``a - b`` (either may be the scalar); PyTorch refuses any bool operand."""
+    if _is_bool(a) or _is_bool(b):
+        raise RuntimeError(_BOOL_SUB2 if _is_bool(a) and _is_bool(b) else _BOOL_SUB)
+    return _binary(Sub, a, b) if isinstance(a, Tensor) else _rbinary(Sub, a, b)
 
 
 def _float_if_integral(a, b):
@@ -266,31 +336,37 @@ def _float_if_integral(a, b):
 
 # -- public functions and Tensor methods -------------------------------------------------------------------
 
-def _with_alpha(other, alpha):
-    if alpha == 1:
+def _with_alpha(input, other, alpha):
+    if type(alpha) is int and alpha == 1:
         return other
+    # PyTorch checks alpha against the result type: no float alpha for integers, bool only for bool.
+    rt = _dt.result_type(input, other)
+    if type(alpha) is bool or isinstance(alpha, np.bool_):
+        if rt is not _dt.bool:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+        return other if alpha else other & False
+    elif isinstance(alpha, (float, np.floating)) and not rt.is_floating_point:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     return other * alpha
 
 
 @tensor_method()
 def add(input, other, *, alpha=1, out=None):
-    r = _binary(Add, input, _with_alpha(other, alpha)) if isinstance(input, Tensor) else \
-        _rbinary(Add, input, _with_alpha(other, alpha))
+    other = _with_alpha(input, other, alpha)
+    r = _binary(Add, input, other) if isinstance(input, Tensor) else _rbinary(Add, input, other)
     return _out(r, out)
 
 
 @tensor_method("sub", "subtract")
 def sub(input, other, *, alpha=1, out=None):
-    r = _binary(Sub, input, _with_alpha(other, alpha)) if isinstance(input, Tensor) else \
-        _rbinary(Sub, input, _with_alpha(other, alpha))
-    return _out(r, out)
+    return _out(_sub(input, _with_alpha(input, other, alpha)), out)
 
 
 subtract = sub
 
 
 def rsub(input, other, *, alpha=1):
-    return _rbinary(Sub, other, _with_alpha(input, alpha))
+    return _sub(other, _with_alpha(other, input, alpha))
 
 
 @tensor_method("mul", "multiply")
@@ -309,7 +385,7 @@ def div(input, other, *, rounding_mode=None, out=None):
     a, b = promote(input, other)
     if rounding_mode is None:
         a, b = _float_if_integral(a, b)
-        return _out(Div.apply(a, b), out)
+        return _out(_apply2(Div, a, b), out)
     return _out(_rounded_div(a, b, rounding_mode), out)
 
 
@@ -320,7 +396,7 @@ def _rdiv(tensor, scalar, rounding_mode=None):
     b, a = promote(tensor, scalar)
     if rounding_mode is None:
         b, a = _float_if_integral(b, a)
-        return Div.apply(a, b)
+        return _apply2(Div, a, b)
     return _rounded_div(a, b, rounding_mode)
 
 
@@ -328,20 +404,20 @@ def _rounded_div(a, b, mode):
     if mode not in ("trunc", "floor"):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                            f"'{mode}'")
-    if mode == "floor":
-        q = FloorDivide.apply(a, b)
-    else:
-        q = _Trunc.apply(a, b)
-    # PyTorch gives rounded division a zero gradient; detach keeps it out of the graph.
-    return q.detach() if q._requires_grad else q
+    return _apply2(RoundedDiv, a, b, mode)
 
 
-class _Trunc(Op):
+class RoundedDiv(Op):
+    """``div(rounding_mode='trunc'|'floor')``: piecewise constant, so both gradients are zero (as PyTorch)."""
+
     __slots__ = ()
 
     @staticmethod
-    def forward(ctx, a, b):
-        _check_int_division(a, b)
+    def forward(ctx, a, b, mode):
+        if mode == "floor":
+            _check_int_division(a, b, "div_floor_cpu")
+            return np.floor_divide(a, b)
+        _check_int_division(a, b, "div_trunc_cpu")
         if np.asarray(a).dtype.kind in "iu" and np.asarray(b).dtype.kind in "iu":
             q = np.abs(a) // np.abs(b)
             return np.where((np.asarray(a) < 0) != (np.asarray(b) < 0), -q, q).astype(np.result_type(a, b))
@@ -349,7 +425,10 @@ class _Trunc(Op):
 
     @staticmethod
     def backward(ctx, g):
-        return P.zeros_like(g), P.zeros_like(g)
+        return P.zeros_like(g), P.zeros_like(g), None
+
+    def name(self):
+        return "DivBackward2"
 
 
 @tensor_method()
@@ -381,7 +460,9 @@ def pow(input, exponent):
         a, b = promote(input, exponent)
         if isinstance(b, int) and b < 0 and a._data.dtype.kind in "iu":
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return Pow.apply(a, b)
+    if isinstance(b, Tensor) and a._data.dtype.kind == "b" and b._data.dtype.kind == "b":
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    return _apply2(Pow, a, b)
 
 
 @tensor_method()
@@ -404,6 +485,8 @@ negative = neg
 
 @tensor_method()
 def positive(input):
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
@@ -422,8 +505,8 @@ def _def(name, fn):
 
 _def("__add__", lambda self, other: _binary(Add, self, other))
 _def("__radd__", lambda self, other: _rbinary(Add, other, self))
-_def("__sub__", lambda self, other: _binary(Sub, self, other))
-_def("__rsub__", lambda self, other: _rbinary(Sub, other, self))
+_def("__sub__", lambda self, other: _sub(self, other))
+_def("__rsub__", lambda self, other: _sub(other, self))
 _def("__mul__", lambda self, other: _binary(Mul, self, other))
 _def("__rmul__", lambda self, other: _rbinary(Mul, other, self))
 _def("__truediv__", lambda self, other: div(self, other))

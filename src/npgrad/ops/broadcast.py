@@ -8,6 +8,28 @@ from ._registry import tensor_method
 __all__ = ["broadcast_to", "broadcast_tensors", "broadcast_shapes"]
 
 
+def broadcast_error(*shapes):
+    """PyTorch's error for operands that do not broadcast, or None when they do.
+
+    Shapes are combined left to right as PyTorch's TensorIterator does, so "tensor a" is everything
+    before the offending operand and the dimension is counted in the combined result's rank.
+    """
+    acc = tuple(shapes[0])
+    for s in shapes[1:]:
+        s = tuple(s)
+        n = max(len(acc), len(s))
+        out = [1] * n
+        for i in range(n - 1, -1, -1):
+            p = acc[i - n + len(acc)] if i - n + len(acc) >= 0 else 1
+            q = s[i - n + len(s)] if i - n + len(s) >= 0 else 1
+            if p != q and p != 1 and q != 1:
+                return RuntimeError(f"The size of tensor a ({p}) must match the size of tensor b ({q}) at "
+                                    f"non-singleton dimension {i}")
+            out[i] = q if p == 1 else p
+        acc = tuple(out)
+    return None
+
+
 class SumTo(Op):
     """Sum a tensor down to a broadcast-compatible shape (used by the engine for broadcast gradients)."""
 

@@ -5,6 +5,7 @@ from .. import dtypes as _dt
 from ..tensor import Tensor
 from ._registry import tensor_method
 from .arith import promote
+from .broadcast import broadcast_error
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal", "not_equal",
            "isclose", "allclose", "equal", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal",
@@ -19,14 +20,8 @@ def _operands(a, b):
 
 
 def _broadcast_error(x, y):
-    sx, sy = np.shape(x), np.shape(y)
-    for i in range(1, max(len(sx), len(sy)) + 1):
-        p = sx[-i] if i <= len(sx) else 1
-        q = sy[-i] if i <= len(sy) else 1
-        if p != q and p != 1 and q != 1:
-            return RuntimeError(f"The size of tensor a ({p}) must match the size of tensor b ({q}) at non-singleton "
-                                f"dimension {max(len(sx), len(sy)) - i}")
-    return RuntimeError(f"shapes {list(sx)} and {list(sy)} cannot be broadcast")
+    return broadcast_error(np.shape(x), np.shape(y)) or \
+        RuntimeError(f"shapes {list(np.shape(x))} and {list(np.shape(y))} cannot be broadcast")
 
 
 def _compare(ufunc, name):
@@ -116,9 +111,9 @@ def logical_not(input):
     return Tensor._wrap(np.asarray(np.logical_not(input._data)))
 
 
-def _check_bitwise(x, name):
-    if x.dtype.kind not in "biu":
-        raise RuntimeError(f'"{name}_cpu" not implemented for \'{_dt.from_numpy_dtype(x.dtype).name.capitalize()}\'')
+def _check_bitwise(x, name, allow_bool=True):
+    if x.dtype.kind not in ("biu" if allow_bool else "iu"):
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dt.scalar_name(x.dtype)}\'')
 
 
 def _bitwise(ufunc, name, kernel):
@@ -127,11 +122,12 @@ def _bitwise(ufunc, name, kernel):
             input, other = Tensor._wrap(np.asarray(input)), other
             input, other = other, input
         x, y = _operands(input, other)
-        _check_bitwise(x, kernel)
+        shift = kernel.endswith("shift")  # shifts have no bool kernel: bool << bool is refused
+        _check_bitwise(x, kernel, not shift)
         if isinstance(y, np.ndarray):
-            _check_bitwise(y, kernel)
+            _check_bitwise(y, kernel, not shift)
         elif isinstance(y, float):
-            raise RuntimeError(f'"{kernel}_cpu" not implemented for \'Float\'')
+            raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'Float\'')
         try:
             return Tensor._wrap(np.asarray(ufunc(x, y)))
         except ValueError:
@@ -159,7 +155,13 @@ Tensor.__xor__ = bitwise_xor
 Tensor.__rand__ = lambda self, other: bitwise_and(self, other)
 Tensor.__ror__ = lambda self, other: bitwise_or(self, other)
 Tensor.__rxor__ = lambda self, other: bitwise_xor(self, other)
-Tensor.__invert__ = bitwise_not
+def _invert(self):
+    if self._data.dtype.kind not in "biu":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return Tensor._wrap(np.invert(self._data))
+
+
+Tensor.__invert__ = _invert
 Tensor.__lshift__ = bitwise_left_shift
 Tensor.__rshift__ = bitwise_right_shift
 Tensor.__rlshift__ = lambda self, other: bitwise_left_shift(Tensor._wrap(np.asarray(other, self._data.dtype)), self)

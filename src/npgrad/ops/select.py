@@ -7,7 +7,8 @@ from ..autograd.function import Op
 from ..tensor import Tensor
 from . import _poly as P
 from ._registry import tensor_method
-from .arith import promote
+from .arith import promote, _apply2
+from .broadcast import broadcast_error
 
 __all__ = ["where", "maximum", "minimum", "fmax", "fmin", "clamp", "clip", "clamp_min", "clamp_max", "atan2",
            "arctan2", "lerp", "addcmul", "addcdiv", "hypot", "xlogy", "nan_to_num"]
@@ -37,7 +38,7 @@ def where(condition, input=None, other=None):
         condition = Tensor._wrap(np.asarray(condition))
     if condition._data.dtype.kind != "b":
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                           f"{condition.dtype.name.capitalize()}")
+                           f"{_dt.scalar_name(condition.dtype)}")
     if isinstance(input, Tensor):
         a, b = promote(input, other)
     elif isinstance(other, Tensor):
@@ -46,70 +47,105 @@ def where(condition, input=None, other=None):
         from ..factories import tensor
         a, b = promote(tensor(input), other)
     cd = condition._data
-    shapes = [cd.shape] + [x._data.shape for x in (a, b) if isinstance(x, Tensor)]
     try:
-        np.broadcast_shapes(*shapes)
+        return Where.apply(cd, a, b)
     except ValueError:
-        raise RuntimeError("The size of tensors must match at non-singleton dimensions: "
-                           + ", ".join(str(list(s)) for s in shapes)) from None
-    return Where.apply(cd, a, b)
+        err = broadcast_error(cd.shape, *[np.shape(x._data if isinstance(x, Tensor) else x) for x in (a, b)])
+        if err is None:
+            raise
+        raise err from None
 
 
 class MaxMin(Op):
-    """maximum/minimum: ties split the gradient evenly between the two inputs, as in PyTorch."""
+    """Elementwise max/min; ties split the gradient evenly between the two inputs, as in PyTorch.
+
+    One subclass per function (its ufunc and which side wins) so each node is named as PyTorch's.
+    """
 
     __slots__ = ()
+    ufunc = None
+    is_min = False
 
-    @staticmethod
-    def forward(ctx, a, b, is_min, ignore_nan):
-        if ignore_nan:
-            out = np.fmin(a, b) if is_min else np.fmax(a, b)
-        else:
-            out = np.minimum(a, b) if is_min else np.maximum(a, b)
+    @classmethod
+    def forward(cls, ctx, a, b):
         ctx.save_for_backward(a, b)
-        ctx.is_min = is_min
-        return out
+        return cls.ufunc(a, b)
 
-    @staticmethod
-    def backward(ctx, g):
+    @classmethod
+    def backward(cls, ctx, g):
         a, b = ctx.saved_tensors
         ad, bd = P.data_of(a), P.data_of(b)
-        win_a = (ad < bd) if ctx.is_min else (ad > bd)
-        tie = ad == bd
-        wa = np.where(tie, 0.5, win_a.astype(g.dtype if not isinstance(g, Tensor) else g._data.dtype))
-        wa = np.asarray(wa, P.data_of(g).dtype)
-        need_a, need_b = ctx.needs_input_grad[:2]
-        return (g * wa if need_a else None), (g * (1.0 - wa) if need_b else None), None, None
+        dt = P.data_of(g).dtype
+        if cls.ufunc is np.fmax or cls.ufunc is np.fmin:
+            # The side fmax/fmin picked (ties and NaN in `other` go to `input`) takes the whole gradient.
+            keep = ((ad <= bd) if cls.is_min else (ad >= bd)) | np.isnan(bd)
+            wa, wb = keep.astype(dt), (~keep).astype(dt)
+        else:
+            # PyTorch's rule: a tie halves the gradient; only a strictly losing side gets zero (NaN loses nothing).
+            a_loses, b_loses = ((ad > bd), (ad < bd)) if cls.is_min else ((ad < bd), (ad > bd))
+            half = np.asarray(0.5, dt)
+            tie = ad == bd
+            wa = np.where(tie, half, (~a_loses).astype(dt))
+            wb = np.where(tie, half, (~b_loses).astype(dt))
+        need_a, need_b = ctx.needs_input_grad
+        return (g * wa if need_a else None), (g * wb if need_b else None)
 
 
-def _maxmin(input, other, is_min, ignore_nan=False):
+class Maximum(MaxMin):
+    __slots__ = ()
+    ufunc = staticmethod(np.maximum)
+
+
+class Minimum(MaxMin):
+    __slots__ = ()
+    ufunc = staticmethod(np.minimum)
+    is_min = True
+
+
+class Fmax(MaxMin):
+    __slots__ = ()
+    ufunc = staticmethod(np.fmax)
+
+
+class Fmin(MaxMin):
+    __slots__ = ()
+    ufunc = staticmethod(np.fmin)
+    is_min = True
+
+
+def _maxmin(cls, input, other):
     if not isinstance(input, Tensor):
         other, input = promote(other, input)
     else:
         input, other = promote(input, other)
     if not isinstance(other, Tensor):
         other = Tensor._wrap(np.asarray(other, input._data.dtype))
-    return MaxMin.apply(input, other, is_min, ignore_nan)
+    return _apply2(cls, input, other)
 
 
 @tensor_method()
 def maximum(input, other):
-    return _maxmin(input, other, False)
+    return _maxmin(Maximum, input, other)
 
 
 @tensor_method()
 def minimum(input, other):
-    return _maxmin(input, other, True)
+    return _maxmin(Minimum, input, other)
 
 
 @tensor_method()
 def fmax(input, other):
-    return _maxmin(input, other, False, True)
+    return _maxmin(Fmax, input, other)
 
 
 @tensor_method()
 def fmin(input, other):
-    return _maxmin(input, other, True, True)
+    return _maxmin(Fmin, input, other)
+
+
+def _bound(v, dtype):
+    # As PyTorch, a bound is converted to the tensor's type first (an integer bound wraps: -1 -> 255 for uint8).
+    return np.array(v).astype(dtype)
 
 
 class Clamp(Op):
@@ -123,10 +159,13 @@ class Clamp(Op):
         ctx.lo, ctx.hi = lo, hi
         out = x
         if lo is not None:
-            out = np.maximum(out, np.asarray(lo, x.dtype))
+            out = np.maximum(out, _bound(lo, x.dtype))
         if hi is not None:
-            out = np.minimum(out, np.asarray(hi, x.dtype))
+            out = np.minimum(out, _bound(hi, x.dtype))
         return out if out is not x else x.copy()
+
+    def name(self):
+        return "ClampBackward1"  # PyTorch's name for clamp with Number bounds
 
     @staticmethod
     def backward(ctx, g):
@@ -152,22 +191,44 @@ def clamp(input, min=None, max=None):  # noqa: A002 - PyTorch's argument names
         if max is not None:
             out = minimum(out, max)
         return out
-    if input._data.dtype.kind != "f" and (isinstance(min, float) or isinstance(max, float)):
+    return _clamp_scalar(Clamp, input, min, max)
+
+
+def _clamp_scalar(cls, input, lo, hi):
+    if input._data.dtype.kind != "f" and (isinstance(lo, float) or isinstance(hi, float)):
         input = input._cast(_dt.get_default_dtype())
-    return Clamp.apply(input, min, max)
+    return cls.apply(input, lo, hi)
 
 
 clip = clamp
 
 
+class ClampMin(Clamp):
+    __slots__ = ()
+
+    def name(self):
+        return "ClampMinBackward0"
+
+
+class ClampMax(Clamp):
+    __slots__ = ()
+
+    def name(self):
+        return "ClampMaxBackward0"
+
+
 @tensor_method()
 def clamp_min(input, min):  # noqa: A002
-    return clamp(input, min=min)
+    if isinstance(min, Tensor):
+        return maximum(input, min)
+    return _clamp_scalar(ClampMin, input, min, None)
 
 
 @tensor_method()
 def clamp_max(input, max):  # noqa: A002
-    return clamp(input, max=max)
+    if isinstance(max, Tensor):
+        return minimum(input, max)
+    return _clamp_scalar(ClampMax, input, None, max)
 
 
 @tensor_method("atan2", "arctan2")
@@ -175,13 +236,13 @@ def atan2(input, other):
     a, b = promote(input, other)
     if a._data.dtype.kind != "f":
         a, b = a._cast(_dt.get_default_dtype()), b._cast(_dt.get_default_dtype())
-    return _Atan2.apply(a, b)
+    return _apply2(Atan2, a, b)
 
 
 arctan2 = atan2
 
 
-class _Atan2(Op):
+class Atan2(Op):
     __slots__ = ()
 
     @staticmethod
@@ -208,16 +269,29 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 
 @tensor_method()
 def addcdiv(input, tensor1, tensor2, *, value=1):
+    if tensor1._data.dtype.kind != "f" and tensor2._data.dtype.kind != "f":
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
+            "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + "
+            "value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * "
+            "tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes.")
     return input + value * tensor1 / tensor2
 
 
 @tensor_method()
 def hypot(input, other):
+    for t in (input, other):
+        if isinstance(t, Tensor) and t._data.dtype.kind != "f":
+            raise NotImplementedError(f"\"hypot_cpu\" not implemented for '{_dt.scalar_name(t.dtype)}'")
     return (input * input + other * other).sqrt()
 
 
 @tensor_method()
 def xlogy(input, other):
+    if not isinstance(input, Tensor):
+        input = Tensor._wrap(np.asarray(input, other._data.dtype if other._data.dtype.kind == "f"
+                                        else _dt.get_default_dtype().np))
     if not isinstance(other, Tensor):
         other = Tensor._wrap(np.asarray(other, input._data.dtype))
     zero = input._data == 0

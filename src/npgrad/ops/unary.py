@@ -20,10 +20,14 @@ __all__ = []
 
 def _sigmoid_np(x):
     # exp(-x) overflows to inf for very negative x, and 1 / (1 + inf) is the correct 0.
+    if x.dtype == np.float16:  # three roundings in half precision lose a digit; PyTorch computes in float
+        return (1.0 / (1.0 + np.exp(-x.astype(np.float32)))).astype(np.float16)
     return 1.0 / (1.0 + np.exp(-x))
 
 
 def _rsqrt_np(x):
+    if x.dtype == np.float16:
+        return (1.0 / np.sqrt(x.astype(np.float32))).astype(np.float16)
     return 1.0 / np.sqrt(x)
 
 
@@ -115,6 +119,12 @@ def _make(name, fn, saves, deriv, keeps_int):
     def op(input):
         kind = input._data.dtype.kind
         if kind != "f":
+            if kind == "b":
+                _check_bool(name, input)
+                if name == "sign":
+                    return input.clone()
+                if name == "square":  # PyTorch's square is pow(x, 2): bool ** int gives int64
+                    input = input._cast(_dt.int64)
             if integral_identity:
                 return input.clone()
             if not keeps_int:
@@ -127,6 +137,16 @@ def _make(name, fn, saves, deriv, keeps_int):
     globals()[name] = op
     __all__.append(name)
     return op
+
+
+def _check_bool(name, input):
+    """PyTorch has no bool kernel for these; the others promote bool to int64 or float."""
+    if name in ("floor", "ceil", "trunc"):
+        raise NotImplementedError(f'"{name}_vml_cpu" not implemented for \'Bool\'')
+    if name == "abs":
+        raise NotImplementedError('"abs_cpu" not implemented for \'Bool\'')
+    if name == "relu":
+        raise RuntimeError("Boolean inputs not supported for relu")
 
 
 for _row in _TABLE:
@@ -149,6 +169,8 @@ _OPS["frac"] = Frac
 
 @tensor_method()
 def frac(input):
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"frac_cpu\" not implemented for '{_dt.scalar_name(input.dtype)}'")
     return Frac.apply(input)
 
 
@@ -167,8 +189,17 @@ class Round(Op):
 @tensor_method()
 def round(input, *, decimals=0):  # noqa: A001
     if input._data.dtype.kind != "f":
+        if input._data.dtype.kind == "b":
+            raise NotImplementedError("\"round_vml_cpu\" not implemented for 'Bool'")
         return input.clone()
-    return Round.apply(input, decimals)
+    return (RoundDecimals if decimals else Round).apply(input, decimals)
+
+
+class RoundDecimals(Round):
+    __slots__ = ()
+
+    def name(self):
+        return "RoundBackward1"  # PyTorch's node for round(decimals=...)
 
 
 # Aliases PyTorch also exposes.
