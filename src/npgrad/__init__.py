@@ -16,6 +16,7 @@ from .ops import *  # noqa: F401,F403
 from .factories import *  # noqa: F401,F403
 from .random import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state, default_generator  # noqa
 from . import nn, optim, utils  # noqa: E402,F401
+from .serialization import save, load  # noqa: E402,F401
 
 __version__ = "0.1.0"
 
