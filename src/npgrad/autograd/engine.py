@@ -259,10 +259,17 @@ def _call_backward(node, grads, create_graph):
         else:
             raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                f"(expected {n_in}, got {len(out)})")
+    is_tensor_arg = node.__dict__.get("_tensor_args")
     res = []
     for k, o in enumerate(out):
-        if o is None or node.next_functions[k][0] is None:
+        if o is None:
             res.append(None)
+            continue
+        if is_tensor_arg is not None and not is_tensor_arg[k]:
+            raise RuntimeError(f"function {node.name()} returned a gradient different than None at position "
+                               f"{k + 1}, but the corresponding forward input was not a Variable")
+        if node.next_functions[k][0] is None:
+            res.append(None)  # the input does not require grad: its gradient is dropped
         elif isinstance(o, T):
             res.append(o if create_graph else o._data)
         else:

@@ -89,6 +89,7 @@ class Function:
     _non_diff = ()
     _materialize = True
     _n_out = 1
+    _dirty = ()
 
     # -- the API a subclass writes -------------------------------------------------------------
     @staticmethod
@@ -97,8 +98,21 @@ class Function:
 
     @staticmethod
     def backward(ctx, *grad_outputs):
+        vjp = type(ctx).vjp
+        if vjp is not Function.vjp:  # PyTorch accepts `vjp` as the name of backward
+            return vjp(ctx, *grad_outputs)
         raise NotImplementedError("You must implement either the backward or vjp method for your custom "
                                   "autograd.Function to use it with backward mode AD.")
+
+    @staticmethod
+    def vjp(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Newer style: ``forward(*args)`` without ctx, then ``setup_context(ctx, inputs, output)`` saves."""
+        raise NotImplementedError("setup_context is not implemented.")
 
     # -- the ctx API used inside forward/backward ----------------------------------------------
     def save_for_backward(self, *values):
@@ -108,7 +122,7 @@ class Function:
         self._non_diff = values
 
     def mark_dirty(self, *values):
-        pass  # npgrad's Function outputs are always new tensors; in-place results need no bookkeeping
+        self._dirty = values  # inputs forward modified in place (and returns): they are rebased on this node
 
     def set_materialize_grads(self, value):
         self._materialize = bool(value)
@@ -366,10 +380,21 @@ def _apply_function(cls, args, kwargs):
     node.needs_input_grad = tuple(isinstance(a, T) and a._requires_grad for a in args)
     node.next_functions = ()
     node._in_meta = ()
+    new_style = cls.setup_context is not Function.setup_context
+    if kwargs:
+        # Keyword arguments count as inputs in forward's parameter order (needs_input_grad, backward).
+        args = _bind(cls, new_style, args, kwargs)
+        kwargs = {}
+        node.needs_input_grad = tuple(isinstance(a, T) and a._requires_grad for a in args)
+        record = _grad_state.enabled and any(node.needs_input_grad)
     prev = _grad_state.enabled
     _grad_state.enabled = False
     try:
-        out = cls.forward(node, *args, **kwargs)
+        if new_style:
+            out = cls.forward(*args, **kwargs)
+            cls.setup_context(node, args, out)
+        else:
+            out = cls.forward(node, *args, **kwargs)
     finally:
         _grad_state.enabled = prev
     is_tuple = type(out) is tuple
@@ -379,8 +404,10 @@ def _apply_function(cls, args, kwargs):
     node.next_functions = tuple(_edge(a) if isinstance(a, T) and a._requires_grad else _NO_EDGE for a in args)
     node._in_meta = [(a._data.shape, a._data.dtype) if isinstance(a, T) and a._requires_grad else None
                      for a in args]
+    node._tensor_args = tuple(isinstance(a, T) for a in args)
     node._n_out = len(outs)
     non_diff = node._non_diff
+    dirty = node._dirty
     res = []
     shapes = []
     for i, o in enumerate(outs):
@@ -388,7 +415,9 @@ def _apply_function(cls, args, kwargs):
             res.append(o)
             shapes.append(None)
             continue
-        if any(o is a for a in args) or o._grad_fn is not None or o._requires_grad:
+        if any(o is d for d in dirty):
+            _rebase_dirty(o)  # the input itself becomes this output, as PyTorch does for in-place Functions
+        elif any(o is a for a in args) or o._grad_fn is not None or o._requires_grad:
             o = o._alias()  # an input returned as-is gets a new identity, as PyTorch makes a view
         if o._data.dtype.kind == "f" and not any(o is nd for nd in non_diff):
             o._grad_fn, o._out_idx, o._requires_grad = node, i, True
@@ -401,6 +430,20 @@ def _apply_function(cls, args, kwargs):
     if _anomaly.enabled():
         node._trace = _anomaly.creation_trace()
     return tuple(res) if is_tuple else res[0]
+
+
+def _bind(cls, new_style, args, kwargs):
+    import inspect
+    sig = inspect.signature(cls.forward)
+    bound = sig.bind(*args, **kwargs) if new_style else sig.bind(None, *args, **kwargs)
+    return tuple(bound.args if new_style else bound.args[1:])
+
+
+def _rebase_dirty(t):
+    if t._grad_fn is None and t._requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+    vc = t._version_counter()
+    vc[0] += 1
 
 
 def _edge(t):
@@ -441,13 +484,50 @@ def _fix_saved_function(node, args, outs, res):
         node._saved_versions = versions
 
 
+_ONCE_MSG = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+class _DelayedError(Op):
+    """Stands after a once_differentiable backward's results under create_graph: differentiating them
+    again raises, instead of silently giving a wrong (zero) higher-order gradient."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, *xs):
+        return xs
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(_ONCE_MSG)
+
+
 def once_differentiable(fn):
-    """Decorator for a backward that is not itself differentiable: runs it under no_grad."""
+    """Decorator for a backward that is not itself differentiable: it runs under no_grad, and under
+    ``create_graph=True`` its results raise if something tries to differentiate through them."""
     import functools
-    from .grad_mode import no_grad
 
     @functools.wraps(fn)
     def wrapper(ctx, *args):
-        with no_grad():
-            return fn(ctx, *args)
+        prev = _grad_state.enabled
+        _grad_state.enabled = False
+        try:
+            outputs = fn(ctx, *args)
+        finally:
+            _grad_state.enabled = prev
+        T = Tensor
+        if not prev or not any(isinstance(a, T) and a._requires_grad for a in args):
+            return outputs
+        is_tuple = isinstance(outputs, tuple)
+        outs = list(outputs) if is_tuple else [outputs]
+        pos = [k for k, o in enumerate(outs) if isinstance(o, T)]
+        fakes = []
+        for k in pos:
+            f = outs[k].detach()
+            f._requires_grad = f._data.dtype.kind == "f"
+            fakes.append(f)
+        wrapped = _DelayedError.apply(*fakes) if fakes else ()
+        for k, w in zip(pos, wrapped):
+            outs[k] = w
+        return tuple(outs) if is_tuple else outs[0]
     return wrapper
