@@ -99,9 +99,30 @@ class GetItem(Op):
 def _scatter_index(g, shape, index, advanced):
     out = np.zeros(shape, np.asarray(g).dtype)
     if advanced and any(isinstance(i, np.ndarray) and i.dtype.kind != "b" for i in index):
-        np.add.at(out, index, g)  # repeated indices accumulate
+        add_at_flat(out, _index_positions(shape, index), g)  # repeated indices accumulate
     else:
-        out[index] = g
+        out[index] = g  # basic indexing and masks select each element at most once
+    return out
+
+
+def _index_positions(shape, index):
+    """Flat positions (in a C-contiguous array of ``shape``) of the elements ``x[index]`` selects."""
+    first = index[0]
+    if isinstance(first, np.ndarray) and first.dtype.kind != "b" and \
+            all(isinstance(i, slice) and i == slice(None) for i in index[1:]):
+        # x[idx] / x[idx, :]: rows, the common case (embeddings); no position table needed.
+        n = shape[0]
+        rows = np.where(first < 0, first + n, first) if first.size and first.min() < 0 else first
+        post = int(np.prod(shape[1:]))
+        return (rows[..., None] * post + np.arange(post)).reshape(first.shape + tuple(shape[1:]))
+    return np.arange(int(np.prod(shape))).reshape(shape)[index]
+
+
+def add_at_flat(out, positions, values):
+    """``out.flat[positions] += values`` with repeated positions accumulating. NumPy's np.add.at is fast
+    only on a 1-D array with one integer index, so every scatter-add goes through this form.
+    ``out`` must be C-contiguous (a fresh array), so that ``reshape(-1)`` is a view of it."""
+    np.add.at(out.reshape(-1), positions.reshape(-1), np.broadcast_to(values, positions.shape).reshape(-1))
     return out
 
 
@@ -209,26 +230,49 @@ def _grid(index, dim):
     return tuple(grid)
 
 
+def _grid_positions(shape, index, dim):
+    """Flat positions (C order, array of ``shape``) that ``_grid(index, dim)`` addresses."""
+    strides = np.cumprod((1,) + tuple(shape[::-1]))[:-1][::-1] if len(shape) else ()
+    flat = index * strides[dim] if len(shape) else index
+    for d, n in enumerate(index.shape):
+        if d != dim:
+            view = [1] * index.ndim
+            view[d] = n
+            flat = flat + (np.arange(n) * strides[d]).reshape(view)
+    return flat
+
+
 def _check_index_tensor(index, name):
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
-    if index._data.dtype != np.int64 and index._data.dtype.kind not in "iu":
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    if index._data.dtype not in (np.int64, np.int32):
+        what = "int32 or int64" if name == "index_select" else "int32/int64"
+        raise RuntimeError(f"{name}(): Expected dtype {what} for index")
     return index._data
 
 
-def _check_gather_shapes(x_shape, idx_shape, dim, name):
+def _check_gather_shapes(x_shape, idx_shape, dim, name, src_shape=None):
     if len(idx_shape) != len(x_shape):
-        raise RuntimeError(f"Index tensor must have the same number of dimensions as input tensor")
-    for d, (a, b) in enumerate(zip(idx_shape, x_shape)):
-        if d != dim and a > b:
-            raise RuntimeError(f"Size does not match at dimension {d} expected index {list(idx_shape)} to be smaller "
-                               f"than self {list(x_shape)} apart from dimension {dim}")
+        what = "input" if name == "gather" else "self"
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as {what} tensor")
+    if name == "gather":
+        for d, (a, b) in enumerate(zip(idx_shape, x_shape)):
+            if d != dim and a > b:
+                raise RuntimeError(f"Size does not match at dimension {d} expected index {list(idx_shape)} to be no "
+                                   f"larger than self {list(x_shape)} apart from dimension {dim}")
+        return
+    too_big = any(d != dim and a > b for d, (a, b) in enumerate(zip(idx_shape, x_shape)))
+    if src_shape is not None:
+        too_big = too_big or any(a > b for a, b in zip(idx_shape, src_shape))
+    if too_big:
+        raise RuntimeError(f"Expected index {list(idx_shape)} to be no larger than self {list(x_shape)} apart from "
+                           f"dimension {dim}" + ("" if src_shape is None else
+                                                 f" and to be no larger size than src {list(src_shape)}"))
 
 
 def _bounds(index, size, dim, name):
-    if index.size and (index.min() < -size or index.max() >= size):
-        bad = index[(index < -size) | (index >= size)].flat[0]
+    if index.size and (index.min() < 0 or index.max() >= size):
+        bad = index[(index < 0) | (index >= size)].flat[0]
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
@@ -250,8 +294,7 @@ def scatter_add_values(g, shape, dim, index):
     if isinstance(g, Tensor):
         return ScatterAdd.apply(Tensor._wrap(np.zeros(shape, g._data.dtype)), dim, index, g)
     out = np.zeros(shape, np.asarray(g).dtype)
-    np.add.at(out, _grid(index, dim), g)
-    return out
+    return add_at_flat(out, _grid_positions(shape, index, dim), g)
 
 
 def scatter_along(g, index, dim, shape):
@@ -267,6 +310,8 @@ def scatter_along(g, index, dim, shape):
 def gather(input, dim, index, *, sparse_grad=False):
     d = canon_dim(dim, input._data.ndim)
     idx = _check_index_tensor(index, "gather")
+    if input._data.ndim == 0 or idx.ndim == 0:  # a scalar acts as a 1-element vector
+        return gather(_at_least_1d(input), d, _at_least_1d(index)).reshape(idx.shape)
     _check_gather_shapes(input._data.shape, idx.shape, d, "gather")
     _bounds(idx, input._data.shape[d] if input._data.ndim else 1, d, "gather")
     return Gather.apply(input, d, idx.astype(np.intp, copy=False))
@@ -292,9 +337,8 @@ class ScatterAdd(Op):
     @staticmethod
     def forward(ctx, x, dim, index, src):
         ctx.dim, ctx.index, ctx.src_shape = dim, index, src.shape
-        out = x.copy()
-        np.add.at(out, _grid(index, dim), src[tuple(slice(0, s) for s in index.shape)])
-        return out
+        out = x.copy()  # C order
+        return add_at_flat(out, _grid_positions(x.shape, index, dim), src[tuple(slice(0, s) for s in index.shape)])
 
     @staticmethod
     def backward(ctx, g):
@@ -349,16 +393,21 @@ class Scatter(Op):
 
 def _scatter_args(input, dim, index, src, name):
     d = canon_dim(dim, input._data.ndim)
-    idx = _check_index_tensor(index, name)
-    _check_gather_shapes(input._data.shape, idx.shape, d, name)
+    idx = _check_index_tensor(index, "scatter")
+    src_shape = src._data.shape if isinstance(src, Tensor) else None
+    if src_shape is not None and len(src_shape) != input._data.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    _check_gather_shapes(input._data.shape, idx.shape, d, name, src_shape)
     _bounds(idx, input._data.shape[d] if input._data.ndim else 1, d, name)
     if isinstance(src, Tensor) and src._data.dtype != input._data.dtype:
-        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     return d, idx.astype(np.intp, copy=False)
 
 
 @tensor_method()
 def scatter_add(input, dim, index, src):
+    if input._data.ndim == 0:
+        return scatter_add(input.reshape(1), dim, _at_least_1d(index), _at_least_1d(src)).reshape(())
     d, idx = _scatter_args(input, dim, index, src, "scatter_add")
     return ScatterAdd.apply(input, d, idx, src)
 
@@ -371,6 +420,8 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
         raise NotImplementedError(f"scatter(reduce={reduce!r}) is not supported by npgrad")
     if src is None:
         src = value
+    if input._data.ndim == 0:
+        return scatter(input.reshape(1), dim, _at_least_1d(index), _at_least_1d(src)).reshape(())
     d, idx = _scatter_args(input, dim, index, src, "scatter")
     if not isinstance(src, Tensor):
         src = np.asarray(src, input._data.dtype)
@@ -393,15 +444,14 @@ class IndexSelect(Op):
 
 
 def _index_add(out, dim, index, g):
-    if dim == 0 and out.ndim == 2 and index.size > 64 and out.shape[1] > 0:
-        # Embedding-style accumulation: bincount per column beats np.add.at by a wide margin.
-        n, d = out.shape
-        flat = (index[:, None] * d + np.arange(d)).ravel()
-        out += np.bincount(flat, weights=np.asarray(g, np.float64).ravel(), minlength=n * d) \
-            .reshape(n, d).astype(out.dtype)
-        return out
-    np.add.at(out, (slice(None),) * dim + (index,), g)
-    return out
+    """``out[(:,) * dim + (index,)] += g`` with repeated indices accumulating (``out`` C-contiguous)."""
+    shape = out.shape
+    pre = int(np.prod(shape[:dim]))
+    post = int(np.prod(shape[dim + 1:]))
+    n = shape[dim]
+    pos = (np.arange(pre)[:, None, None] * (n * post) + index[None, :, None] * post
+           + np.arange(post)[None, None, :])
+    return add_at_flat(out, pos, np.reshape(g, (pre, len(index), post)))
 
 
 class IndexAddBackward(Op):
@@ -428,10 +478,18 @@ def index_select(input, dim, index):
     size = input._data.shape[d] if input._data.ndim else 1
     if idx.size and (idx.min() < 0 or idx.max() >= size):
         bad = idx[(idx < 0) | (idx >= size)][0]
-        raise IndexError(f"index out of range in self (index {bad}, dimension {d} of size {size})")
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
     if input._data.ndim == 0:
-        return input.reshape(1)[Tensor._wrap(idx)].reshape(()) if idx.size == 1 else input.reshape(1)[idx]
+        if idx.size != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
+        return input.clone()
     return IndexSelect.apply(input, d, idx)
+
+
+def _at_least_1d(t):
+    if isinstance(t, Tensor):
+        return t.reshape(1) if t._data.ndim == 0 else t
+    return t
 
 
 class IndexAdd(Op):
@@ -440,9 +498,8 @@ class IndexAdd(Op):
     @staticmethod
     def forward(ctx, x, dim, index, src, alpha):
         ctx.dim, ctx.index, ctx.alpha = dim, index, alpha
-        out = x.copy()
-        np.add.at(out, (slice(None),) * dim + (index,), src * alpha if alpha != 1 else src)
-        return out
+        out = x.copy()  # C order
+        return _index_add(out, dim, index, src * alpha if alpha != 1 else src)
 
     @staticmethod
     def backward(ctx, g):
@@ -458,7 +515,24 @@ class IndexAdd(Op):
 @tensor_method()
 def index_add(input, dim, index, source, *, alpha=1):
     d = canon_dim(dim, input._data.ndim)
-    idx = _check_index_tensor(index, "index_add").astype(np.intp, copy=False)
+    if not isinstance(index, Tensor) or index._data.dtype not in (np.int64, np.int32):
+        got = _dt.scalar_name(index._data.dtype) if isinstance(index, Tensor) else type(index).__name__
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {got}")
+    idx = index._data
+    if idx.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {idx.ndim} with type: "
+                           f"{_dt.scalar_name(idx.dtype)} and size: {list(idx.shape)}")
+    idx = idx.reshape(-1).astype(np.intp, copy=False)
+    src_n = source._data.shape[d] if source._data.ndim else 1
+    if idx.size != src_n:
+        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to source.size(dim): "
+                           f"({src_n}), for dim: {d}")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"index_add_(): self ({_dt.scalar_name(input._data.dtype)}) and source "
+                           f"({_dt.scalar_name(source._data.dtype)}) must have the same scalar type")
+    _bounds(idx, input._data.shape[d] if input._data.ndim else 1, d, "index_add")
+    if input._data.ndim == 0:
+        return index_add(input.reshape(1), 0, index.reshape(1), source.reshape(1), alpha=alpha).reshape(())
     return IndexAdd.apply(input, d, idx, source, alpha)
 
 
@@ -493,6 +567,10 @@ def _mask_array(mask, name):
     if not isinstance(mask, Tensor):
         raise TypeError(f"{name}(): argument 'mask' must be Tensor, not {type(mask).__name__}")
     if mask._data.dtype.kind != "b":
+        if name == "masked_fill":
+            from .linalg import cpp_type_name
+            raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                               f"{cpp_type_name(mask._data.dtype)}")
         raise RuntimeError(f"{name}: expected BoolTensor for mask")
     return mask._data
 
@@ -500,12 +578,8 @@ def _mask_array(mask, name):
 @tensor_method()
 def masked_fill(input, mask, value):
     m = _mask_array(mask, "masked_fill")
-    try:
-        np.broadcast_shapes(m.shape, input._data.shape)
-    except ValueError:
-        raise RuntimeError(f"The size of tensor a ({input._data.shape[-1] if input._data.ndim else 1}) must match "
-                           f"the size of tensor b ({m.shape[-1] if m.ndim else 1}) at non-singleton dimension "
-                           f"{max(input._data.ndim, m.ndim) - 1}") from None
+    from .linalg import broadcast_batch
+    broadcast_batch(m.shape, input._data.shape)
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "

@@ -99,24 +99,27 @@ def _check_matmul(a, b):
 
 
 def broadcast_batch(a, b):
-    """Broadcast two shapes with PyTorch's message naming the first dim (of the result) that fails."""
+    """Broadcast two shapes with PyTorch's message, which names the last dim (of the result) that fails."""
     n = max(len(a), len(b))
     a = (1,) * (n - len(a)) + tuple(a)
     b = (1,) * (n - len(b)) + tuple(b)
-    out = []
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i in range(n - 1, -1, -1):
+        x, y = a[i], b[i]
         if x != y and x != 1 and y != 1:
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
                                f"dimension {i}")
-        out.append(y if x == 1 else x)
-    return tuple(out)
+    return tuple(y if x == 1 else x for x, y in zip(a, b))
 
 
 def _dt_name(t):
-    # The C++ type names PyTorch's matmul message uses.
+    return cpp_type_name(t._data.dtype)
+
+
+def cpp_type_name(np_dtype):
+    """The C++ type name some PyTorch messages use for a dtype ("float", "long int")."""
     return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
             "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"} \
-        .get(t._data.dtype.name, t._data.dtype.name)
+        .get(np.dtype(np_dtype).name, np.dtype(np_dtype).name)
 
 
 @tensor_method()

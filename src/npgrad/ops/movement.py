@@ -17,7 +17,7 @@ __all__ = ["reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "permute",
            "swapdims", "movedim", "moveaxis", "t", "repeat_interleave", "tile", "flip", "fliplr", "flipud",
            "roll", "narrow", "split", "chunk", "unbind", "cat", "concat", "concatenate", "stack", "hstack",
            "vstack", "tril", "triu", "clone", "atleast_1d", "atleast_2d", "select", "diagonal", "diag",
-           "diag_embed", "meshgrid"]
+           "diag_embed", "meshgrid", "tensor_split"]
 
 
 def _sizes(sizes):
@@ -50,7 +50,7 @@ def _infer_shape(shape, numel):
     for s in shape:
         if s != -1:
             if s < 0:
-                raise RuntimeError(f"invalid shape dimension {s}")
+                raise RuntimeError(f"invalid shape dimension {s} at index {shape.index(s)} of shape {_fmt(shape)}")
             known *= s
     if neg:
         if known == 0 or numel % known:
@@ -221,12 +221,18 @@ def movedim(input, source, destination):
     nd = input._data.ndim
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
-    src = [canon_dim(s, nd) for s in src]
-    dst = [canon_dim(d, nd) for d in dst]
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain the "
+                           f"same number of dims as destination ({dst} dims)")
+    src_c = [canon_dim(s, nd) for s in src]
+    dst_c = [canon_dim(d, nd) for d in dst]
+    for name, given, canon in (("source", src, src_c), ("destination", dst, dst_c)):
+        if len(set(canon)) != len(canon):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({given})")
     perm = [None] * nd
-    for s, d in zip(src, dst):
+    for s, d in zip(src_c, dst_c):
         perm[d] = s
-    rest = iter(i for i in range(nd) if i not in src)
+    rest = iter(i for i in range(nd) if i not in src_c)
     perm = tuple(p if p is not None else next(rest) for p in perm)
     return _permute(input, perm)
 
@@ -355,9 +361,12 @@ class Roll(Op):
 @tensor_method()
 def roll(input, shifts, dims=None):
     if dims is None:
+        if isinstance(shifts, (tuple, list)) and len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        shifts = shifts[0] if isinstance(shifts, (tuple, list)) else shifts
         shape = input._data.shape
         flat = input.reshape(-1)
-        return Roll.apply(flat, shifts if isinstance(shifts, int) else tuple(shifts), None).reshape(shape)
+        return Roll.apply(flat, int(shifts), None).reshape(shape)
     if isinstance(dims, int):
         dims = canon_dim(dims, input._data.ndim)
         return Roll.apply(input, int(shifts) if not isinstance(shifts, (tuple, list)) else tuple(shifts), dims)
@@ -381,9 +390,13 @@ def narrow(input, dim, start, length):
     size = input._data.shape[d]
     if isinstance(start, Tensor):
         start = int(start.item())
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     if start < 0:
         start += size
-    if not (0 <= start <= size and 0 <= length and start + length <= size):
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return _slice_along(input, d, start, start + length)
 
@@ -442,11 +455,16 @@ def split(input, split_size_or_sections, dim=0):
     size = input._data.shape[d]
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
-        if step <= 0 and size:
+        if step < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+        if step == 0 and size:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
-        sizes = [step] * (size // step) + ([size % step] if size % step else []) if step else [0]
+        sizes = [step] * (size // step) + ([size % step] if size % step else []) if step and size else [0]
     else:
         sizes = [int(s) for s in split_size_or_sections]
+        if any(s < 0 for s in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                               f"split_sizes={sizes}")
         if sum(sizes) != size:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
                                f"size at dimension {d}), but got split_sizes={sizes}")
@@ -459,8 +477,9 @@ def chunk(input, chunks, dim=0):
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = canon_dim(dim, input._data.ndim)
     size = input._data.shape[d]
-    step = -(-size // chunks) if size else 1
-    return split(input, step, d) if size else split(input, [0] * 1, d)
+    if not size:
+        return split(input, [0] * chunks, d)  # PyTorch returns `chunks` empty pieces
+    return split(input, -(-size // chunks), d)
 
 
 @tensor_method()
@@ -493,8 +512,10 @@ class Cat(Op):
     @staticmethod
     def forward(ctx, dim, *xs):
         ctx.dim = dim
-        ctx.sizes = [x.shape[dim] for x in xs]
-        return np.concatenate(xs, axis=dim)
+        # PyTorch skips legacy empty 1-D tensors of shape (0,) (they still get an empty gradient).
+        ctx.sizes = [None if _is_legacy_empty(x) else x.shape[dim] for x in xs]
+        kept = [x for x in xs if not _is_legacy_empty(x)]
+        return np.concatenate(kept, axis=dim)
 
     @staticmethod
     def backward(ctx, g):
@@ -502,9 +523,17 @@ class Cat(Op):
         out, start = [None], 0
         pre = (slice(None),) * d
         for s, need in zip(ctx.sizes, ctx.needs_input_grad[1:]):
+            if s is None:
+                z = np.zeros((0,), P.data_of(g).dtype)
+                out.append((P.as_tensor(z) if P.is_tensor(g) else z) if need else None)
+                continue
             out.append(g[pre + (slice(start, start + s),)] if need else None)
             start += s
         return tuple(out)
+
+
+def _is_legacy_empty(x):
+    return len(x.shape) == 1 and x.shape[0] == 0
 
 
 def _check_tensor_list(tensors, name):
@@ -512,7 +541,9 @@ def _check_tensor_list(tensors, name):
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+        if name == "stack":
+            raise RuntimeError("stack expects a non-empty TensorList")
+        raise ValueError(f"torch.{name}(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"{name}(): expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
@@ -534,8 +565,9 @@ def cat(tensors, dim=0, *, out=None, axis=None):
         return tensors[0].clone()
     ref = nonempty[0]
     nd = ref._data.ndim
-    if nd == 0:
-        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    for i, t in enumerate(tensors):
+        if t._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     d = canon_dim(dim, nd)
     for i, t in enumerate(tensors):
         if t._data.ndim == 1 and t._data.shape[0] == 0:
@@ -547,8 +579,7 @@ def cat(tensors, dim=0, *, out=None, axis=None):
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                    f"{ref._data.shape[k]} but got size {t._data.shape[k]} for tensor number {i} "
                                    f"in the list.")
-    nonempty = _promote_all(nonempty)
-    r = Cat.apply(d, *nonempty)
+    r = Cat.apply(d, *_promote_all(tensors))
     if out is not None:
         out.copy_(r)
         return out
@@ -617,23 +648,43 @@ class Diagonal(Op):
     __slots__ = ()
 
     @staticmethod
-    def forward(ctx, x, offset, d1, d2):
+    def forward(ctx, x, offset, d1, d2, copy=False):
         ctx.shape, ctx.args = x.shape, (offset, d1, d2)
-        return np.diagonal(x, offset, d1, d2).copy()
+        out = diagonal_view(x, offset, d1, d2)
+        return out.copy() if copy else out
 
     @staticmethod
     def backward(ctx, g):
         return _DiagonalBackward.apply(g, ctx.shape, *ctx.args) if isinstance(g, Tensor) else \
-            _embed_diagonal(g, ctx.shape, *ctx.args), None, None, None
+            _embed_diagonal(g, ctx.shape, *ctx.args), None, None, None, None
+
+
+def diagonal_view(x, offset, d1, d2):
+    """The (offset) diagonal of dims d1, d2 as a view of ``x`` (writeable when ``x`` is, unlike
+    np.diagonal's): the other dims first, the diagonal last, as in PyTorch."""
+    n1, n2 = x.shape[d1], x.shape[d2]
+    length = max(min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2), 0)
+    start = [slice(None)] * x.ndim
+    if length:
+        start[d2 if offset >= 0 else d1] = slice(abs(offset), None)
+    base = x[tuple(start)]
+    other = [i for i in range(x.ndim) if i not in (d1, d2)]
+    shape = tuple(x.shape[i] for i in other) + (length,)
+    strides = tuple(x.strides[i] for i in other) + (x.strides[d1] + x.strides[d2],)
+    return np.lib.stride_tricks.as_strided(base, shape, strides, writeable=base.flags.writeable)
+
+
+def _diagonal_of(a, offset, d1, d2):
+    """Replays the view on an array (a writeable view) or on a Tensor (differentiable)."""
+    if isinstance(a, Tensor):
+        return Diagonal.apply(a, offset, d1, d2)
+    return diagonal_view(a, offset, d1, d2)
 
 
 def _embed_diagonal(g, shape, offset, d1, d2):
     """Zeros of ``shape`` with ``g`` written on the (offset) diagonal of dims d1, d2."""
     out = np.zeros(shape, g.dtype)
-    moved = np.moveaxis(out, (d1, d2), (-2, -1))  # a writeable view
-    n = g.shape[-1]
-    i = np.arange(n)
-    moved[..., i + max(-offset, 0), i + max(offset, 0)] = g
+    diagonal_view(out, offset, d1, d2)[...] = g
     return out
 
 
@@ -648,13 +699,17 @@ class _DiagonalBackward(Op):
     @staticmethod
     def backward(ctx, gg):
         return (Diagonal.apply(gg, *ctx.args) if isinstance(gg, Tensor) else
-                np.diagonal(gg, *ctx.args).copy()), None, None, None, None
+                diagonal_view(gg, *ctx.args)), None, None, None, None
 
 
 @tensor_method()
 def diagonal(input, offset=0, dim1=0, dim2=1):
     nd = input._data.ndim
-    return Diagonal.apply(input, offset, canon_dim(dim1, nd), canon_dim(dim2, nd))
+    d1, d2 = canon_dim(dim1, nd), canon_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    out = Diagonal.apply(input, offset, d1, d2)
+    return mark_view(out, input, lambda a, args=(offset, d1, d2): _diagonal_of(a, *args))
 
 
 @tensor_method()
@@ -663,7 +718,7 @@ def diag(input, diagonal=0):
         n = input._data.shape[0] + abs(diagonal)
         return diag_embed(input, diagonal) if n else input.reshape(0, 0)
     if input._data.ndim == 2:
-        return Diagonal.apply(input, diagonal, 0, 1)
+        return Diagonal.apply(input, diagonal, 0, 1, True)  # diag copies, unlike diagonal
     raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + str(input._data.ndim) + "D")
 
 
