@@ -14,6 +14,11 @@ __all__ = ["where", "maximum", "minimum", "fmax", "fmin", "clamp", "clip", "clam
            "arctan2", "lerp", "addcmul", "addcdiv", "hypot", "xlogy", "nan_to_num"]
 
 
+def _where_method(self, condition, y):
+    # Tensor.where(condition, y) is where(condition, self, y): the tensor is the "true" branch.
+    return where(condition, self, y)
+
+
 class Where(Op):
     __slots__ = ()
 
@@ -54,6 +59,9 @@ def where(condition, input=None, other=None):
         if err is None:
             raise
         raise err from None
+
+
+Tensor.where = _where_method
 
 
 class MaxMin(Op):
@@ -149,7 +157,7 @@ def _bound(v, dtype):
 
 
 class Clamp(Op):
-    """Scalar bounds: gradient passes where lo <= x <= hi (boundaries included, as in PyTorch)."""
+    """Number bounds: the gradient passes where lo <= x <= hi (bounds included, NaN blocked, as PyTorch)."""
 
     __slots__ = ()
 
@@ -170,37 +178,14 @@ class Clamp(Op):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        xd = P.data_of(x)
-        mask = np.ones(xd.shape, bool)
-        if ctx.lo is not None:
-            mask &= xd >= ctx.lo
-        if ctx.hi is not None:
-            mask &= xd <= ctx.hi
-        mask |= xd != xd  # NaN passes through clamp and keeps its gradient
+        xd, lo, hi = P.data_of(x), ctx.lo, ctx.hi
+        if lo is not None and hi is not None:
+            mask = (xd >= lo) & (xd <= hi)
+        elif lo is not None:
+            mask = xd >= lo
+        else:
+            mask = xd <= hi
         return P.where(mask, g, 0.0), None, None
-
-
-@tensor_method("clamp", "clip")
-def clamp(input, min=None, max=None):  # noqa: A002 - PyTorch's argument names
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        out = input
-        if min is not None:
-            out = maximum(out, min)
-        if max is not None:
-            out = minimum(out, max)
-        return out
-    return _clamp_scalar(Clamp, input, min, max)
-
-
-def _clamp_scalar(cls, input, lo, hi):
-    if input._data.dtype.kind != "f" and (isinstance(lo, float) or isinstance(hi, float)):
-        input = input._cast(_dt.get_default_dtype())
-    return cls.apply(input, lo, hi)
-
-
-clip = clamp
 
 
 class ClampMin(Clamp):
@@ -217,17 +202,116 @@ class ClampMax(Clamp):
         return "ClampMaxBackward0"
 
 
+class ClampTensor(Op):
+    """Tensor bounds (either may be None). As PyTorch: ``x`` keeps the gradient where it is inside the
+    bounds (ties included); a bound takes it where it is the active one; if min > max only max is."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, lo, hi):
+        ctx.save_for_backward(x, lo, hi)
+        out = x
+        if lo is not None:
+            out = np.maximum(out, lo)
+        if hi is not None:
+            out = np.minimum(out, hi)
+        return out
+
+    def name(self):
+        return "ClampBackward0"
+
+    @staticmethod
+    def backward(ctx, g):
+        x, lo, hi = ctx.saved_tensors
+        xd = P.data_of(x)
+        need_x, need_lo, need_hi = ctx.needs_input_grad
+        gx = glo = ghi = None
+        if lo is not None and hi is not None:
+            ld, hd = P.data_of(lo), P.data_of(hi)
+            if need_x:
+                gx = P.where((xd >= ld) & (xd <= hd), g, 0.0)
+            if need_lo:
+                glo = P.where((xd < ld) & (ld < hd), g, 0.0)
+            if need_hi:
+                ghi = P.where((xd > hd) | (hd < ld), g, 0.0)
+        elif lo is not None:
+            ld = P.data_of(lo)
+            gx = P.where(xd >= ld, g, 0.0) if need_x else None
+            glo = P.where(xd < ld, g, 0.0) if need_lo else None
+        else:
+            hd = P.data_of(hi)
+            gx = P.where(xd <= hd, g, 0.0) if need_x else None
+            ghi = P.where(xd > hd, g, 0.0) if need_hi else None
+        return gx, glo, ghi
+
+
+class ClampMinTensor(ClampTensor):
+    __slots__ = ()
+
+    def name(self):
+        return "ClampMinBackward1"
+
+
+class ClampMaxTensor(ClampTensor):
+    __slots__ = ()
+
+    def name(self):
+        return "ClampMaxBackward1"
+
+
+@tensor_method("clamp", "clip")
+def clamp(input, min=None, max=None):  # noqa: A002 - PyTorch's argument names
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return _clamp_tensors(ClampTensor, input, min, max)
+    return _clamp_scalar(Clamp, input, min, max)
+
+
+def _clamp_scalar(cls, input, lo, hi):
+    if input._data.dtype.kind != "f":
+        # Bounds take part in type promotion: int tensor with a float bound is float, bool with int is int64.
+        rt = _dt.result_type(input, *[b for b in (lo, hi) if b is not None])
+        if rt.np != input._data.dtype:
+            input = input._cast(rt)
+    return cls.apply(input, lo, hi)
+
+
+def _clamp_tensors(cls, input, lo, hi):
+    rt = _dt.result_type(*[v for v in (input, lo, hi) if v is not None])
+
+    def conv(v):
+        if v is None:
+            return None
+        if isinstance(v, Tensor):
+            return v._cast(rt)
+        return Tensor._wrap(np.asarray(v, rt.np))
+
+    args = (conv(input), conv(lo), conv(hi))
+    try:
+        return cls.apply(*args)
+    except ValueError:
+        err = broadcast_error(*[a._data.shape for a in args if a is not None])
+        if err is None:
+            raise
+        raise err from None
+
+
+clip = clamp
+
+
 @tensor_method()
 def clamp_min(input, min):  # noqa: A002
     if isinstance(min, Tensor):
-        return maximum(input, min)
+        return _clamp_tensors(ClampMinTensor, input, min, None)
     return _clamp_scalar(ClampMin, input, min, None)
 
 
 @tensor_method()
 def clamp_max(input, max):  # noqa: A002
     if isinstance(max, Tensor):
-        return minimum(input, max)
+        return _clamp_tensors(ClampMaxTensor, input, None, max)
     return _clamp_scalar(ClampMax, input, None, max)
 
 
@@ -259,11 +343,16 @@ class Atan2(Op):
 
 @tensor_method()
 def lerp(input, end, weight):
+    if input._data.dtype.kind != "f":
+        kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dt.scalar_name(input.dtype)}'")
     return input + weight * (end - input)
 
 
 @tensor_method()
 def addcmul(input, tensor1, tensor2, *, value=1):
+    if input._data.dtype.kind == "b":
+        raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     return input + value * tensor1 * tensor2
 
 

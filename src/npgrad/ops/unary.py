@@ -35,6 +35,23 @@ def _relu_np(x):
     return np.maximum(x, 0)
 
 
+def _relu_mask(y):
+    # "not y <= 0" rather than "y > 0": a NaN output passes its gradient, as in PyTorch.
+    m = P.data_of(y) <= 0
+    return np.logical_not(m, out=m) if type(m) is np.ndarray else not m
+
+
+def _sign_np(x):
+    # PyTorch's sign is (0 < x) - (x < 0): sign(nan) is 0, where np.sign gives nan.
+    if x.dtype.kind == "f":
+        return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+    return np.sign(x)
+
+
+def _sign(x):
+    return x.sign() if isinstance(x, Tensor) else _sign_np(x)
+
+
 class _Unary(Op):
     """Base for the table rows below: ``y = fn(x)``, ``dx = g * deriv(x, y)``."""
 
@@ -97,10 +114,10 @@ _TABLE = [
     ("acosh", np.arccosh, "x", lambda x, y: 1.0 / P.sqrt(x * x - 1.0), False),
     ("atanh", np.arctanh, "x", lambda x, y: 1.0 / (1.0 - x * x), False),
     ("sigmoid", _sigmoid_np, "y", lambda x, y: y * (1.0 - y), False),
-    ("abs", np.abs, "x", lambda x, y: P.sign(x), True),
+    ("abs", np.abs, "x", lambda x, y: _sign(x), True),
     ("square", np.square, "x", lambda x, y: 2.0 * x, True),
-    ("relu", _relu_np, "y", lambda x, y: P.data_of(y) > 0, True),
-    ("sign", np.sign, "", None, True),
+    ("relu", _relu_np, "y", lambda x, y: _relu_mask(y), True),
+    ("sign", _sign_np, "", None, True),
     ("floor", np.floor, "", None, True),
     ("ceil", np.ceil, "", None, True),
     ("trunc", np.trunc, "", None, True),

@@ -1,0 +1,233 @@
+"""where, maximum/minimum, fmax/fmin, clamp/clip, atan2, lerp, addcmul/addcdiv, hypot, xlogy against
+PyTorch and finite differences; ties, NaN and boundary gradients follow PyTorch's conventions."""
+import numpy as np
+import pytest
+
+import npgrad
+from oracle import HAS_TORCH, In, OpCase, check_against_torch, check_finite_differences, torch
+from _parity import check_error, check_forward, check_like_torch, check_no_upcast
+
+if HAS_TORCH:
+    from _double_backward import check_double_backward
+
+
+def _mask(shape, seed=0):
+    return In(shape, dtype=np.bool_, grad=False, values=lambda r: r.random(shape) < 0.5)
+
+
+def _separated(shape, offset):
+    """Values on a 0.25 grid shifted by ``offset``: two such inputs never tie and never come close."""
+    def make(rng):
+        return rng.integers(-8, 8, size=shape) * 0.25 + offset
+    return make
+
+
+A = In((3, 4), values=_separated((3, 4), 0.0))
+B = In((3, 4), values=_separated((3, 4), 0.1))
+B_ROW = In((4,), values=_separated((4,), 0.1))
+X_AWAY = In((3, 4), values=_separated((3, 4), 0.05))  # never exactly on a clamp bound of the form k/4
+
+CASES = [
+    # where: condition broadcasting, scalar branches, both branches differentiable (the mask is listed
+    # last: the second-order helper takes its dtype from the first input)
+    OpCase("where", lambda lib, x, y, c: lib.where(c, x, y), [In((3, 4)), In((3, 4)), _mask((3, 4))]),
+    OpCase("where_broadcast", lambda lib, x, y, c: lib.where(c, x, y), [In((4,)), In((2, 1, 1)), _mask((3, 1))]),
+    OpCase("where_scalar_other", lambda lib, x, c: lib.where(c, x, 0.0), [In((3, 4)), _mask((3, 4))]),
+    OpCase("where_scalar_input", lambda lib, y, c: lib.where(c, -1.5, y), [In((2, 3)), _mask((2, 3))]),
+    OpCase("where_method", lambda lib, x, y, c: x.where(c, y), [In((4,)), In(()), _mask((4,))]),
+    OpCase("where_from_compare", lambda lib, x: lib.where(x > 0, x * x, -x), [In((5,), nonzero=True)]),
+    # maximum / minimum / fmax / fmin (no ties here; ties are tested below)
+    OpCase("maximum", lambda lib, x, y: lib.maximum(x, y), [A, B]),
+    OpCase("maximum_broadcast", lambda lib, x, y: lib.maximum(x, y), [A, B_ROW]),
+    OpCase("minimum", lambda lib, x, y: lib.minimum(x, y), [A, B]),
+    OpCase("minimum_method_broadcast", lambda lib, x, y: x.minimum(y), [B_ROW, A]),
+    OpCase("fmax", lambda lib, x, y: lib.fmax(x, y), [A, B]),
+    OpCase("fmin", lambda lib, x, y: lib.fmin(x, y), [A, B_ROW]),
+    # clamp / clip with Number bounds, tensor bounds, one-sided
+    OpCase("clamp", lambda lib, x: x.clamp(-0.5, 0.5), [X_AWAY]),
+    OpCase("clamp_fn", lambda lib, x: lib.clamp(x, min=-1.0), [X_AWAY]),
+    OpCase("clamp_max_kw", lambda lib, x: lib.clamp(x, max=0.25), [X_AWAY]),
+    OpCase("clamp_int_bounds", lambda lib, x: x.clamp(-1, 1), [X_AWAY]),
+    OpCase("clip", lambda lib, x: x.clip(-0.5, 1.0), [X_AWAY]),
+    OpCase("clip_fn", lambda lib, x: lib.clip(x, -0.5, 1.0), [X_AWAY]),
+    OpCase("clamp_min", lambda lib, x: x.clamp_min(0.3), [X_AWAY]),
+    OpCase("clamp_max", lambda lib, x: lib.clamp_max(x, 0.3), [X_AWAY]),
+    OpCase("clamp_tensor_bounds", lambda lib, x, lo, hi: x.clamp(lo, hi), [A, In((4,), values=_separated((4,), -1.1)),
+                                                                          In((3, 1), values=_separated((3, 1), 1.2))]),
+    OpCase("clamp_tensor_min", lambda lib, x, lo: lib.clamp(x, min=lo), [A, B]),
+    OpCase("clamp_tensor_max", lambda lib, x, hi: x.clamp(max=hi), [A, B_ROW]),
+    OpCase("clamp_min_tensor", lambda lib, x, lo: x.clamp_min(lo), [A, B]),
+    OpCase("clamp_inverted_bounds", lambda lib, x: x.clamp(1.0, -1.0), [X_AWAY]),  # PyTorch: everything -> max
+    # atan2 (away from the origin)
+    OpCase("atan2", lambda lib, y, x: lib.atan2(y, x), [In((3, 4), nonzero=True), In((3, 4), nonzero=True)]),
+    OpCase("atan2_broadcast", lambda lib, y, x: y.atan2(x), [In((3, 1), nonzero=True), In((4,), nonzero=True)]),
+    OpCase("arctan2", lambda lib, y, x: lib.arctan2(y, x), [In((4,), nonzero=True), In((), 0.5, 2.0)]),
+    # lerp, addcmul, addcdiv, hypot, xlogy
+    OpCase("lerp_scalar_weight", lambda lib, a, b: lib.lerp(a, b, 0.3), [In((3, 4)), In((4,))]),
+    OpCase("lerp_tensor_weight", lambda lib, a, b, w: a.lerp(b, w), [In((3, 4)), In((3, 4)), In((4,), 0, 1)]),
+    OpCase("addcmul", lambda lib, x, a, b: lib.addcmul(x, a, b, value=0.5), [In((3, 4)), In((4,)), In((3, 1))]),
+    OpCase("addcmul_method", lambda lib, x, a, b: x.addcmul(a, b), [In((3,)), In((3,)), In((3,))]),
+    OpCase("addcdiv", lambda lib, x, a, b: lib.addcdiv(x, a, b, value=-2), [In((3, 4)), In((4,)), In((3, 4), nonzero=True)]),
+    OpCase("hypot", lambda lib, a, b: lib.hypot(a, b), [In((3, 4), nonzero=True), In((4,), nonzero=True)]),
+    OpCase("xlogy", lambda lib, x, y: lib.xlogy(x, y), [In((3, 4)), In((3, 4), 0.2, 3.0)]),
+    OpCase("xlogy_scalar_other", lambda lib, x: lib.xlogy(x, 2.5), [In((4,))]),
+    OpCase("xlogy_scalar_input", lambda lib, y: lib.xlogy(2.0, y), [In((4,), 0.2, 3.0)]),
+    OpCase("xlogy_zero_x", lambda lib, x, y: x.xlogy(y),
+           [In((4,), values=lambda r: np.array([0.0, 1.5, 0.0, -2.0]), grad=False), In((4,), 0.2, 3.0)]),
+]
+
+GRAD_CASES = [c for c in CASES if c.fd and any(i.grad and i.dtype is None for i in c.inputs)]
+
+if HAS_TORCH:
+    @pytest.mark.parametrize("case", CASES, ids=str)
+    @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+    def test_matches_torch(case, dtype):
+        check_against_torch(case, dtype)
+
+    @pytest.mark.parametrize("case", GRAD_CASES, ids=str)
+    def test_double_backward(case):
+        check_double_backward(case)
+
+
+@pytest.mark.parametrize("case", GRAD_CASES, ids=str)
+def test_finite_differences(case):
+    check_finite_differences(case)
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_float32_gradients_stay_float32(case):
+    check_no_upcast(case)
+
+
+if HAS_TORCH:
+    def _grads(lib, fn, *arrays):
+        ts = [lib.tensor(a, requires_grad=True) for a in arrays]
+        out = fn(lib, *ts)
+        out.backward(lib.ones_like(out))
+        return [t.grad.numpy() for t in ts]
+
+    TIES = [
+        ("maximum", lambda lib, a, b: lib.maximum(a, b)), ("minimum", lambda lib, a, b: lib.minimum(a, b)),
+        ("fmax", lambda lib, a, b: lib.fmax(a, b)), ("fmin", lambda lib, a, b: lib.fmin(a, b)),
+        ("clamp_tensors", lambda lib, a, b: a.clamp(min=b)), ("clamp_max_tensor", lambda lib, a, b: a.clamp(max=b)),
+        ("max_binary", lambda lib, a, b: lib.max(a, b)), ("min_binary", lambda lib, a, b: lib.min(a, b)),
+    ]
+
+    @pytest.mark.parametrize("name, fn", TIES, ids=[n for n, _ in TIES])
+    def test_ties_and_nan_gradients_like_torch(name, fn):
+        # Ties split the gradient (maximum/minimum) or go to the first input (fmax/fmin); NaN propagates.
+        a = np.array([1.0, 2.0, 3.0, np.nan, 1.0, np.nan], np.float32)
+        b = np.array([1.0, 1.0, 4.0, 2.0, np.nan, np.nan], np.float32)
+        check_forward(fn, a, b, what=name)
+        for gn, gt in zip(_grads(npgrad, fn, a, b), _grads(torch, fn, a, b)):
+            np.testing.assert_array_equal(gn, gt, err_msg=name)
+
+    @pytest.mark.parametrize("bounds", [(-1.0, 1.0), (None, 0.5), (0.5, None), (1.0, -1.0), (-1, 1)])
+    def test_clamp_gradient_on_the_bounds_like_torch(bounds):
+        # The bounds themselves are inside: x == min or x == max passes its gradient.
+        x = np.array([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, np.nan], np.float32)
+        fn = lambda lib, t: t.clamp(*bounds)  # noqa: E731
+        check_forward(fn, x)
+        np.testing.assert_array_equal(_grads(npgrad, fn, x)[0], _grads(torch, fn, x)[0])
+
+    def test_where_gradient_of_unused_branch_is_zero_not_nan():
+        # The classic: where(x > 0, sqrt(x), 0) has a finite gradient only if the masked branch is kept out.
+        x = np.array([-1.0, 0.0, 4.0], np.float32)
+        fn = lambda lib, t: lib.where(t > 0, t, lib.zeros_like(t)) * 2  # noqa: E731
+        np.testing.assert_array_equal(_grads(npgrad, fn, x)[0], _grads(torch, fn, x)[0])
+
+    DTYPE_EXPRS = [
+        ("where_int", lambda lib, c, a, b: lib.where(c, a, b)),
+        ("where_int_scalar", lambda lib, c, a, b: lib.where(c, a, 7)),
+        ("where_int_float_scalar", lambda lib, c, a, b: lib.where(c, a, 0.5)),
+        ("where_scalars", lambda lib, c, a, b: lib.where(c, 1, 0)),
+        ("where_scalars_float", lambda lib, c, a, b: lib.where(c, 1.0, 0)),
+        ("where_mixed_tensors", lambda lib, c, a, b: lib.where(c, a, b.double())),
+        ("maximum_int", lambda lib, c, a, b: lib.maximum(a, b)),
+        ("minimum_int_float", lambda lib, c, a, b: lib.minimum(a, b.float() + 0.5)),
+        ("fmax_int", lambda lib, c, a, b: lib.fmax(a, b)),
+        ("clamp_int", lambda lib, c, a, b: a.clamp(-1, 2)),
+        ("clamp_int_float_bound", lambda lib, c, a, b: a.clamp(-0.5, 2)),
+        ("clamp_int_tensor_bound", lambda lib, c, a, b: a.clamp(min=b)),
+        ("clamp_min_int", lambda lib, c, a, b: a.clamp_min(0)),
+        ("clamp_max_int_float", lambda lib, c, a, b: a.clamp_max(0.5)),
+        ("atan2_int", lambda lib, c, a, b: lib.atan2(a, b)),
+        ("xlogy_int", lambda lib, c, a, b: lib.xlogy(a.abs(), b.abs())),
+        ("addcmul_int", lambda lib, c, a, b: lib.addcmul(a, a, b, value=2)),
+        ("nan_to_num_int", lambda lib, c, a, b: lib.nan_to_num(a)),
+        ("hypot_int", lambda lib, c, a, b: lib.hypot(a, b)),
+        ("addcdiv_int", lambda lib, c, a, b: lib.addcdiv(a, a, b)),
+        ("lerp_int", lambda lib, c, a, b: lib.lerp(a, b, 0.5)),
+    ]
+
+    @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, np.bool_], ids=lambda d: np.dtype(d).name)
+    @pytest.mark.parametrize("name, fn", DTYPE_EXPRS, ids=[n for n, _ in DTYPE_EXPRS])
+    def test_non_float_inputs_like_torch(name, fn, dtype):
+        c = np.array([[True, False, True], [False, True, False]])
+        a = np.array([[0, 1, 2], [3, 1, 4]]).astype(dtype)
+        b = np.array([2, 1, 0]).astype(dtype)
+        check_like_torch(fn, c, a, b, what=name)
+
+    def test_clamp_wraps_a_negative_bound_of_an_unsigned_tensor_like_torch():
+        check_forward(lambda lib, t: t.clamp(-1, 3), np.array([1, 5, 200], np.uint8))
+
+
+MISMATCH_MSG = "The size of tensor a ({}) must match the size of tensor b ({}) at non-singleton dimension {}"
+
+
+@pytest.mark.parametrize("fn, sizes", [
+    (lambda lib: lib.maximum(lib.ones(2, 3), lib.ones(4, 3)), (2, 4, 0)),
+    (lambda lib: lib.minimum(lib.ones(3), lib.ones(4, requires_grad=True)), (3, 4, 0)),
+    (lambda lib: lib.fmax(lib.ones(2, 3), lib.ones(2, 4)), (3, 4, 1)),
+    (lambda lib: lib.atan2(lib.ones(2, 3), lib.ones(4, 3)), (2, 4, 0)),
+    (lambda lib: lib.ones(2).clamp(min=lib.ones(3)), (2, 3, 0)),
+    (lambda lib: lib.where(lib.ones(2, 3) > 0, lib.ones(4, 3), 0.0), (2, 4, 0)),
+    (lambda lib: lib.where(lib.ones(3) > 0, lib.ones(2, 3), lib.ones(4, 1)), (2, 4, 0)),
+    (lambda lib: lib.where(lib.ones(2, 3) > 0, lib.ones(3, 1), lib.ones(4, 1, 1)), (2, 3, 0)),
+])
+def test_shape_mismatch_errors(fn, sizes):
+    check_error(fn, RuntimeError, MISMATCH_MSG.format(*sizes))
+
+
+def test_where_condition_must_be_bool():
+    check_error(lambda lib: lib.where(lib.tensor([1, 0]), 1.0, 0.0), RuntimeError,
+                "where expected condition to be a boolean tensor, but got a tensor with dtype Long")
+    check_error(lambda lib: lib.where(lib.tensor([1.0, 0.0]), 1.0, 0.0), RuntimeError,
+                "where expected condition to be a boolean tensor, but got a tensor with dtype Float")
+
+
+def test_clamp_needs_a_bound():
+    check_error(lambda lib: lib.clamp(lib.ones(2)), RuntimeError,
+                "torch.clamp: At least one of 'min' or 'max' must not be None")
+
+
+def test_where_with_one_argument_is_nonzero():
+    idx = npgrad.where(npgrad.tensor([[0, 1], [2, 0]]))
+    assert [t.tolist() for t in idx] == [[0, 1], [1, 0]]
+
+
+GRAD_FN_NAMES = {
+    "maximum": (lambda lib, x, y: lib.maximum(x, y), "MaximumBackward0"),
+    "minimum": (lambda lib, x, y: lib.minimum(x, y), "MinimumBackward0"),
+    "fmax": (lambda lib, x, y: lib.fmax(x, y), "FmaxBackward0"),
+    "fmin": (lambda lib, x, y: lib.fmin(x, y), "FminBackward0"),
+    "clamp_numbers": (lambda lib, x, y: x.clamp(0, 1), "ClampBackward1"),
+    "clamp_tensors": (lambda lib, x, y: x.clamp(y, y + 1), "ClampBackward0"),
+    "clamp_min_number": (lambda lib, x, y: x.clamp_min(0), "ClampMinBackward0"),
+    "clamp_max_number": (lambda lib, x, y: x.clamp_max(0), "ClampMaxBackward0"),
+    "clamp_min_tensor": (lambda lib, x, y: x.clamp_min(y), "ClampMinBackward1"),
+    "atan2": (lambda lib, x, y: lib.atan2(x, y), "Atan2Backward0"),
+    "where": (lambda lib, x, y: lib.where(x > 0, x, y), "WhereBackward0"),
+    "round_decimals": (lambda lib, x, y: x.round(decimals=1), "RoundBackward1"),
+    "cast": (lambda lib, x, y: x.double(), "ToCopyBackward0"),
+    "rounded_div": (lambda lib, x, y: x.div(y, rounding_mode="floor"), "DivBackward2"),
+}
+
+
+@pytest.mark.parametrize("name", list(GRAD_FN_NAMES))
+def test_grad_fn_names_are_pytorch_names(name):
+    fn, expected = GRAD_FN_NAMES[name]
+    for lib in (npgrad, torch) if HAS_TORCH else (npgrad,):
+        x = lib.ones(2, requires_grad=True)
+        y = lib.ones(2, requires_grad=True)
+        assert fn(lib, x, y).grad_fn.name() == expected, lib.__name__
