@@ -15,12 +15,10 @@ interrupted save leaves the previous checkpoint intact.
 PyTorch and other frameworks through the safetensors format (optional dependency).
 """
 import io
-import json
 import math
 import os
 import secrets
 import stat
-import zipfile
 from collections import Counter, OrderedDict
 
 import numpy as np
@@ -129,6 +127,7 @@ def _is_parameter(t):
 
 
 def _write_archive(fh, structure, arrays):
+    import zipfile  # zipfile and json load on first use: `import npgrad` stays quick
     with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
         zf.writestr(_STRUCTURE, structure)
         for name, arr in arrays:
@@ -145,6 +144,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     as one tensor. ``pickle_module``/``pickle_protocol`` are accepted for PyTorch compatibility and
     ignored: nothing is pickled.
     """
+    import json
     enc = _Encoder()
     root = enc.encode(obj)
     structure = json.dumps({"format": _FORMAT, "version": _VERSION, "root": root}, allow_nan=False,
@@ -235,6 +235,7 @@ def _describe_non_checkpoint(head, name, zf=None):
 
 def _read_npy(zf, entry, name):
     """One .npy entry as an array, refusing object dtypes and headers that disagree with the entry's size."""
+    import zipfile
     try:
         info = zf.getinfo(entry)
     except KeyError:
@@ -412,6 +413,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
 
 
 def _load_from(fh, name):
+    import json
+    import zipfile
     start = fh.tell()
     head = fh.read(8)
     fh.seek(start)
