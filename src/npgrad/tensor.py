@@ -183,7 +183,7 @@ class Tensor:
                 "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                 "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
         if value and self._data.dtype.kind != "f":
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = value
 
     def requires_grad_(self, requires_grad=True):
@@ -218,10 +218,18 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
-            if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(f"attempting to assign a gradient of size '{list(value._data.shape)}' to a tensor "
+                                   f"of size '{list(self._data.shape)}'. Please ensure that the gradient and the "
+                                   "tensor are the same size")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_C_TYPE_NAMES.get(value._data.dtype.name)}' to a "
+                    f"tensor with grad_dtype '{_SCALAR_NAMES.get(self._data.dtype.name)}'. The gradient must match "
+                    "the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
+                    "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. "
+                    "Diverging the dtypes of a tensor and its gradient may break downstream systems that assume "
+                    "they match.")
         self._grad = value
 
     @grad.deleter
@@ -311,12 +319,12 @@ class Tensor:
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         # `ndarray * tensor` reaches here through NumPy: answer with the differentiable operator.
-        op = _UFUNC_OPS.get(ufunc.__name__) if method == "__call__" and not kwargs else None
-        if op is not None and len(inputs) == 2:
+        ops = _UFUNC_OPS.get(ufunc.__name__) if method == "__call__" and not kwargs else None
+        if ops is not None and len(inputs) == 2:
             a, b = inputs
-            if not isinstance(a, Tensor):
-                a = Tensor._wrap(np.asarray(a))
-            return getattr(a, op)(b)
+            if isinstance(a, Tensor):  # np.subtract(tensor, x): the tensor's own operator
+                return getattr(a, ops[0])(b)
+            return getattr(b, ops[1])(a)  # x - tensor: the tensor's reflected operator computes x - tensor
         arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
         return getattr(ufunc, method)(*arrays, **kwargs)
 
@@ -497,12 +505,24 @@ _LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTe
                       "int16": "torch.ShortTensor", "int8": "torch.CharTensor", "uint8": "torch.ByteTensor",
                       "bool": "torch.BoolTensor"}
 
-# The ufuncs NumPy calls when an ndarray is on the left of an operator, mapped to Tensor's reflected op.
-_UFUNC_OPS = {"add": "__radd__", "subtract": "__rsub__", "multiply": "__rmul__", "true_divide": "__rtruediv__",
-              "divide": "__rtruediv__", "floor_divide": "__rfloordiv__", "remainder": "__rmod__",
-              "power": "__rpow__", "matmul": "__rmatmul__", "equal": "__eq__", "not_equal": "__ne__",
-              "less": "__gt__", "less_equal": "__ge__", "greater": "__lt__", "greater_equal": "__le__",
-              "bitwise_and": "__rand__", "bitwise_or": "__ror__", "bitwise_xor": "__rxor__"}
+# How PyTorch's messages name dtypes: the C type, and the scalar type.
+_C_TYPE_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "int64": "long int", "int32": "int",
+                 "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+_SCALAR_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int",
+                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+# The ufuncs NumPy calls when an ndarray or NumPy scalar is on the left of an operator (or a ufunc is
+# called on tensors), with the Tensor method computing `a <op> b` from a (forward) and from b (reflected).
+_UFUNC_OPS = {"add": ("__add__", "__radd__"), "subtract": ("__sub__", "__rsub__"),
+              "multiply": ("__mul__", "__rmul__"), "true_divide": ("__truediv__", "__rtruediv__"),
+              "divide": ("__truediv__", "__rtruediv__"), "floor_divide": ("__floordiv__", "__rfloordiv__"),
+              "remainder": ("__mod__", "__rmod__"), "power": ("__pow__", "__rpow__"),
+              "matmul": ("__matmul__", "__rmatmul__"), "equal": ("__eq__", "__eq__"),
+              "not_equal": ("__ne__", "__ne__"), "less": ("__lt__", "__gt__"), "less_equal": ("__le__", "__ge__"),
+              "greater": ("__gt__", "__lt__"), "greater_equal": ("__ge__", "__le__"),
+              "bitwise_and": ("__and__", "__rand__"), "bitwise_or": ("__or__", "__ror__"),
+              "bitwise_xor": ("__xor__", "__rxor__"), "left_shift": ("__lshift__", "__rlshift__"),
+              "right_shift": ("__rshift__", "__rrshift__")}
 
 
 class _RetainGrad:

@@ -29,7 +29,7 @@ class AccumulateGrad(Function):
     _array_forward = True
 
     def name(self):
-        return "AccumulateGrad"
+        return "torch::autograd::AccumulateGrad"
 
     @property
     def variable(self):
@@ -38,7 +38,7 @@ class AccumulateGrad(Function):
 
 def new_accumulator(leaf):
     node = object.__new__(AccumulateGrad)
-    node.next_functions = node.needs_input_grad = node._in_meta = ()
+    node._edges = node.needs_input_grad = node._in_meta = ()
     # A weak reference: the leaf owns its accumulator, not the other way round (no cycle).
     node._variable = weakref.ref(leaf)
     return node
@@ -50,7 +50,7 @@ def _count_dependencies(root_nodes, needed):
     seen = set(root_nodes)
     while stack:
         node = stack.pop()
-        for nxt, _ in node.next_functions:
+        for nxt, _ in node._edges:
             if nxt is None or (needed is not None and nxt not in needed):
                 continue
             if nxt in deps:
@@ -73,7 +73,7 @@ def _needed_nodes(root_nodes, targets):
         if finished:
             hit = node in targets
             if not hit:
-                for c, _ in node.next_functions:
+                for c, _ in node._edges:
                     if c is not None and needed.get(c):
                         hit = True
                         break
@@ -83,7 +83,7 @@ def _needed_nodes(root_nodes, targets):
             continue
         expanded.add(node)
         stack.append((node, True))
-        for c, _ in node.next_functions:
+        for c, _ in node._edges:
             if c is not None and c not in needed and c not in expanded:
                 stack.append((c, False))
     return {n for n, hit in needed.items() if hit}
@@ -143,7 +143,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, capture=None, accu
                 node._release()
             meta = node._in_meta
             k = 0
-            for nxt, idx in node.next_functions:
+            for nxt, idx in node._edges:
                 if nxt is not None:
                     g = out[k]
                     if g is not None:
@@ -184,7 +184,7 @@ def _add_to_buffer(buffers, node, idx, g):
 
 def _skip_node(node, deps, ready, needed):
     # No gradient reached this node: its inputs get none from it, but they still stop waiting for it.
-    for nxt, _ in node.next_functions:
+    for nxt, _ in node._edges:
         if nxt is None or (needed is not None and nxt not in needed):
             continue
         left = deps[nxt] - 1
@@ -206,8 +206,10 @@ def _run_node(node, buf, buffers, deps, ready, keep_graph, create_graph, capture
     if type(node) is AccumulateGrad:
         if accumulate:
             _accumulate(node, grads[0], create_graph)
+            if node._post_hooks:  # register_post_accumulate_grad_hook
+                _run_post_hooks(node, (), grads, create_graph)
         return
-    if needed is not None and not any(n in needed for n, _ in node.next_functions):
+    if needed is not None and not any(n in needed for n, _ in node._edges):
         return  # only captured, nothing below it is wanted
 
     in_grads = _call_backward(node, grads, create_graph)
@@ -219,7 +221,7 @@ def _run_node(node, buf, buffers, deps, ready, keep_graph, create_graph, capture
         node._release()
 
     meta = node._in_meta
-    for k, (nxt, idx) in enumerate(node.next_functions):
+    for k, (nxt, idx) in enumerate(node._edges):
         if nxt is None or (needed is not None and nxt not in needed):
             continue
         g = in_grads[k] if k < len(in_grads) else None
@@ -252,7 +254,7 @@ def _call_backward(node, grads, create_graph):
     out = cls.backward(node, *grads)
     if type(out) is not tuple:
         out = (out,)
-    n_in = len(node.next_functions)
+    n_in = len(node._edges)
     if len(out) != n_in:
         if len(out) > n_in and all(o is None for o in out[n_in:]):
             out = out[:n_in]
@@ -268,7 +270,7 @@ def _call_backward(node, grads, create_graph):
         if is_tensor_arg is not None and not is_tensor_arg[k]:
             raise RuntimeError(f"function {node.name()} returned a gradient different than None at position "
                                f"{k + 1}, but the corresponding forward input was not a Variable")
-        if node.next_functions[k][0] is None:
+        if node._edges[k][0] is None:
             res.append(None)  # the input does not require grad: its gradient is dropped
         elif isinstance(o, T):
             res.append(o if create_graph else o._data)

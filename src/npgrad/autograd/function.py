@@ -20,6 +20,7 @@ import numpy as np
 
 from .grad_mode import state as _grad_state
 from . import anomaly as _anomaly
+from .node_names import torch_name as _torch_name
 
 __all__ = ["Function", "Op", "FunctionCtx", "once_differentiable"]
 
@@ -76,7 +77,7 @@ class Function:
 
     # Only what every node sets lives in slots; the rest are class defaults that a node overrides in
     # its __dict__ when it needs to (hooks, saved values ...), which keeps node creation cheap.
-    __slots__ = ("next_functions", "needs_input_grad", "_in_meta", "__weakref__", "__dict__")
+    __slots__ = ("_edges", "needs_input_grad", "_in_meta", "__weakref__", "__dict__")
 
     _array_forward = False  # True for Op: forward sees NumPy arrays
     _saved = None            # what forward passed to save_for_backward
@@ -148,11 +149,22 @@ class Function:
         return self._saved
 
     # -- the node API (as torch.autograd.graph.Node) --------------------------------------------
+    @property
+    def next_functions(self):
+        """``((node, output_index), ...)`` per Tensor input, ``(None, 0)`` where it needs no gradient.
+
+        ``_edges`` has one entry per forward argument (the engine pairs them with backward's results);
+        PyTorch lists Tensor inputs only, so the entries of non-Tensor arguments are left out here.
+        """
+        return tuple([e for e in self._edges if e is not _NOT_TENSOR])
+
     def name(self):
-        return type(self).__name__ + ("Backward0" if self._array_forward else "Backward")
+        if self._array_forward:
+            return _torch_name(self) or type(self).__name__ + "Backward0"
+        return type(self).__name__ + "Backward"  # a user Function's node, as PyTorch names it
 
     def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{self.name().replace('torch::autograd::', '')} object at {hex(id(self))}>"
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node's backward; it may return new grad_inputs."""
@@ -251,9 +263,9 @@ def _apply_op(cls, args):
             d = x._data
             meta.append((d.shape, d.dtype))
         else:
-            edges.append(_NO_EDGE)
+            edges.append(_NO_EDGE if isinstance(x, T) else _NOT_TENSOR)
             meta.append(None)
-    node.next_functions = tuple(edges)
+    node._edges = tuple(edges)
     node.needs_input_grad = tuple([m is not None for m in meta])
     node._in_meta = meta
     out = cls.forward(node, *vals)
@@ -274,7 +286,8 @@ def _apply_op(cls, args):
     return outputs
 
 
-_NO_EDGE = (None, 0)
+_NO_EDGE = (None, 0)      # a Tensor input that needs no gradient
+_NOT_TENSOR = (None, -1)  # a non-Tensor argument (hidden from next_functions)
 
 
 def _wrap_outputs(node, out):
@@ -378,7 +391,7 @@ def _apply_function(cls, args, kwargs):
     record = _grad_state.enabled and any(isinstance(a, T) and a._requires_grad for a in args)
     node = object.__new__(cls)  # forward may set attributes on ctx whether or not anything is recorded
     node.needs_input_grad = tuple(isinstance(a, T) and a._requires_grad for a in args)
-    node.next_functions = ()
+    node._edges = ()
     node._in_meta = ()
     new_style = cls.setup_context is not Function.setup_context
     if kwargs:
@@ -401,7 +414,8 @@ def _apply_function(cls, args, kwargs):
     outs = out if is_tuple else (out,)
     if not record:
         return out
-    node.next_functions = tuple(_edge(a) if isinstance(a, T) and a._requires_grad else _NO_EDGE for a in args)
+    node._edges = tuple(_edge(a) if isinstance(a, T) and a._requires_grad else
+                        (_NO_EDGE if isinstance(a, T) else _NOT_TENSOR) for a in args)
     node._in_meta = [(a._data.shape, a._data.dtype) if isinstance(a, T) and a._requires_grad else None
                      for a in args]
     node._tensor_args = tuple(isinstance(a, T) for a in args)
