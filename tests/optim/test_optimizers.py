@@ -326,3 +326,29 @@ if HAS_TORCH:
     def test_repr_matches_torch():
         p, tp = npgrad.tensor([1.0], requires_grad=True), torch.tensor([1.0], requires_grad=True)
         assert repr(npgrad.optim.Adam([p], lr=0.1)) == repr(torch.optim.Adam([tp], lr=0.1))
+
+
+def test_named_parameters_and_state_dict_hooks():
+    a = npgrad.tensor([1.0], requires_grad=True)
+    b = npgrad.tensor([2.0], requires_grad=True)
+    opt = npgrad.optim.SGD([("a", a), ("b", b)], lr=0.1, momentum=0.5)
+    assert opt.param_groups[0]["param_names"] == ["a", "b"]
+    with pytest.raises(ValueError, match="all optimizer param groups should be with/without names"):
+        opt.add_param_group({"params": [npgrad.tensor([3.0], requires_grad=True)]})
+    opt.register_state_dict_post_hook(lambda o, sd: {**sd, "extra": 1})
+    seen = []
+    opt.register_load_state_dict_post_hook(lambda o: seen.append(True))
+    sd = opt.state_dict()
+    assert sd["extra"] == 1 and sd["param_groups"][0]["param_names"] == ["a", "b"]
+    opt.load_state_dict(sd)
+    assert seen == [True]
+
+
+if HAS_TORCH:
+    def test_named_parameters_state_dict_matches_torch():
+        def run(lib):
+            a = lib.tensor([1.0, 2.0], requires_grad=True)
+            b = lib.tensor([3.0], requires_grad=True)
+            opt = lib.optim.Adam([{"params": [("a", a)]}, {"params": [("b", b)], "lr": 0.5}])
+            return opt.state_dict()["param_groups"]
+        assert run(npgrad) == run(torch)
