@@ -111,23 +111,25 @@ def logical_not(input):
     return Tensor._wrap(np.asarray(np.logical_not(input._data)))
 
 
-def _check_bitwise(x, name, allow_bool=True):
-    if x.dtype.kind not in ("biu" if allow_bool else "iu"):
-        raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dt.scalar_name(x.dtype)}\'')
+def _check_bitwise(x, kernel, allow_bool=True):
+    """PyTorch's error for an operand (array or Python scalar, after promotion) with no bitwise kernel."""
+    kind = x.dtype.kind if isinstance(x, np.ndarray) else ("f" if isinstance(x, float) else "i")
+    if kind not in ("biu" if allow_bool else "iu"):
+        name = _dt.scalar_name(x.dtype) if isinstance(x, np.ndarray) else "Float"
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{name}\'')
 
 
 def _bitwise(ufunc, name, kernel):
+    shift = kernel.endswith("shift")  # shifts have no bool kernel: bool << bool is refused
+
     def op(input, other):
-        if not isinstance(input, Tensor):
-            input, other = Tensor._wrap(np.asarray(input)), other
-            input, other = other, input
-        x, y = _operands(input, other)
-        shift = kernel.endswith("shift")  # shifts have no bool kernel: bool << bool is refused
+        if isinstance(input, Tensor):
+            x, y = _operands(input, other)
+        else:  # scalar <op> tensor: promote as PyTorch does, keep the order for the shifts
+            b, a = promote(other, input)
+            x, y = (a._data if isinstance(a, Tensor) else a), b._data
         _check_bitwise(x, kernel, not shift)
-        if isinstance(y, np.ndarray):
-            _check_bitwise(y, kernel, not shift)
-        elif isinstance(y, float):
-            raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'Float\'')
+        _check_bitwise(y, kernel, not shift)
         try:
             return Tensor._wrap(np.asarray(ufunc(x, y)))
         except ValueError:
@@ -164,5 +166,5 @@ def _invert(self):
 Tensor.__invert__ = _invert
 Tensor.__lshift__ = bitwise_left_shift
 Tensor.__rshift__ = bitwise_right_shift
-Tensor.__rlshift__ = lambda self, other: bitwise_left_shift(Tensor._wrap(np.asarray(other, self._data.dtype)), self)
-Tensor.__rrshift__ = lambda self, other: bitwise_right_shift(Tensor._wrap(np.asarray(other, self._data.dtype)), self)
+Tensor.__rlshift__ = lambda self, other: bitwise_left_shift(other, self)
+Tensor.__rrshift__ = lambda self, other: bitwise_right_shift(other, self)
