@@ -16,6 +16,8 @@ There are two flavours, sharing everything but the types ``forward`` sees:
   operators and the helpers in ``npgrad.ops._poly``, which work on both, so one formula serves first
   and higher-order gradients.
 """
+import re
+
 import numpy as np
 
 from .grad_mode import state as _grad_state
@@ -82,7 +84,7 @@ class Function:
     _array_forward = False  # True for Op: forward sees NumPy arrays
     _saved = None            # what forward passed to save_for_backward
     _saved_refs = None       # the same, as references that survive forward (see _fix_saved)
-    _saved_versions = None   # ((tensor or _OutputRef, version at save time), ...) for the in-place check
+    _saved_versions = None   # ((tensor or _OutputRef, version at save time, its grad_fn, output index), ...)
     _released = False
     _pre_hooks = None
     _post_hooks = None
@@ -216,11 +218,11 @@ class Op(Function):
 
 def _check_versions(node, versions):
     T = Tensor
-    for ref, version in versions:
+    for ref, version, fn, idx in versions:
         vc = ref._vc if isinstance(ref, T) else ref.vc
         now = vc[0] if vc is not None else 0
         if now != version:
-            _raise_modified(node, ref, now, version)
+            _raise_modified(node, ref, now, version, fn, idx)
 
 
 def _apply_op(cls, args):
@@ -337,7 +339,7 @@ def _fix_saved(node, args, vals, outputs):
             if src is not None:
                 ref = src
                 vc = src._vc
-                versions.append((src, vc[0] if vc is not None else 0))
+                versions.append((src, vc[0] if vc is not None else 0, src._grad_fn, src._out_idx))
             else:
                 for i, o in enumerate(outputs):
                     if o is not None and o._data is s:
@@ -345,7 +347,7 @@ def _fix_saved(node, args, vals, outputs):
                         if vc is None:
                             vc = o._vc = [0]
                         ref = _OutputRef(s, i, vc, vc[0])
-                        versions.append((ref, vc[0]))
+                        versions.append((ref, vc[0], node, i))
                         break
         refs.append(ref)
     node._saved_refs = refs
@@ -365,24 +367,24 @@ def _as_tensor(node, r):
     return r
 
 
-def _raise_modified(node, value, now, then):
-    if isinstance(value, _OutputRef):
-        what = f"output {value.index} of {node.name()}"
-        shape = list(value.data.shape)
-        dt = value.data.dtype
-    else:
-        what = "a saved input"
-        shape = list(value._data.shape)
-        dt = value._data.dtype
+def _raise_modified(node, value, now, then, fn, idx):
+    data = value.data if isinstance(value, _OutputRef) else value._data
+    # PyTorch names the saved variable by the node that produced it, without the "Backward0" suffix.
+    what = ""
+    if fn is not None:
+        producer = re.sub(r"Backward\d*$", "", fn.name().replace("torch::autograd::", ""))
+        what = f", which is output {idx} of {producer},"
     raise RuntimeError(
-        f"one of the variables needed for gradient computation has been modified by an inplace operation: "
-        f"[{_type_name(dt)} {shape}], which is {what}, is at version {now}; expected version {then} instead. "
-        "Hint: the backtrace further above shows the operation that failed to compute its gradient. "
-        "The variable in question was changed in there or anywhere later. Good luck!")
+        "one of the variables needed for gradient computation has been modified by an inplace operation: "
+        f"[{_type_name(data.dtype)} {list(data.shape)}]{what} is at version {now}; expected version {then} instead. "
+        "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
 def _type_name(dt):
-    return {"f": "Float", "d": "Double", "e": "Half"}.get(dt.char, str(dt)) + "Tensor"
+    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+             "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short"}
+    return "torch." + names.get(dt.name, str(dt)) + "Tensor"
 
 
 def _apply_function(cls, args, kwargs):
@@ -485,12 +487,12 @@ def _fix_saved_function(node, args, outs, res):
                 if vc is None:
                     vc = o._vc = [0]
                 ref = _OutputRef(o._data, hit, vc, vc[0])
-                versions.append((ref, vc[0]))
+                versions.append((ref, vc[0], node, hit))
             elif hit is not None:
                 ref = res[hit]
             else:
                 vc = s._vc
-                versions.append((s, vc[0] if vc is not None else 0))
+                versions.append((s, vc[0] if vc is not None else 0, s._grad_fn, s._out_idx))
         refs.append(ref)
     node._saved_refs = refs
     node._saved = tuple(refs)
