@@ -51,7 +51,7 @@ def convert_index(index):
         elif isinstance(i, slice):
             out.append(slice(*(None if v is None else int(v) for v in (i.start, i.stop, i.step))))
             if i.step is not None and int(i.step) <= 0:
-                raise ValueError("step must be greater than zero")
+                raise ValueError("slice step cannot be zero" if int(i.step) == 0 else "step must be greater than zero")
         elif isinstance(i, (bool, np.bool_)):
             out.append(bool(i))
             advanced = True
@@ -67,16 +67,109 @@ def convert_index(index):
     return tuple(out), advanced
 
 
-def _index_error(e, shape):
+def _index_error(e, shape, index):
+    """PyTorch's IndexError for an index NumPy rejected (worked out only once it has failed)."""
     msg = str(e)
+    if "too many indices" in msg:
+        if not shape:
+            return IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                              "in C++ to convert a 0-dim tensor to a number")
+        return IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    found = _explain_index(shape, index)
+    if found is not None:
+        return IndexError(found)
     if "out of bounds" in msg:
         return IndexError(msg.replace("axis", "dimension"))
-    if "boolean index did not match" in msg:
-        return IndexError(f"The shape of the mask {msg.split('dimension is ')[-1]} does not match the shape of the "
-                          f"indexed tensor {list(shape)}: {msg}")
-    if "too many indices" in msg:
-        return IndexError(f"too many indices for tensor of dimension {len(shape)}")
     return IndexError(msg)
+
+
+def _explain_index(shape, index):
+    """Walk the index against the dims it consumes and describe the first problem as PyTorch does (an
+    integer tensor's dimension is counted among the index tensors, as PyTorch reports it)."""
+    consumed = 0
+    for i in index:
+        if isinstance(i, np.ndarray):
+            consumed += i.ndim if i.dtype.kind == "b" else 1
+        elif i is not None and i is not Ellipsis and not isinstance(i, bool):
+            consumed += 1
+    d = k = 0
+    tensor_shapes = []
+    for i in index:
+        if i is Ellipsis:
+            d += len(shape) - consumed
+        elif i is None or isinstance(i, bool):
+            continue
+        elif isinstance(i, slice):
+            d += 1
+        elif isinstance(i, int):
+            size = shape[d] if d < len(shape) else 0
+            if not -size <= i < size:
+                return f"index {i} is out of bounds for dimension {d} with size {size}"
+            d += 1
+        elif i.dtype.kind == "b":
+            for j, n in enumerate(i.shape):
+                if d + j >= len(shape) or shape[d + j] != n:
+                    return (f"The shape of the mask {list(i.shape)} at index {j} does not match the shape of the "
+                            f"indexed tensor {list(shape)} at index {d + j}")
+            tensor_shapes += [[int(np.count_nonzero(i))]] * i.ndim
+            d += i.ndim
+            k += i.ndim
+        else:
+            size = shape[d] if d < len(shape) else 0
+            bad = i[(i < -size) | (i >= size)]
+            if bad.size:
+                return f"index {bad.flat[0]} is out of bounds for dimension {k} with size {size}"
+            tensor_shapes.append(list(i.shape))
+            d += 1
+            k += 1
+    try:
+        np.broadcast_shapes(*[tuple(t) for t in tensor_shapes])
+    except ValueError:
+        return ("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                + ", ".join(str(t) for t in tensor_shapes))
+    return None
+
+
+def _value_shape_error(shape, index, advanced, vshape, dtype):
+    """PyTorch's message for a value that does not fit ``x[index] = value``."""
+    target = list(np.broadcast_to(np.empty((), np.int8), shape)[index].shape)
+    vshape = list(vshape)
+    if advanced:
+        return RuntimeError(f"shape mismatch: value tensor of shape {vshape} cannot be broadcast to indexing result "
+                            f"of shape {target}")
+    v = list(vshape)
+    while len(v) > len(target) and v[0] == 1:
+        v.pop(0)
+    if len(v) > len(target):
+        return RuntimeError(f"expand(torch.{_dt.scalar_name(dtype)}Tensor{{{vshape}}}, size={target}): the number of sizes provided "
+                            f"({len(target)}) must be greater or equal to the number of dimensions in the tensor "
+                            f"({len(vshape)})")
+    lead = len(target) - len(v)
+    for i in range(len(target) - 1, lead - 1, -1):
+        if v[i - lead] != target[i] and v[i - lead] != 1:
+            return RuntimeError(f"The expanded size of the tensor ({target[i]}) must match the existing size "
+                                f"({v[i - lead]}) at non-singleton dimension {i}.  Target sizes: {target}.  Tensor "
+                                f"sizes: {vshape}")
+    return RuntimeError(f"shape mismatch: value tensor of shape {vshape} cannot be broadcast to indexing result of "
+                        f"shape {target}")
+
+
+def _basic_part_is_view(index, shape):
+    """Whether PyTorch's setitem writes through a view (it applies ints, None and partial slices first):
+    decides which of its two leaf errors it raises."""
+    d = 0
+    for i in index:
+        if i is None or isinstance(i, int) and not isinstance(i, bool):
+            return True
+        if isinstance(i, slice):
+            if i.indices(shape[d]) != (0, shape[d], 1):
+                return True
+            d += 1
+        elif i is Ellipsis:
+            d = len(shape) - (len(index) - 1 - index.index(Ellipsis))
+        elif isinstance(i, np.ndarray):
+            d += i.ndim if i.dtype.kind == "b" else 1
+    return False
 
 
 # -- getitem -----------------------------------------------------------------------------------------------------
@@ -146,7 +239,7 @@ def _getitem(self, index):
     try:
         out = GetItem.apply(self, idx, advanced)
     except IndexError as e:
-        raise _index_error(e, self._data.shape) from None
+        raise _index_error(e, self._data.shape, idx) from None
     if not advanced:
         mark_view(out, self, lambda a, i=idx: a[i])
     return out
@@ -186,8 +279,8 @@ class IndexPut(Op):
 
 
 def _setitem(self, index, value):
-    from .inplace import check_inplace, rebase_after_inplace, bump_version
-    idx, _ = convert_index(index)
+    from .inplace import check_inplace, rebase_after_inplace, bump_version, LEAF_MSG, VIEW_LEAF_MSG
+    idx, advanced = convert_index(index)
     if isinstance(value, Tensor):
         v = value
         if v._data.dtype != self._data.dtype:
@@ -204,6 +297,8 @@ def _setitem(self, index, value):
             self._data[idx] = v._data if isinstance(v, Tensor) else v
             bump_version(self)
             return
+        if self._grad_fn is None and self._requires_grad:
+            raise RuntimeError(VIEW_LEAF_MSG if _basic_part_is_view(idx, self._data.shape) else LEAF_MSG)
         check_inplace(self)
         old = Tensor._wrap(self._data, self._grad_fn, self._out_idx)
         old._requires_grad = self._requires_grad
@@ -211,10 +306,10 @@ def _setitem(self, index, value):
             v = Tensor._wrap(np.asarray(v, self._data.dtype))
         r = IndexPut.apply(old, v, idx)
     except IndexError as e:
-        raise _index_error(e, self._data.shape) from None
-    except ValueError as e:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(P.data_of(v)))} cannot be "
-                           f"broadcast to indexing result: {e}") from None
+        raise _index_error(e, self._data.shape, idx) from None
+    except ValueError:
+        raise _value_shape_error(self._data.shape, idx, advanced, np.shape(P.data_of(v)), self._data.dtype) \
+            from None
     rebase_after_inplace(self, r)
 
 

@@ -16,10 +16,11 @@ from ..tensor import Tensor
 from . import _poly as P
 from .views import replay
 
-_LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
-_VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+LEAF_MSG = _LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_LEAF_MSG = _VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 _OVERLAP_MSG = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
                 "location. Please clone() the tensor before performing the operation.")
+LEAF_MSG, VIEW_LEAF_MSG = _LEAF_MSG, _VIEW_LEAF_MSG  # public names (indexing.py raises them too)
 
 
 def bump_version(t):
