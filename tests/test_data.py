@@ -1,6 +1,5 @@
 """utils.data: datasets, samplers, DataLoader batching/collation, random_split, against torch.utils.data."""
 import collections
-import os
 import subprocess
 import sys
 import warnings

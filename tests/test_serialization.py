@@ -83,7 +83,7 @@ def test_nested_structures():
         "epoch": 7, "step": 2 ** 70, "loss": 0.125, "best": float("inf"), "nan": float("nan"), "neg": -float("inf"),
         "name": "run-1 ✓", "none": None, "flags": [True, False], "betas": (0.9, 0.999),
         "shape": npgrad.Size([2, 3]), "dtype": npgrad.float16, "milestones": Counter({3: 1, 10: 2}),
-        "ids": {0: "a", 1: "b", (2, 3): "c", 2.5: "d", None: "e", True: "f"},
+        "ids": {0: "a", 1: "b", (2, 3): "c", 2.5: "d", None: "e", "k": True},
         "model": state, "tags": {"x", "y"}, "frozen": frozenset({1, 2}),
         "np": np.arange(6, dtype=np.int32).reshape(2, 3), "np_scalar": np.float32(1.5), "np_int": np.int64(-3),
         "nested": [[{"deep": (npgrad.tensor(1.0), [None])}]], "empty": {}, "empty_list": [], "empty_tuple": (),

@@ -2,7 +2,6 @@
 import math
 import warnings
 
-import numpy as np
 import pytest
 
 import npgrad

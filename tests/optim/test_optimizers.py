@@ -1,6 +1,5 @@
 """Each optimizer, with each option, follows PyTorch's parameter trajectory step for step."""
 import copy
-import itertools
 
 import numpy as np
 import pytest
@@ -352,3 +351,16 @@ if HAS_TORCH:
             opt = lib.optim.Adam([{"params": [("a", a)]}, {"params": [("b", b)], "lr": 0.5}])
             return opt.state_dict()["param_groups"]
         assert run(npgrad) == run(torch)
+
+
+@pytest.mark.parametrize("name,kw", CASES[::2], ids=IDS[::2])
+def test_chunked_updates_equal_whole_array_updates(name, kw, monkeypatch):
+    # Large parameters are updated in cache-sized chunks; shrink the thresholds so the small test
+    # parameters (12 and 5 elements) take that path, with a ragged last chunk.
+    whole, _ = _run(npgrad, name, kw)
+    from npgrad.optim import optimizer
+    monkeypatch.setattr(optimizer, "WHOLE", 4)
+    monkeypatch.setattr(optimizer, "CHUNK", 5)
+    chunked, _ = _run(npgrad, name, kw)
+    for a, b in zip(whole, chunked):
+        np.testing.assert_array_equal(a, b)

@@ -1,18 +1,21 @@
 """In-place array kernels shared by the optimizers, written to round like PyTorch's CPU ops.
 
 Every scalar arrives as a Python float, which NumPy casts to the array's dtype (a float32 parameter is
-updated in float32, as in PyTorch); ``out`` arrays come from the optimizer's scratch buffers. The
+updated in float32, as in PyTorch); ``tmp`` arrays come from the optimizer's scratch buffers. The
 operand order follows PyTorch's kernels, e.g. ``addcdiv`` is ``self + (value * t1) / t2``.
 """
 import numpy as np
 
 
-def grad_for_update(grad, param, maximize, weight_decay, scratch):
-    """``-grad`` when maximizing, plus ``weight_decay * param`` (L2 penalty); ``grad`` itself otherwise."""
+def grad_for_update(grad, param, maximize, weight_decay, tmp):
+    """``-grad`` when maximizing, plus ``weight_decay * param`` (L2 penalty); ``grad`` itself otherwise.
+
+    ``tmp(slot)`` gives scratch arrays; this uses slots 0 and 1.
+    """
     if maximize:
-        grad = np.negative(grad, out=scratch(grad, 0))
+        grad = np.negative(grad, out=tmp(0))
     if weight_decay != 0:
-        out = scratch(param, 1)
+        out = tmp(1)
         np.multiply(param, weight_decay, out=out)
         np.add(grad, out, out=out)
         grad = out

@@ -3,7 +3,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import _ops
-from .optimizer import Optimizer, _scalar, bump_version, increment_step, new_step, with_grads, zeros_like
+from .optimizer import Optimizer, _scalar, increment_step, new_step, run_update, with_grads, zeros_like
 
 __all__ = ["Adagrad"]
 
@@ -65,19 +65,22 @@ class Adagrad(Optimizer):
             weight_decay = _scalar(group["weight_decay"])
             maximize = group["maximize"]
             for p, grad in with_grads(group):
-                data = p._data
                 state = self.state[p]
                 if "sum" not in state:  # a parameter added with add_param_group after construction
                     state = self._init_state(p, group)
                 step = increment_step(state)
-                g = _ops.grad_for_update(grad, data, maximize, weight_decay, scratch)
                 clr = lr / (1 + (step - 1) * lr_decay)
-                state_sum = state["sum"]._data
-                tmp = scratch(data, 2)
-                np.multiply(g, g, out=tmp)
-                state_sum += tmp
-                std = np.sqrt(state_sum, out=scratch(data, 3))
-                std += eps
-                _ops.addcdiv_(data, g, std, -clr, tmp)
-                bump_version(p)
+                run_update(_adagrad, p, [p._data, grad, state["sum"]._data], scratch, clr, eps, weight_decay,
+                           maximize)
         return loss
+
+
+def _adagrad(tmp, arrays, clr, eps, weight_decay, maximize):
+    data, grad, state_sum = arrays
+    g = _ops.grad_for_update(grad, data, maximize, weight_decay, tmp)
+    t = tmp(2)
+    np.multiply(g, g, out=t)
+    state_sum += t
+    std = np.sqrt(state_sum, out=tmp(3))
+    std += eps
+    _ops.addcdiv_(data, g, std, -clr, t)

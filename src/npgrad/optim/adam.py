@@ -3,7 +3,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import _ops
-from .optimizer import Optimizer, _scalar, bump_version, increment_step, new_step, with_grads, zeros_like
+from .optimizer import Optimizer, _scalar, increment_step, new_step, run_update, with_grads, zeros_like
 
 __all__ = ["Adam", "AdamW"]
 
@@ -60,7 +60,6 @@ class Adam(Optimizer):
             amsgrad, maximize = group["amsgrad"], group["maximize"]
             decoupled = group.get("decoupled_weight_decay", False)
             for p, grad in with_grads(group):
-                data = p._data
                 state = self.state[p]
                 if len(state) == 0:
                     state["step"] = new_step()
@@ -69,33 +68,39 @@ class Adam(Optimizer):
                     if amsgrad:
                         state["max_exp_avg_sq"] = zeros_like(p)
                 step = increment_step(state)
-                if decoupled:
-                    if weight_decay != 0:
-                        data *= 1 - lr * weight_decay
-                    g = _ops.grad_for_update(grad, data, maximize, 0, scratch)
-                else:
-                    g = _ops.grad_for_update(grad, data, maximize, weight_decay, scratch)
-                exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
-                tmp = scratch(data, 2)
-                _ops.lerp_(exp_avg, g, 1 - beta1, tmp)
-                exp_avg_sq *= beta2
-                _ops.addcmul_(exp_avg_sq, g, g, 1 - beta2, tmp)
-
                 bias_correction1 = 1 - beta1 ** step
                 bias_correction2 = 1 - beta2 ** step
                 step_size = lr / bias_correction1
                 bias_correction2_sqrt = bias_correction2 ** 0.5
+                arrays = [p._data, grad, state["exp_avg"]._data, state["exp_avg_sq"]._data]
                 if amsgrad:
-                    second = state["max_exp_avg_sq"]._data
-                    np.maximum(second, exp_avg_sq, out=second)
-                else:
-                    second = exp_avg_sq
-                denom = np.sqrt(second, out=scratch(data, 3))
-                denom /= bias_correction2_sqrt
-                denom += eps
-                _ops.addcdiv_(data, exp_avg, denom, -step_size, tmp)
-                bump_version(p)
+                    arrays.append(state["max_exp_avg_sq"]._data)
+                run_update(_adam, p, arrays, scratch, lr, beta1, beta2, eps, weight_decay, decoupled, maximize,
+                           step_size, bias_correction2_sqrt)
         return loss
+
+
+def _adam(tmp, arrays, lr, beta1, beta2, eps, weight_decay, decoupled, maximize, step_size, bias_correction2_sqrt):
+    data, grad, exp_avg, exp_avg_sq = arrays[:4]
+    if decoupled:
+        if weight_decay != 0:
+            data *= 1 - lr * weight_decay
+        g = _ops.grad_for_update(grad, data, maximize, 0, tmp)
+    else:
+        g = _ops.grad_for_update(grad, data, maximize, weight_decay, tmp)
+    t = tmp(2)
+    _ops.lerp_(exp_avg, g, 1 - beta1, t)
+    exp_avg_sq *= beta2
+    _ops.addcmul_(exp_avg_sq, g, g, 1 - beta2, t)
+    if len(arrays) == 5:  # amsgrad: normalise by the largest second moment seen so far
+        second = arrays[4]
+        np.maximum(second, exp_avg_sq, out=second)
+    else:
+        second = exp_avg_sq
+    denom = np.sqrt(second, out=tmp(3))
+    denom /= bias_correction2_sqrt
+    denom += eps
+    _ops.addcdiv_(data, exp_avg, denom, -step_size, t)
 
 
 class AdamW(Adam):

@@ -15,6 +15,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.grad_mode import enable_grad
 from ..autograd.hooks import RemovableHandle
+from ..ops.inplace import bump_version
 from ..tensor import Tensor
 
 __all__ = ["Optimizer", "required"]
@@ -62,18 +63,15 @@ def increment_step(state):
     return float(arr)
 
 
-def bump_version(t):
-    vc = t._vc
-    if vc is not None:
-        vc[0] += 1
+# Parameters above WHOLE elements are updated CHUNK elements at a time: every formula makes several
+# passes over its arrays, and on cache-sized pieces those passes stay in cache instead of streaming
+# the whole parameter from memory each time. It also bounds the scratch memory.
+CHUNK = 1 << 18
+WHOLE = 1 << 20
 
 
 class Scratch:
-    """Reusable temporaries for the update formulas: one flat buffer per (dtype, slot), grown on demand.
-
-    A step then allocates no parameter-sized memory, which matters for large parameters where every
-    fresh allocation costs page faults.
-    """
+    """Reusable temporaries for the update formulas: one flat buffer per (dtype, slot), grown on demand."""
 
     def __init__(self):
         self._bufs = {}
@@ -85,6 +83,24 @@ class Scratch:
         if buf is None or buf.size < n:
             buf = self._bufs[key] = np.empty(n, like.dtype)
         return buf[:n].reshape(like.shape)
+
+
+def run_update(kernel, param, arrays, scratch, *args):
+    """Apply ``kernel(tmp, arrays, *args)`` in place and bump the parameter's version.
+
+    ``arrays`` are same-shaped arrays (the parameter's first); ``tmp(slot)`` gives a scratch array
+    shaped like the piece being updated. Large contiguous parameters go through in chunks.
+    """
+    first = arrays[0]
+    n = first.size
+    if n <= WHOLE or not all(a.flags.c_contiguous for a in arrays):
+        kernel(lambda slot: scratch(first, slot), arrays, *args)
+    else:
+        flats = [a.reshape(-1) for a in arrays]  # views: the arrays are contiguous
+        for start in range(0, n, CHUNK):
+            pieces = [f[start:start + CHUNK] for f in flats]
+            kernel(lambda slot, like=pieces[0]: scratch(like, slot), pieces, *args)
+    bump_version(param)
 
 
 def _hooked_step(step):
@@ -380,4 +396,5 @@ def with_grads(group):
 
 
 def zeros_like(p, fill=0):
+    """A C-contiguous state tensor shaped like parameter ``p`` (so large ones can be updated in chunks)."""
     return Tensor._wrap(np.full(p._data.shape, fill, p._data.dtype))

@@ -3,7 +3,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import _ops
-from .optimizer import Optimizer, _scalar, bump_version, increment_step, new_step, with_grads, zeros_like
+from .optimizer import Optimizer, _scalar, increment_step, new_step, run_update, with_grads, zeros_like
 
 __all__ = ["RMSprop"]
 
@@ -52,7 +52,6 @@ class RMSprop(Optimizer):
             momentum = _scalar(group["momentum"])
             centered, maximize = group["centered"], group["maximize"]
             for p, grad in with_grads(group):
-                data = p._data
                 state = self.state[p]
                 if len(state) == 0:
                     state["step"] = new_step()
@@ -62,30 +61,37 @@ class RMSprop(Optimizer):
                     if centered:
                         state["grad_avg"] = zeros_like(p)
                 increment_step(state)
-                g = _ops.grad_for_update(grad, data, maximize, weight_decay, scratch)
-                square_avg = state["square_avg"]._data
-                tmp = scratch(data, 2)
-                square_avg *= alpha
-                _ops.addcmul_(square_avg, g, g, 1 - alpha, tmp)
-                avg = scratch(data, 3)
-                if centered:
-                    grad_avg = state["grad_avg"]._data
-                    _ops.lerp_(grad_avg, g, 1 - alpha, tmp)
-                    # square_avg.addcmul(grad_avg, grad_avg, value=-1): square_avg + (-grad_avg) * grad_avg
-                    np.negative(grad_avg, out=avg)
-                    avg *= grad_avg
-                    np.add(square_avg, avg, out=avg)
-                    np.sqrt(avg, out=avg)
-                else:
-                    np.sqrt(square_avg, out=avg)
-                avg += eps
-                if momentum > 0:
-                    buf = state["momentum_buffer"]._data
-                    buf *= momentum
-                    np.divide(g, avg, out=tmp)
-                    buf += tmp
-                    _ops.add_scaled_(data, buf, -lr, tmp)
-                else:
-                    _ops.addcdiv_(data, g, avg, -lr, tmp)
-                bump_version(p)
+                arrays = [p._data, grad, state["square_avg"]._data,
+                          state["momentum_buffer"]._data if momentum > 0 else None,
+                          state["grad_avg"]._data if centered else None]
+                run_update(_rmsprop, p, [a for a in arrays if a is not None], scratch, lr, alpha, eps,
+                           weight_decay, momentum, centered, maximize)
         return loss
+
+
+def _rmsprop(tmp, arrays, lr, alpha, eps, weight_decay, momentum, centered, maximize):
+    data, grad, square_avg = arrays[:3]
+    buf = arrays[3] if momentum > 0 else None
+    grad_avg = arrays[-1] if centered else None
+    g = _ops.grad_for_update(grad, data, maximize, weight_decay, tmp)
+    t = tmp(2)
+    square_avg *= alpha
+    _ops.addcmul_(square_avg, g, g, 1 - alpha, t)
+    avg = tmp(3)
+    if centered:
+        _ops.lerp_(grad_avg, g, 1 - alpha, t)
+        # square_avg.addcmul(grad_avg, grad_avg, value=-1): square_avg + (-grad_avg) * grad_avg
+        np.negative(grad_avg, out=avg)
+        avg *= grad_avg
+        np.add(square_avg, avg, out=avg)
+        np.sqrt(avg, out=avg)
+    else:
+        np.sqrt(square_avg, out=avg)
+    avg += eps
+    if buf is not None:
+        buf *= momentum
+        np.divide(g, avg, out=t)
+        buf += t
+        _ops.add_scaled_(data, buf, -lr, t)
+    else:
+        _ops.addcdiv_(data, g, avg, -lr, t)

@@ -3,7 +3,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import _ops
-from .optimizer import Optimizer, _scalar, bump_version, with_grads
+from .optimizer import Optimizer, _scalar, run_update, with_grads
 
 __all__ = ["SGD"]
 
@@ -48,25 +48,38 @@ class SGD(Optimizer):
             weight_decay = _scalar(group["weight_decay"])
             nesterov, maximize = group["nesterov"], group["maximize"]
             for p, grad in with_grads(group):
-                data = p._data
-                g = _ops.grad_for_update(grad, data, maximize, weight_decay, scratch)
-                if momentum != 0:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        state["momentum_buffer"] = Tensor._wrap(np.array(g, copy=True))
-                        b = state["momentum_buffer"]._data
-                    else:
-                        b = buf._data
-                        b *= momentum
-                        _ops.add_scaled_(b, g, 1 - dampening, scratch(data, 2))
-                    if nesterov:
-                        out = scratch(data, 2)
-                        np.multiply(b, momentum, out=out)
-                        np.add(g, out, out=out)
-                        g = out
-                    else:
-                        g = b
-                _ops.add_scaled_(data, g, -lr, scratch(data, 3))
-                bump_version(p)
+                if momentum == 0:
+                    run_update(_sgd, p, [p._data, grad], scratch, lr, weight_decay, maximize)
+                    continue
+                state = self.state[p]
+                buf = state.get("momentum_buffer")
+                first = buf is None
+                if first:  # the buffer starts as the first (decayed) gradient
+                    buf = state["momentum_buffer"] = Tensor._wrap(np.empty(p._data.shape, p._data.dtype))
+                run_update(_sgd_momentum, p, [p._data, grad, buf._data], scratch, lr, weight_decay, maximize,
+                           momentum, dampening, nesterov, first)
         return loss
+
+
+def _sgd(tmp, arrays, lr, weight_decay, maximize):
+    data, grad = arrays
+    g = _ops.grad_for_update(grad, data, maximize, weight_decay, tmp)
+    _ops.add_scaled_(data, g, -lr, tmp(3))
+
+
+def _sgd_momentum(tmp, arrays, lr, weight_decay, maximize, momentum, dampening, nesterov, first):
+    data, grad, buf = arrays
+    g = _ops.grad_for_update(grad, data, maximize, weight_decay, tmp)
+    if first:
+        np.copyto(buf, g)
+    else:
+        buf *= momentum
+        _ops.add_scaled_(buf, g, 1 - dampening, tmp(2))
+    if nesterov:
+        out = tmp(2)
+        np.multiply(buf, momentum, out=out)
+        np.add(g, out, out=out)
+        g = out
+    else:
+        g = buf
+    _ops.add_scaled_(data, g, -lr, tmp(3))
