@@ -382,10 +382,12 @@ multiply = mul
 def div(input, other, *, rounding_mode=None, out=None):
     if not isinstance(input, Tensor):
         return _out(_rdiv(other, input, rounding_mode), out)
-    a, b = promote(input, other)
     if rounding_mode is None:
-        a, b = _float_if_integral(a, b)
+        # Integers go to float before promotion, so an integer scalar is divided by, never wrapped
+        # into the tensor's type (uint8 / -3 is -0.33, as in PyTorch).
+        a, b = promote(*_float_if_integral(input, other))
         return _out(_apply2(Div, a, b), out)
+    a, b = promote(input, other)
     return _out(_rounded_div(a, b, rounding_mode), out)
 
 
@@ -393,10 +395,10 @@ divide = true_divide = div
 
 
 def _rdiv(tensor, scalar, rounding_mode=None):
-    b, a = promote(tensor, scalar)
     if rounding_mode is None:
-        b, a = _float_if_integral(b, a)
+        b, a = promote(*_float_if_integral(tensor, scalar))
         return _apply2(Div, a, b)
+    b, a = promote(tensor, scalar)
     return _rounded_div(a, b, rounding_mode)
 
 
