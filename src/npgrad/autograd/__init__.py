@@ -3,7 +3,8 @@ from .function import Function, FunctionCtx, Op, once_differentiable  # noqa: F4
 from .engine import backward, grad  # noqa: F401
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,  # noqa: F401
                         is_inference_mode_enabled)
-from .anomaly import detect_anomaly, set_detect_anomaly, is_anomaly_enabled  # noqa: F401
+from .anomaly import (detect_anomaly, set_detect_anomaly, is_anomaly_enabled,  # noqa: F401
+                      is_anomaly_check_nan_enabled)
 from . import graph  # noqa: F401
 
 

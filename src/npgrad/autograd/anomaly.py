@@ -1,9 +1,10 @@
 """Anomaly detection: remember where each node was created, and fail loudly on NaN gradients."""
+import os
 import threading
 import traceback
 import warnings
 
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled"]
+__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
 
 
 class _State(threading.local):
@@ -21,9 +22,28 @@ def enabled():
 is_anomaly_enabled = enabled
 
 
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def is_anomaly_check_nan_enabled():
+    return _state.check_nan
+
+
 def creation_trace():
-    # Drop the frames inside npgrad's recording machinery; keep the user's call site.
-    return "".join(traceback.format_stack()[:-3])
+    """The stack of the forward call that is creating a node, up to the user's line (npgrad's own
+    frames at the top are dropped, as PyTorch shows only the caller's)."""
+    frames = traceback.extract_stack()
+    while frames and frames[-1].filename.startswith(_PKG_DIR):
+        frames.pop()
+    return "".join(traceback.format_list(frames))
+
+
+def warn_error_in(node):
+    """PyTorch's warning when a node's backward fails under anomaly mode: where its forward ran."""
+    trace = node._trace
+    if trace:
+        warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
+                      + trace, UserWarning, stacklevel=2)
 
 
 class set_detect_anomaly:
@@ -81,6 +101,5 @@ def check_nan(node, grads, data_of):
             trace = node._trace
             msg = f"Function '{node.name()}' returned nan values in its {i}th output."
             if trace:
-                msg += ("\nThe forward call that created this node (traceback of forward call that caused "
-                        "the error):\n" + trace)
+                msg += "\nTraceback of the forward call that created this node:\n" + trace
             raise RuntimeError(msg)

@@ -212,11 +212,19 @@ def _run_node(node, buf, buffers, deps, ready, keep_graph, create_graph, capture
     if needed is not None and not any(n in needed for n, _ in node._edges):
         return  # only captured, nothing below it is wanted
 
-    in_grads = _call_backward(node, grads, create_graph)
-    if node._post_hooks:
-        in_grads = _run_post_hooks(node, in_grads, grads, create_graph)
-    if check_nan:
-        _anomaly.check_nan(node, in_grads, _poly.data_of)
+    if check_nan:  # anomaly mode: any failure here is reported with the node's forward traceback
+        try:
+            in_grads = _call_backward(node, grads, create_graph)
+            if node._post_hooks:
+                in_grads = _run_post_hooks(node, in_grads, grads, create_graph)
+            _anomaly.check_nan(node, in_grads, _poly.data_of)
+        except Exception:
+            _anomaly.warn_error_in(node)
+            raise
+    else:
+        in_grads = _call_backward(node, grads, create_graph)
+        if node._post_hooks:
+            in_grads = _run_post_hooks(node, in_grads, grads, create_graph)
     if not keep_graph:
         node._release()
 
