@@ -386,3 +386,42 @@ if HAS_TORCH:
         x = np.random.default_rng(1).normal(size=(4, 3)).astype(np.float32)
         np.testing.assert_allclose(_mlp_np(npgrad, sd, npgrad.tensor(x)).numpy(),
                                    model(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+if HAS_TORCH and hasattr(npgrad.nn, "Linear") and hasattr(npgrad.nn, "Sequential"):
+    def _models():
+        ours = npgrad.nn.Sequential(npgrad.nn.Linear(3, 5), npgrad.nn.Tanh(), npgrad.nn.Linear(5, 2))
+        theirs = torch.nn.Sequential(torch.nn.Linear(3, 5), torch.nn.Tanh(), torch.nn.Linear(5, 2))
+        return ours, theirs
+
+    def test_safetensors_modules_both_ways(tmp_path):
+        from safetensors.torch import load_file, save_file
+        ours, theirs = _models()
+        x = np.random.default_rng(2).normal(size=(4, 3)).astype(np.float32)
+        # npgrad -> torch
+        serialization.save_safetensors(ours.state_dict(), tmp_path / "ours.safetensors")
+        theirs.load_state_dict(load_file(tmp_path / "ours.safetensors"))
+        np.testing.assert_allclose(ours(npgrad.tensor(x)).detach().numpy(),
+                                   theirs(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
+        # torch -> npgrad
+        torch.manual_seed(7)
+        other = torch.nn.Sequential(torch.nn.Linear(3, 5), torch.nn.Tanh(), torch.nn.Linear(5, 2))
+        save_file(other.state_dict(), tmp_path / "theirs.safetensors")
+        ours.load_state_dict(serialization.load_safetensors(tmp_path / "theirs.safetensors"))
+        np.testing.assert_allclose(ours(npgrad.tensor(x)).detach().numpy(),
+                                   other(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
+
+    def test_module_checkpoint_roundtrip(tmp_path):
+        ours, _ = _models()
+        opt = npgrad.optim.Adam(ours.parameters(), lr=0.01)
+        x = npgrad.tensor(np.random.default_rng(3).normal(size=(4, 3)).astype(np.float32))
+        ours(x).pow(2).sum().backward()
+        opt.step()
+        npgrad.save({"model": ours.state_dict(), "optim": opt.state_dict(), "epoch": 1}, tmp_path / "ck.pt")
+        fresh, _ = _models()
+        fresh_opt = npgrad.optim.Adam(fresh.parameters(), lr=0.01)
+        ck = npgrad.load(tmp_path / "ck.pt")
+        fresh.load_state_dict(ck["model"])
+        fresh_opt.load_state_dict(ck["optim"])
+        np.testing.assert_array_equal(fresh(x).detach().numpy(), ours(x).detach().numpy())
+        assert ck["epoch"] == 1 and fresh_opt.state_dict()["param_groups"] == opt.state_dict()["param_groups"]
