@@ -64,6 +64,9 @@ def _contains_numpy_scalars(data):
     return isinstance(data, (np.generic, np.ndarray))
 
 
+_REQUIRES_GRAD_MSG = "Only Tensors of floating point and complex dtype can require gradients"
+
+
 def _finish(arr, dtype, requires_grad, copy):
     if dtype is not None:
         npd = _dt.to_dtype(dtype).np
@@ -74,7 +77,9 @@ def _finish(arr, dtype, requires_grad, copy):
         arr = arr.copy()
     t = Tensor._wrap(arr)
     if requires_grad:
-        t.requires_grad = True
+        if arr.dtype.kind != "f":
+            raise RuntimeError(_REQUIRES_GRAD_MSG)
+        t._requires_grad = True
     return t
 
 
@@ -134,7 +139,9 @@ def _make(arr, requires_grad, out=None):
         return out
     t = Tensor._wrap(arr)
     if requires_grad:
-        t.requires_grad = True
+        if arr.dtype.kind != "f":
+            raise RuntimeError(_REQUIRES_GRAD_MSG)
+        t._requires_grad = True
     return t
 
 

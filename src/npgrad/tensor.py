@@ -100,6 +100,8 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._data.shape)
+        if not self._data.ndim:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         return self._data.shape[_canon_dim(dim, self._data.ndim)]
 
     @property
@@ -150,6 +152,9 @@ class Tensor:
 
     def is_complex(self):
         return False
+
+    def is_signed(self):
+        return self._data.dtype.kind in "fi"
 
     def is_contiguous(self, memory_format=None):
         return self._data.flags.c_contiguous
@@ -339,15 +344,22 @@ class Tensor:
         return iter(self.unbind(0))
 
     def __bool__(self):
-        if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        n = self._data.size
+        if n != 1:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous" if n == 0 else
+                               "Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data.reshape(()))
 
+    def _python_scalar(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
+
     def __float__(self):
-        return float(self.item())
+        return float(self._python_scalar())
 
     def __int__(self):
-        return int(self.item())
+        return int(self._python_scalar())
 
     def __index__(self):
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
@@ -355,7 +367,7 @@ class Tensor:
         return int(self.item())
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._python_scalar())
 
     def __hash__(self):
         return id(self)
