@@ -1,1 +1,12 @@
-"""Neural-network building blocks with torch.nn's API."""
+"""Neural-network building blocks with torch.nn's API: Module, Parameter, layers, functional, init, utils."""
+from .parameter import Parameter, Buffer  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from .modules import Module  # noqa: F401
+from .modules.linear import NonDynamicallyQuantizableLinear  # noqa: F401
+from . import functional, init, utils  # noqa: F401
+from . import parameter  # noqa: F401
+from . import modules  # noqa: F401
+from ._tensor_api import attach as _attach
+
+_attach()
+del _attach

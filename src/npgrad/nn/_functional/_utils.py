@@ -1,0 +1,112 @@
+"""Small helpers shared by the functional families: argument tuples, reductions, dtype names, and a few
+array-or-Tensor ("polymorphic") math helpers that backward formulas need beyond ops._poly."""
+import collections.abc
+import itertools
+import warnings
+
+import numpy as np
+
+from ... import dtypes as _dt
+from ...tensor import Tensor
+
+
+def _ntuple(n, name):
+    def parse(x):
+        if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):
+            return tuple(x)
+        return tuple(itertools.repeat(x, n))
+    parse.__name__ = name
+    return parse
+
+
+_single = _ntuple(1, "_single")
+_pair = _ntuple(2, "_pair")
+_triple = _ntuple(3, "_triple")
+
+
+def as_ints(value, n, name):
+    """An int or a sequence of ``n`` ints, as a tuple of Python ints (PyTorch's expand_param_if_needed)."""
+    if isinstance(value, Tensor):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        if len(value) == 1 and n > 1:
+            value = tuple(value) * n
+        if len(value) != n:
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values to match the "
+                               f"convolution dimensions, but got {name}={list(value)}")
+        return tuple(int(v) for v in value)
+    return (int(value),) * n
+
+
+def dtype_name(x):
+    """PyTorch's scalar-type name used in messages: Float, Double, Half, Long ..."""
+    dt = x._data.dtype if isinstance(x, Tensor) else np.dtype(x)
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(dt.name, dt.name)
+
+
+def legacy_reduction(size_average, reduce, emit_warning=True):
+    """Map the deprecated (size_average, reduce) pair to a reduction string, as PyTorch does."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if size_average and reduce:
+        ret = "mean"
+    elif reduce:
+        ret = "sum"
+    else:
+        ret = "none"
+    if emit_warning:
+        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                      stacklevel=3)
+    return ret
+
+
+def resolve_reduction(reduction, size_average=None, reduce=None):
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def reduce_loss(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def float_tensor(x):
+    """A Python number or array as a Tensor of the default float dtype; Tensors pass through."""
+    if isinstance(x, Tensor):
+        return x
+    return Tensor._wrap(np.asarray(x, _dt.get_default_dtype().np))
+
+
+def check_tensor(x, fn, arg="input"):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}(): argument '{arg}' (position 1) must be Tensor, not {type(x).__name__}")
+
+
+# -- polymorphic math (arrays in a plain backward, Tensors under create_graph) ---------------------------------
+
+def log1p(x):
+    return x.log1p() if isinstance(x, Tensor) else np.log1p(x)
+
+
+def clamp_min(x, v):
+    return x.clamp_min(v) if isinstance(x, Tensor) else np.maximum(x, v)
+
+
+def mask_of(cond, dtype):
+    """A boolean array as a 0/1 array of ``dtype`` (a constant factor in a formula)."""
+    return np.asarray(cond).astype(dtype, copy=False)
+
+
+def dtype_of(x):
+    return x._data.dtype if isinstance(x, Tensor) else np.asarray(x).dtype
+
+
+def unsqueeze(x, axis):
+    return x.unsqueeze(axis) if isinstance(x, Tensor) else np.expand_dims(x, axis)

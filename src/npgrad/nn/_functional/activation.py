@@ -1,0 +1,390 @@
+"""Activation functions. Each non-trivial one is a single fused Op whose backward formula is written with
+array-or-Tensor helpers, so it is differentiable again under ``create_graph=True`` (gradient penalties,
+Hessian-vector products). Masks that select a branch are constants of the input's dtype.
+"""
+import math
+
+import numpy as np
+
+from ... import dtypes as _dt
+from ...autograd.function import Op
+from ...ops import _poly as P
+from ...ops.inplace import inplace as _inplace
+from ...ops.select import where as _where
+from ...tensor import Tensor
+from ._utils import log1p, mask_of
+from .erf import erf_np, erf_poly
+
+_SQRT1_2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_TANH_BETA = math.sqrt(2.0 / math.pi)
+_TANH_KAPPA = 0.044715
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _float(x, fn):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+    if x._data.dtype.kind != "f":
+        return x._cast(_dt.get_default_dtype())
+    return x
+
+
+def _maybe_inplace(input, inplace, fn, *args):
+    if inplace:
+        return _inplace(input, lambda t, *a: fn(t, *a, inplace=False), *args)
+    return None
+
+
+# -- ReLU family -----------------------------------------------------------------------------------------------
+
+def relu(input, inplace=False):
+    if inplace:
+        return input.relu_()
+    return input.relu()
+
+
+def relu_(input):
+    return input.relu_()
+
+
+class LeakyReLU(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, slope):
+        ctx.save_for_backward(x)
+        ctx.slope = slope
+        return np.where(x > 0, x, x * np.asarray(slope, x.dtype))
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        xd = P.data_of(x)
+        # Branch by the sign of x (a constant); x == 0 takes the negative slope, as in PyTorch.
+        return g * np.where(xd > 0, np.asarray(1, xd.dtype), np.asarray(ctx.slope, xd.dtype)), None
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    r = _maybe_inplace(input, inplace, leaky_relu, negative_slope)
+    if r is not None:
+        return r
+    return LeakyReLU.apply(_float(input, "leaky_relu"), float(negative_slope))
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+class Hardtanh(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, lo, hi):
+        ctx.save_for_backward(x)
+        ctx.lo, ctx.hi = lo, hi
+        return np.clip(x, np.asarray(lo, x.dtype), np.asarray(hi, x.dtype))
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        xd = P.data_of(x)
+        return g * mask_of((xd > ctx.lo) & (xd < ctx.hi), xd.dtype), None, None
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    r = _maybe_inplace(input, inplace, hardtanh, min_val, max_val)
+    if r is not None:
+        return r
+    return Hardtanh.apply(_float(input, "hardtanh"), min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def threshold(input, threshold, value, inplace=False):
+    r = _maybe_inplace(input, inplace, globals()["threshold"], threshold, value)
+    if r is not None:
+        return r
+    return _where(Tensor._wrap(input._data > threshold), input, value)
+
+
+def threshold_(input, threshold, value):
+    return globals()["threshold"](input, threshold, value, inplace=True)
+
+
+class ELU(Op):
+    """elu/selu/celu: ``scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1))``."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, alpha, scale, input_scale):
+        ctx.save_for_backward(x)
+        ctx.params = (alpha, scale, input_scale)
+        dt = x.dtype
+        neg = np.expm1(np.minimum(x, 0) * np.asarray(input_scale, dt)) * np.asarray(alpha, dt)
+        y = np.where(x > 0, x, neg)
+        if scale != 1:
+            y *= np.asarray(scale, dt)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        alpha, scale, input_scale = ctx.params
+        xd = P.data_of(x)
+        neg = mask_of(xd <= 0, xd.dtype)
+        # exp(x * input_scale * neg) is exp(0) = 1 where x > 0, so no overflow in the branch not taken.
+        d = (1 - neg) * scale + neg * (scale * alpha * input_scale) * P.exp(x * (neg * input_scale))
+        return g * d, None, None, None
+
+
+def elu(input, alpha=1.0, inplace=False):
+    r = _maybe_inplace(input, inplace, elu, alpha)
+    if r is not None:
+        return r
+    return ELU.apply(_float(input, "elu"), float(alpha), 1.0, 1.0)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+def selu(input, inplace=False):
+    r = _maybe_inplace(input, inplace, selu)
+    if r is not None:
+        return r
+    return ELU.apply(_float(input, "selu"), _SELU_ALPHA, _SELU_SCALE, 1.0)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    r = _maybe_inplace(input, inplace, celu, alpha)
+    if r is not None:
+        return r
+    return ELU.apply(_float(input, "celu"), float(alpha), 1.0, 1.0 / float(alpha))
+
+
+# -- smooth activations -----------------------------------------------------------------------------------------
+
+class GELU(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, approximate):
+        ctx.save_for_backward(x)
+        ctx.approximate = approximate
+        dt = x.dtype
+        if approximate == "tanh":
+            inner = (x + x * x * x * np.asarray(_TANH_KAPPA, dt)) * np.asarray(_TANH_BETA, dt)
+            t = np.tanh(inner)
+            ctx.t = t
+            return x * (1 + t) * np.asarray(0.5, dt)
+        cdf = erf_np(x * np.asarray(_SQRT1_2, dt))
+        cdf += 1
+        cdf *= np.asarray(0.5, dt)
+        ctx.cdf = cdf
+        return x * cdf
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        graph = P.is_tensor(g)
+        if ctx.approximate == "tanh":
+            x2 = x * x
+            t = P.tanh((x + x2 * x * _TANH_KAPPA) * _TANH_BETA) if graph else ctx.t
+            left = 0.5 * (1 + t)
+            right = (0.5 * x) * (1 - t * t) * (_TANH_BETA * (1 + (3 * _TANH_KAPPA) * x2))
+            return g * (left + right), None
+        cdf = 0.5 * (1 + erf_poly(x * _SQRT1_2)) if graph else ctx.cdf
+        pdf = P.exp(x * x * -0.5) * _INV_SQRT_2PI
+        return g * (cdf + x * pdf), None
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh.")
+    return GELU.apply(_float(input, "gelu"), approximate)
+
+
+class SiLU(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        s = P.sigmoid(x)
+        ctx.s = s
+        return x * s
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        s = P.sigmoid(x) if P.is_tensor(g) else ctx.s
+        return g * (s * (1 + x * (1 - s)))
+
+
+def silu(input, inplace=False):
+    r = _maybe_inplace(input, inplace, silu)
+    if r is not None:
+        return r
+    return SiLU.apply(_float(input, "silu"))
+
+
+def _softplus_stable(x):
+    # log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|)): finite for any x, and differentiable as written.
+    if isinstance(x, Tensor):
+        return x.relu() + (-(x.abs())).exp().log1p()
+    return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
+
+
+class Mish(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        t = np.tanh(_softplus_stable(x))
+        ctx.t = t
+        return x * t
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        t = P.tanh(_softplus_stable(x)) if P.is_tensor(g) else ctx.t
+        return g * (t + x * P.sigmoid(x) * (1 - t * t))
+
+
+def mish(input, inplace=False):
+    r = _maybe_inplace(input, inplace, mish)
+    if r is not None:
+        return r
+    return Mish.apply(_float(input, "mish"))
+
+
+class Softplus(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, beta, threshold):
+        ctx.save_for_backward(x)
+        ctx.beta, ctx.threshold = beta, threshold
+        dt = x.dtype
+        bx = x * np.asarray(beta, dt)
+        linear = bx > threshold
+        # Where beta*x is past the threshold the function is x itself (PyTorch's reversion to linear).
+        soft = np.log1p(np.exp(np.minimum(bx, threshold)))
+        if beta != 1:
+            soft /= np.asarray(beta, dt)
+        return np.where(linear, x, soft)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        beta, threshold = ctx.beta, ctx.threshold
+        xd = P.data_of(x)
+        linear = (xd * np.asarray(beta, xd.dtype)) > threshold
+        s = P.sigmoid(x * beta)
+        return g * P.where(linear, 1.0, s), None, None
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return Softplus.apply(_float(input, "softplus"), beta, threshold)
+
+
+class LogSigmoid(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        # log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), finite for any x.
+        return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * P.sigmoid(-x)
+
+
+def logsigmoid(input):
+    return LogSigmoid.apply(_float(input, "logsigmoid"))
+
+
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def tanh(input):
+    return input.tanh()
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def hardsigmoid(input, inplace=False):
+    r = _maybe_inplace(input, inplace, hardsigmoid)
+    if r is not None:
+        return r
+    return hardtanh(input + 3, 0.0, 6.0) / 6
+
+
+def hardswish(input, inplace=False):
+    r = _maybe_inplace(input, inplace, hardswish)
+    if r is not None:
+        return r
+    return input * (hardtanh(input + 3, 0.0, 6.0) / 6)
+
+
+def softshrink(input, lambd=0.5):
+    d = input._data
+    return _where(Tensor._wrap(d > lambd), input - lambd, _where(Tensor._wrap(d < -lambd), input + lambd, 0.0))
+
+
+def hardshrink(input, lambd=0.5):
+    d = input._data
+    return _where(Tensor._wrap((d > lambd) | (d < -lambd)), input, 0.0)
+
+
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    n = input.shape[dim]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.dim()} is size {n}")
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+def prelu(input, weight):
+    if weight.numel() != 1:
+        if input.dim() < 2 or input.shape[1] != weight.numel():
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {input.shape[1] if input.dim() >= 2 else 1}.")
+        w = weight.reshape((1, -1) + (1,) * (input.dim() - 2))
+    else:
+        w = weight.reshape(())
+    return _where(Tensor._wrap(input._data > 0), input, w * input)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    if training:
+        from ...random import rng
+        slopes = rng().uniform(lower, upper, input.shape).astype(input._data.dtype)
+        return _where(Tensor._wrap(input._data >= 0), input, input * Tensor._wrap(slopes))
+    return leaky_relu(input, (lower + upper) / 2, inplace)

@@ -1,0 +1,98 @@
+"""linear (``x @ W.T + b``) as one fused Op, and bilinear.
+
+Leading dimensions of ``x`` are folded into one so each product is a single GEMM. The backward
+formulas use only matmul, reshape, transpose and sum, so they are differentiable again.
+"""
+import numpy as np
+
+from ... import dtypes as _dt
+from ...autograd.function import Op
+from ...ops import _poly as P
+from ...tensor import Tensor
+
+
+class Linear(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, w, b):
+        ctx.save_for_backward(x, w)
+        out_f = w.shape[0]
+        x2 = x.reshape(-1, x.shape[-1]) if x.ndim != 2 else x
+        y = x2 @ w.T
+        if b is not None:
+            y += b
+        return y.reshape(x.shape[:-1] + (out_f,)) if x.ndim != 2 else y
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad
+        in_f, out_f = w.shape[1], w.shape[0]
+        nd = len(x.shape)
+        g2 = P.reshape(g, (-1, out_f)) if nd != 2 else g
+        gx = gw = gb = None
+        if need_x:
+            gx = g2 @ w
+            if nd != 2:
+                gx = P.reshape(gx, tuple(x.shape))
+        if need_w:
+            x2 = P.reshape(x, (-1, in_f)) if nd != 2 else x
+            gw = P.swapaxes(g2, 0, 1) @ x2
+        if need_b:
+            gb = P.sum(g2, axis=0)
+        return gx, gw, gb
+
+
+def _dtype_word(t):
+    return _dt.scalar_name(t.dtype)
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias`` with PyTorch's shape and dtype errors."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"linear(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"linear(): argument 'weight' (position 2) must be Tensor, not {type(weight).__name__}")
+    xs, ws = input._data.shape, weight._data.shape
+    if len(ws) != 2 or len(xs) == 0:
+        # PyTorch falls back to matmul here (1-D weight, 0-d input); so do we, with its errors.
+        out = input.matmul(weight.t() if len(ws) == 2 else weight)
+        return out + bias if bias is not None else out
+    if xs[-1] != ws[1]:
+        rows = int(np.prod(xs[:-1])) if len(xs) > 1 else 1
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{xs[-1]} and {ws[1]}x{ws[0]})")
+    if input._data.dtype != weight._data.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtype_word(input)} and "
+                           f"{_dtype_word(weight)}")
+    if bias is not None:
+        if bias._data.dtype != input._data.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dtype_word(bias)} and "
+                               f"{_dtype_word(input)}")
+        if bias._data.shape not in ((ws[0],), (1,), ()):
+            try:
+                np.broadcast_shapes(bias._data.shape, (ws[0],))
+            except ValueError:
+                raise RuntimeError(f"The size of tensor a ({bias._data.shape[-1]}) must match the size of tensor b "
+                                   f"({ws[0]}) at non-singleton dimension {len(bias._data.shape) - 1}") from None
+    if input._data.dtype.kind != "f":
+        out = Tensor._wrap(input._data.reshape(-1, xs[-1]) @ weight._data.T)
+        out = out.reshape(xs[:-1] + (ws[0],))
+        return out + bias if bias is not None else out
+    return Linear.apply(input, weight, bias)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y_k = x1^T W_k x2 + b_k``."""
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {input1.shape[0]} and "
+                           f"{input2.shape[0]}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but expected "
+                           f"{weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but expected "
+                           f"{weight.shape[2]}")
+    from ...ops.linalg import einsum
+    out = einsum("...i,kij,...j->...k", input1, weight, input2)
+    return out + bias if bias is not None else out

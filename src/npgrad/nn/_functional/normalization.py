@@ -1,0 +1,235 @@
+"""Normalization: layer_norm, batch_norm, group_norm, instance_norm, rms_norm, normalize.
+
+``Normalize`` is one fused Op for "subtract the mean and divide by the standard deviation over some
+axes, then scale and shift": layer_norm and training-mode batch_norm are both that op with different
+axes. A plain backward reuses the normalized input and 1/std kept from the forward; under
+``create_graph=True`` they are recomputed from the input Tensor so the gradient is differentiable.
+"""
+import numpy as np
+
+from ... import dtypes as _dt
+from ...autograd.function import Op
+from ...autograd.grad_mode import no_grad
+from ...ops import _poly as P
+from ...tensor import Tensor
+
+
+def _mean(x, axes, n):
+    return P.sum(x, axis=axes, keepdims=True) * (1.0 / n)
+
+
+class Normalize(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, w, b, axes, eps, want_stats):
+        mean = np.mean(x, axis=axes, keepdims=True)
+        xhat = x - mean
+        var = np.mean(np.square(xhat), axis=axes, keepdims=True)
+        rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
+        xhat *= rstd
+        if w is not None:
+            y = xhat * w
+            if b is not None:
+                y += b
+        elif b is not None:
+            y = xhat + b
+        else:
+            y = xhat.copy()
+        ctx.save_for_backward(x, w)
+        ctx.xhat, ctx.rstd, ctx.axes, ctx.eps = xhat, rstd, axes, eps
+        ctx.n = int(np.prod([x.shape[a] for a in axes]))
+        if want_stats:
+            m, v = mean.reshape(-1), var.reshape(-1)
+            ctx.mark_non_differentiable(m, v)
+            return y, m, v
+        return y
+
+    @staticmethod
+    def backward(ctx, g, *unused_stat_grads):
+        x, w = ctx.saved_tensors
+        axes, n = ctx.axes, ctx.n
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        if P.is_tensor(g):
+            xc = x - _mean(x, axes, n)
+            rstd = 1.0 / P.sqrt(_mean(xc * xc, axes, n) + ctx.eps)
+            xhat = xc * rstd
+        else:
+            xhat, rstd = ctx.xhat, ctx.rstd
+        gx = gw = gb = None
+        if need_x:
+            gxhat = g * w if w is not None else g
+            gx = (gxhat - _mean(gxhat, axes, n) - xhat * _mean(gxhat * xhat, axes, n)) * rstd
+        if need_w:
+            gw = g * xhat  # the engine sums it down to the weight's shape
+        if need_b:
+            gb = g
+        return gx, gw, gb, None, None, None
+
+
+def _check_float(input, fn):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f'"{fn}" not implemented for \'{_dt.scalar_name(input.dtype)}\'')
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    _check_float(input, "LayerNormKernelImpl")
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(int(s) for s in normalized_shape)
+    k = len(normalized_shape)
+    shape = tuple(input.shape)
+    if k == 0 or len(shape) < k or shape[-k:] != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+                           f"[*, {', '.join(str(s) for s in normalized_shape)}], but got input of size"
+                           f"{list(shape)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != normalized_shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{list(t.shape)} and normalized_shape = {list(normalized_shape)}")
+    axes = tuple(range(len(shape) - k, len(shape)))
+    return Normalize.apply(input, weight, bias, axes, float(eps), False)
+
+
+def _channel_view(t, ndim):
+    return None if t is None else t.reshape((t.shape[0],) + (1,) * (ndim - 2))
+
+
+def _verify_batch_size(shape):
+    size = shape[0] * int(np.prod(shape[2:]))
+    if size == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                         f"torch.Size([{', '.join(str(s) for s in shape)}])")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """Normalize over every axis but the channel axis (1); training mode updates the running stats."""
+    _check_float(input, "batch_norm")
+    nd = input.dim()
+    if nd < 2:
+        raise ValueError(f"Expected 2D or more input (got {nd}D input)")
+    C = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        if t is not None and t.numel() != C:
+            raise RuntimeError(f"{name} should contain {C} elements not {t.numel()}")
+    use_batch_stats = training or running_mean is None or running_var is None
+    if use_batch_stats:
+        if training:
+            _verify_batch_size(tuple(input.shape))
+        axes = (0,) + tuple(range(2, nd))
+        y, mean, var = Normalize.apply(input, _channel_view(weight, nd), _channel_view(bias, nd), axes,
+                                       float(eps), True)
+        if training and running_mean is not None and running_var is not None:
+            n = input.numel() // C
+            with no_grad():
+                m = momentum
+                unbiased = var._data * (n / (n - 1)) if n > 1 else var._data
+                rm, rv = running_mean._data, running_var._data
+                running_mean.mul_(1 - m).add_(Tensor._wrap(mean._data.astype(rm.dtype) * np.asarray(m, rm.dtype)))
+                running_var.mul_(1 - m).add_(Tensor._wrap(unbiased.astype(rv.dtype) * np.asarray(m, rv.dtype)))
+        return y
+    # Evaluation with running statistics: an affine map y = x * scale + shift, differentiable in w and b.
+    dt = input._data.dtype
+    inv = (1.0 / np.sqrt(running_var._data.astype(dt) + np.asarray(eps, dt))).astype(dt)
+    rm = running_mean._data.astype(dt)
+    view = (C,) + (1,) * (nd - 2)
+    scale = Tensor._wrap(inv) if weight is None else weight * Tensor._wrap(inv)
+    shift = -(Tensor._wrap(rm) * scale) if bias is None else bias - Tensor._wrap(rm) * scale
+    return input * scale.reshape(view) + shift.reshape(view)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    _check_float(input, "instance_norm")
+    nd = input.dim()
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    axes = tuple(range(2, nd))
+    y, mean, var = Normalize.apply(input, _channel_view(weight, nd), _channel_view(bias, nd), axes, float(eps), True)
+    if running_mean is not None and running_var is not None:
+        n = int(np.prod(input.shape[2:]))
+        C = input.shape[1]
+        with no_grad():
+            m = mean._data.reshape(-1, C).mean(0)
+            v = var._data.reshape(-1, C).mean(0) * (n / (n - 1) if n > 1 else 1)
+            running_mean.mul_(1 - momentum).add_(Tensor._wrap((m * momentum).astype(running_mean._data.dtype)))
+            running_var.mul_(1 - momentum).add_(Tensor._wrap((v * momentum).astype(running_var._data.dtype)))
+    return y
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    _check_float(input, "group_norm")
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    N, C = input.shape[:2]
+    if C % num_groups != 0:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != C):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
+    xr = input.reshape(N, num_groups, -1)
+    y = Normalize.apply(xr, None, None, (2,), float(eps), False).reshape(tuple(input.shape))
+    nd = input.dim()
+    if weight is not None:
+        y = y * _channel_view(weight, nd)
+    if bias is not None:
+        y = y + _channel_view(bias, nd)
+    return y
+
+
+class RMSNorm(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, w, axes, eps):
+        r = 1.0 / np.sqrt(np.mean(np.square(x), axis=axes, keepdims=True) + np.asarray(eps, x.dtype))
+        y = x * r
+        if w is not None:
+            y *= w
+        ctx.save_for_backward(x, w)
+        ctx.r, ctx.axes, ctx.eps = r, axes, eps
+        ctx.n = int(np.prod([x.shape[a] for a in axes]))
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        axes, n = ctx.axes, ctx.n
+        need_x, need_w = ctx.needs_input_grad[:2]
+        r = 1.0 / P.sqrt(_mean(x * x, axes, n) + ctx.eps) if P.is_tensor(g) else ctx.r
+        gx = gw = None
+        if need_x:
+            gxw = g * w if w is not None else g
+            gx = (gxw - x * (r * r) * _mean(gxw * x, axes, n)) * r
+        if need_w:
+            gw = g * (x * r)
+        return gx, gw, None, None
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    _check_float(input, "rms_norm")
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(int(s) for s in normalized_shape)
+    k = len(normalized_shape)
+    shape = tuple(input.shape)
+    if k == 0 or len(shape) < k or shape[-k:] != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+                           f"[*, {', '.join(str(s) for s in normalized_shape)}], but got input of size"
+                           f"{list(shape)}")
+    if eps is None:
+        eps = float(np.finfo(input._data.dtype).eps)
+    axes = tuple(range(len(shape) - k, len(shape)))
+    return RMSNorm.apply(input, weight, axes, float(eps))
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input / max(norm(input, p, dim), eps)``."""
+    denom = input.norm(p, dim=dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / denom
+

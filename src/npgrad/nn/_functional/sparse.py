@@ -1,0 +1,152 @@
+"""Embedding lookup and one_hot.
+
+The embedding gradient adds rows of the upstream gradient into the rows of the weight they came from:
+sorted once, then np.add.reduceat per distinct index (no np.add.at, and the sums keep the weight's
+dtype and the order of repeated indices).
+"""
+import numpy as np
+
+from ...autograd.function import Op
+from ...autograd.grad_mode import no_grad
+from ...tensor import Tensor
+
+
+def _embedding_grad_np(g, idx, num_rows, padding_idx, scale_grad_by_freq):
+    D = g.shape[-1]
+    flat = idx.reshape(-1)
+    g2 = np.reshape(g, (-1, D))
+    out = np.zeros((num_rows, D), g2.dtype)
+    if flat.size == 0:
+        return out
+    order = np.argsort(flat, kind="stable")
+    sidx = flat[order]
+    starts = np.flatnonzero(np.r_[True, sidx[1:] != sidx[:-1]])
+    rows = sidx[starts]
+    sums = np.add.reduceat(g2[order], starts, axis=0)
+    if scale_grad_by_freq:
+        counts = np.diff(np.r_[starts, sidx.size])
+        sums /= counts[:, None].astype(sums.dtype)
+    out[rows] = sums
+    if padding_idx is not None:
+        out[padding_idx] = 0
+    return out
+
+
+class EmbeddingBackward(Op):
+    """The weight gradient as an op of its own (linear in g), so it can be differentiated again."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, g, idx, num_rows, padding_idx, scale):
+        ctx.idx, ctx.padding_idx, ctx.scale = idx, padding_idx, scale
+        return _embedding_grad_np(g, idx, num_rows, padding_idx, scale)
+
+    @staticmethod
+    def backward(ctx, gg):
+        rows = gg[Tensor._wrap(ctx.idx)] if isinstance(gg, Tensor) else gg[ctx.idx]
+        mask = np.ones(ctx.idx.shape + (1,), np.asarray(rows._data if isinstance(rows, Tensor) else rows).dtype)
+        if ctx.padding_idx is not None:
+            mask[ctx.idx == ctx.padding_idx] = 0
+        if ctx.scale:
+            _, inv, counts = np.unique(ctx.idx.reshape(-1), return_inverse=True, return_counts=True)
+            mask = mask / counts[inv].reshape(ctx.idx.shape + (1,)).astype(mask.dtype)
+        return rows * mask, None, None, None, None
+
+
+class Embedding(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, w, idx, padding_idx, scale):
+        ctx.idx, ctx.rows, ctx.padding_idx, ctx.scale = idx, w.shape[0], padding_idx, scale
+        return np.take(w, idx, axis=0)
+
+    @staticmethod
+    def backward(ctx, g):
+        if isinstance(g, Tensor):
+            return EmbeddingBackward.apply(g, ctx.idx, ctx.rows, ctx.padding_idx, ctx.scale), None, None, None
+        return _embedding_grad_np(g, ctx.idx, ctx.rows, ctx.padding_idx, ctx.scale), None, None, None
+
+
+def _renorm_rows(weight, idx, max_norm, norm_type):
+    with no_grad():
+        rows = np.unique(idx.reshape(-1))
+        w = weight._data
+        sel = w[rows]
+        norms = (np.sum(np.abs(sel) ** norm_type, axis=1) ** (1.0 / norm_type)) if norm_type != 2 else \
+            np.sqrt(np.sum(sel * sel, axis=1))
+        big = norms > max_norm
+        if big.any():
+            scale = (max_norm / (norms[big] + 1e-7)).astype(w.dtype)
+            w[rows[big]] = sel[big] * scale[:, None]
+            from ...ops.inplace import bump_version
+            bump_version(weight)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` picked by the integer tensor ``input``: shape ``input.shape + (embedding_dim,)``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"embedding(): argument 'indices' (position 2) must be Tensor, not {type(input).__name__}")
+    idx = input._data
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    n = weight.shape[0]
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise IndexError("index out of range in self")
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= n:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -n:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = n + padding_idx
+    if max_norm is not None:
+        _renorm_rows(weight, idx, max_norm, norm_type)
+    return Embedding.apply(weight, idx.astype(np.intp, copy=False), padding_idx, bool(scale_grad_by_freq))
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    if input.dim() == 2:
+        emb = embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
+        if per_sample_weights is not None:
+            emb = emb * per_sample_weights.unsqueeze(-1)
+        if mode == "sum":
+            return emb.sum(1)
+        if mode == "max":
+            return emb.amax(1)
+        return emb.mean(1)
+    off = offsets._data.tolist() + ([] if include_last_offset else [input.shape[0]])
+    from ...ops.movement import stack
+    bags = []
+    for a, b in zip(off[:-1], off[1:]):
+        e = embedding(input[a:b], weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
+        if per_sample_weights is not None:
+            e = e * per_sample_weights[a:b].unsqueeze(-1)
+        bags.append(e.sum(0) if mode == "sum" else e.amax(0) if mode == "max" else e.mean(0))
+    return stack(bags)
+
+
+def one_hot(tensor, num_classes=-1):
+    """An int64 tensor with a trailing class dimension: 1 at each value, 0 elsewhere."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"one_hot(): argument 'self' (position 1) must be Tensor, not {type(tensor).__name__}")
+    a = tensor._data
+    if a.dtype.kind not in "iu":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        if a.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(a.max()) + 1
+    if a.size and a.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if a.size and a.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = np.zeros(a.shape + (num_classes,), np.int64)
+    np.put_along_axis(out, a[..., None].astype(np.intp), 1, axis=-1)
+    return Tensor._wrap(out)

@@ -1,0 +1,17 @@
+"""The layer classes of npgrad.nn, one family per module."""
+from .module import Module  # noqa: F401
+from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict  # noqa: F401
+from .linear import Identity, Linear, Bilinear  # noqa: F401
+from .activation import *  # noqa: F401,F403
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d  # noqa: F401
+from .pooling import *  # noqa: F401,F403
+from .batchnorm import *  # noqa: F401,F403
+from .normalization import LayerNorm, GroupNorm, RMSNorm  # noqa: F401
+from .dropout import *  # noqa: F401,F403
+from .sparse import Embedding, EmbeddingBag  # noqa: F401
+from .flatten import Flatten, Unflatten  # noqa: F401
+from .padding import *  # noqa: F401,F403
+from .upsampling import *  # noqa: F401,F403
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
+from .loss import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403

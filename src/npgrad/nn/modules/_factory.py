@@ -1,0 +1,25 @@
+"""Allocation of a module's parameters and buffers (the ``device=None, dtype=None`` factory arguments)."""
+import numpy as np
+
+from ... import dtypes as _dt
+from ...tensor import Device, Tensor
+
+
+def empty(shape, dtype=None, device=None):
+    """An uninitialised float tensor for a module to fill in reset_parameters()."""
+    if device is not None:
+        Device(device)  # raises for anything but the CPU
+    dt = _dt.get_default_dtype() if dtype is None else _dt.to_dtype(dtype)
+    return Tensor._wrap(np.empty(tuple(shape), dt.np))
+
+
+def zeros(shape, dtype=None, device=None):
+    t = empty(shape, dtype, device)
+    t._data[...] = 0
+    return t
+
+
+def ones(shape, dtype=None, device=None):
+    t = empty(shape, dtype, device)
+    t._data[...] = 1
+    return t

@@ -1,0 +1,189 @@
+"""Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d."""
+import math
+
+from .. import functional as F
+from .. import init
+from .._functional._utils import _pair, _single
+from ..parameter import Parameter
+from ._factory import empty
+from .module import Module
+
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+class _ConvNd(Module):
+    __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding", "in_channels",
+                     "out_channels", "kernel_size"]
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed, output_padding,
+                 groups, bias, padding_mode, device=None, dtype=None):
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        valid_padding_strings = {"same", "valid"}
+        if isinstance(padding, str):
+            if padding not in valid_padding_strings:
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {valid_padding_strings}")
+            if padding == "same" and any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {set(_PADDING_MODES)}, but got padding_mode='{padding_mode}'")
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.padding = padding
+        self.dilation = dilation
+        self.transposed = transposed
+        self.output_padding = output_padding
+        self.groups = groups
+        self.padding_mode = padding_mode
+        # F.pad's argument order (last dim first, before/after) for the non-zero padding modes.
+        if isinstance(padding, str):
+            self._reversed_padding_repeated_twice = [0, 0] * len(kernel_size)
+            if padding == "same":
+                for d, k, i in zip(dilation, kernel_size, range(len(kernel_size) - 1, -1, -1)):
+                    total = d * (k - 1)
+                    left = total // 2
+                    self._reversed_padding_repeated_twice[2 * i] = left
+                    self._reversed_padding_repeated_twice[2 * i + 1] = total - left
+        else:
+            self._reversed_padding_repeated_twice = [p for p in reversed(padding) for _ in range(2)]
+        if transposed:
+            shape = (in_channels, out_channels // groups) + tuple(kernel_size)
+        else:
+            shape = (out_channels, in_channels // groups) + tuple(kernel_size)
+        self.weight = Parameter(empty(shape, dtype, device))
+        if bias:
+            self.bias = Parameter(empty((out_channels,), dtype, device))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self):
+        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
+        if self.padding != (0,) * len(self.padding):
+            s += ", padding={padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += ", dilation={dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += ", output_padding={output_padding}"
+        if self.groups != 1:
+            s += ", groups={groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += ", padding_mode={padding_mode}"
+        return s.format(**self.__dict__)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if not hasattr(self, "padding_mode"):
+            self.padding_mode = "zeros"
+
+
+class Conv1d(_ConvNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        kernel_size_ = _single(kernel_size)
+        stride_ = _single(stride)
+        padding_ = padding if isinstance(padding, str) else _single(padding)
+        dilation_ = _single(dilation)
+        super().__init__(in_channels, out_channels, kernel_size_, stride_, padding_, dilation_, False, _single(0),
+                         groups, bias, padding_mode, device, dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            return F.conv1d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
+                            self.stride, _single(0), self.dilation, self.groups)
+        return F.conv1d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv2d(_ConvNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        kernel_size_ = _pair(kernel_size)
+        stride_ = _pair(stride)
+        padding_ = padding if isinstance(padding, str) else _pair(padding)
+        dilation_ = _pair(dilation)
+        super().__init__(in_channels, out_channels, kernel_size_, stride_, padding_, dilation_, False, _pair(0),
+                         groups, bias, padding_mode, device, dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            return F.conv2d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
+                            self.stride, _pair(0), self.dilation, self.groups)
+        return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class _ConvTransposeNd(_ConvNd):
+    def _output_padding(self, input, output_size, stride, padding, kernel_size, num_spatial_dims, dilation=None):
+        if output_size is None:
+            return tuple(self.output_padding)
+        has_batch = input.dim() == num_spatial_dims + 2
+        output_size = list(output_size)
+        if len(output_size) == num_spatial_dims + (2 if has_batch else 1):
+            output_size = output_size[-num_spatial_dims:]
+        if len(output_size) != num_spatial_dims:
+            raise ValueError(f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, output_size must have "
+                             f"{num_spatial_dims} or {num_spatial_dims + (2 if has_batch else 1)} elements "
+                             f"(got {len(output_size)})")
+        res = []
+        for d in range(num_spatial_dims):
+            dim_size = input.shape[d + (2 if has_batch else 1)]
+            dil = 1 if dilation is None else dilation[d]
+            min_size = (dim_size - 1) * stride[d] - 2 * padding[d] + dil * (kernel_size[d] - 1) + 1
+            max_size = min_size + stride[d] - 1
+            if not min_size <= output_size[d] <= max_size:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {min_size} "
+                                 f"to {max_size} (for an input of {list(input.shape[-num_spatial_dims:])})")
+            res.append(output_size[d] - min_size)
+        return tuple(res)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
+        super().__init__(in_channels, out_channels, _single(kernel_size), _single(stride), _single(padding),
+                         _single(dilation), True, _single(output_padding), groups, bias, padding_mode, device, dtype)
+
+    def forward(self, input, output_size=None):
+        op = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 1, self.dilation)
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
+                                  self.dilation)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
+        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride), _pair(padding),
+                         _pair(dilation), True, _pair(output_padding), groups, bias, padding_mode, device, dtype)
+
+    def forward(self, input, output_size=None):
+        op = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 2, self.dilation)
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
+                                  self.dilation)
