@@ -14,7 +14,7 @@ from ..autograd.function import Op
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
 from . import _poly as P
-from .views import replay
+from .views import multi_view_error, replay
 
 LEAF_MSG = _LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_LEAF_MSG = _VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad is being used in an in-place operation."
@@ -34,6 +34,9 @@ def bump_version(t):
 def check_inplace(t):
     if t._grad_fn is None and t._requires_grad:
         raise RuntimeError(_LEAF_MSG)
+    err = multi_view_error(t)
+    if err is not None:
+        raise err
     info = t._view_of
     if info is not None:
         base = info[0]
@@ -59,19 +62,23 @@ def _write(t, r):
         except ValueError:
             ok = False
         if not ok:
-            raise RuntimeError(f"output with shape {list(dst.shape)} doesn't match the broadcast shape "
-                               f"{list(np.broadcast_shapes(src.shape, dst.shape)) if _bcastable(src, dst) else list(src.shape)}")
+            raise _shape_error(dst.shape, src.shape)
     if not dst.flags.writeable:
         raise RuntimeError(_OVERLAP_MSG)
     dst[...] = src
 
 
-def _bcastable(a, b):
+def _shape_error(dst_shape, src_shape):
+    """PyTorch's message when an in-place operand does not fit the tensor written to."""
     try:
-        np.broadcast_shapes(a.shape, b.shape)
-        return True
+        full = np.broadcast_shapes(dst_shape, src_shape)
     except ValueError:
-        return False
+        from .linalg import broadcast_batch
+        try:
+            broadcast_batch(dst_shape, src_shape)
+        except RuntimeError as e:
+            return e
+    return RuntimeError(f"output with shape {list(dst_shape)} doesn't match the broadcast shape {list(full)}")
 
 
 def _check_cast(result_dtype, t):
@@ -87,8 +94,8 @@ def rebase_after_inplace(t, r):
         r = r._cast(_dt.from_numpy_dtype(t._data.dtype))
     _write(t, r)
     bump_version(t)
-    if r._grad_fn is None and not t._requires_grad:
-        return t
+    if r._grad_fn is None and (not t._requires_grad or not _grad_state.enabled):
+        return t  # nothing recorded (e.g. under no_grad): t keeps its place in the graph
     t._grad_fn, t._out_idx, t._requires_grad = r._grad_fn, r._out_idx, r._requires_grad
     info = t._view_of
     if info is not None and t._requires_grad:
@@ -171,8 +178,7 @@ def _arith_inplace(name):
         try:
             ufunc(d, o, out=d, casting="unsafe")
         except ValueError:
-            raise RuntimeError(f"output with shape {list(d.shape)} doesn't match the broadcast shape "
-                               f"{list(np.broadcast_shapes(d.shape, np.shape(o)))}") from None
+            raise _shape_error(d.shape, np.shape(o)) from None
         bump_version(self)
         return self
 

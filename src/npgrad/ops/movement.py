@@ -11,7 +11,7 @@ from ..tensor import Tensor
 from . import _poly as P
 from ._dims import canon_dim, canon_dims
 from ._registry import tensor_method
-from .views import mark_view, mark_view_if_shared
+from .views import mark_multi_view, mark_view, mark_view_if_shared
 
 __all__ = ["reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "swapaxes",
            "swapdims", "movedim", "moveaxis", "t", "repeat_interleave", "tile", "flip", "fliplr", "flipud",
@@ -468,7 +468,7 @@ def split(input, split_size_or_sections, dim=0):
         if sum(sizes) != size:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
                                f"size at dimension {d}), but got split_sizes={sizes}")
-    return _split(input, d, _split_bounds(size, sizes))
+    return mark_multi_view(_split(input, d, _split_bounds(size, sizes)), "Split")
 
 
 @tensor_method()
@@ -487,7 +487,7 @@ def unbind(input, dim=0):
     d = canon_dim(dim, input._data.ndim)
     size = input._data.shape[d]
     pieces = _split(input, d, _split_bounds(size, [1] * size))
-    return tuple(p.squeeze(d) for p in pieces)
+    return mark_multi_view(tuple(p.squeeze(d) for p in pieces), "Unbind")
 
 
 @tensor_method()

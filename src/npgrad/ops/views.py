@@ -26,6 +26,24 @@ def mark_view_if_shared(out, src, replay):
     return out
 
 
+def mark_multi_view(outs, name):
+    """Outputs of split/chunk/unbind: PyTorch forbids modifying them in place while recording a graph
+    (one node produced them all, so it cannot be rebased for just one of them)."""
+    for i, o in enumerate(outs):
+        o._multi_view = (name, i)
+    return outs
+
+
+def multi_view_error(t):
+    info = t.__dict__.get("_multi_view")
+    if info is None:
+        return None
+    name, i = info
+    return RuntimeError(f"Output {i} of {name} is a view and is being modified inplace. This view is the output of a "
+                        "function that returns multiple views. Such functions do not allow the output views to be "
+                        "modified inplace. You should replace the inplace operation by an out-of-place one.")
+
+
 def replay(chain, x):
     for fn in chain:
         x = fn(x)
