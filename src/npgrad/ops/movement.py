@@ -53,6 +53,9 @@ def _infer_shape(shape, numel):
                 raise RuntimeError(f"invalid shape dimension {s} at index {shape.index(s)} of shape {_fmt(shape)}")
             known *= s
     if neg:
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {_fmt(shape)} because the unspecified "
+                               f"dimension size -1 can be any value and is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {numel}")
         shape[neg[0]] = numel // known
