@@ -84,7 +84,9 @@ class Function:
     _array_forward = False  # True for Op: forward sees NumPy arrays
     _saved = None            # what forward passed to save_for_backward
     _saved_refs = None       # the same, as references that survive forward (see _fix_saved)
-    _saved_versions = None   # ((tensor or _OutputRef, version at save time, its grad_fn, output index), ...)
+    # ((tensor or _OutputRef, version at save time, producing node, output index), ...); the producer of
+    # an _OutputRef is this node, left as None to avoid a reference cycle.
+    _saved_versions = None
     _released = False
     _pre_hooks = None
     _post_hooks = None
@@ -347,7 +349,7 @@ def _fix_saved(node, args, vals, outputs):
                         if vc is None:
                             vc = o._vc = [0]
                         ref = _OutputRef(s, i, vc, vc[0])
-                        versions.append((ref, vc[0], node, i))
+                        versions.append((ref, vc[0], None, i))  # not the node itself: no cycle
                         break
         refs.append(ref)
     node._saved_refs = refs
@@ -369,6 +371,8 @@ def _as_tensor(node, r):
 
 def _raise_modified(node, value, now, then, fn, idx):
     data = value.data if isinstance(value, _OutputRef) else value._data
+    if isinstance(value, _OutputRef):
+        fn, idx = node, value.index
     # PyTorch names the saved variable by the node that produced it, without the "Backward0" suffix.
     what = ""
     if fn is not None:
@@ -487,7 +491,7 @@ def _fix_saved_function(node, args, outs, res):
                 if vc is None:
                     vc = o._vc = [0]
                 ref = _OutputRef(o._data, hit, vc, vc[0])
-                versions.append((ref, vc[0], node, hit))
+                versions.append((ref, vc[0], None, hit))
             elif hit is not None:
                 ref = res[hit]
             else:
