@@ -219,6 +219,53 @@ if HAS_TORCH:
             np.testing.assert_array_equal(npgrad.tensor(x).argmax(1).numpy(), torch.tensor(x).argmax(1).numpy())
 
 
+# -- special values: infinities, NaN, zero norms, degenerate variances ---------------------------------------------
+
+if HAS_TORCH:
+    NINF, INF, NAN = -np.inf, np.inf, np.nan
+    SPECIAL = {
+        "logsumexp_all_neg_inf_row": (lambda L, x: x.logsumexp(1), [[NINF, NINF], [0.0, 1.0]]),
+        "logsumexp_inf": (lambda L, x: x.logsumexp(1), [[INF, 1.0], [0.0, 1.0]]),
+        "norm2_zero_row": (lambda L, x: x.norm(dim=1), [[0.0, 0.0], [3.0, 4.0]]),
+        "norm3_zero_row": (lambda L, x: x.norm(3, dim=1), [[0.0, 0.0], [3.0, 4.0]]),
+        "norm1_with_zeros": (lambda L, x: x.norm(1), [[0.0, 0.0], [3.0, -4.0]]),
+        "norm_inf_all_zero": (lambda L, x: x.norm(float("inf")), [[0.0, 0.0], [0.0, 0.0]]),
+        "std_single_element": (lambda L, x: x.std(1), [[1.0], [2.0]]),
+        "std_constant_row": (lambda L, x: x.std(1), [[1.0, 1.0], [2.0, 5.0]]),
+        "var_correction_exceeds_n": (lambda L, x: x.var(1, correction=3), [[1.0, 2.0], [2.0, 5.0]]),
+        "max_dim_nan": (lambda L, x: x.max(1)[0], [[1.0, NAN], [2.0, 5.0]]),
+        "max_all_nan": (lambda L, x: x.max(), [[1.0, NAN], [2.0, 5.0]]),
+        "amax_nan": (lambda L, x: x.amax(1), [[1.0, NAN], [2.0, 5.0]]),
+        "prod_signed_zeros": (lambda L, x: x.prod(1), [[0.0, -0.0], [2.0, 5.0]]),
+        "cumprod_several_zeros": (lambda L, x: x.cumprod(1), [[0.0, 0.0, 3.0], [2.0, 0.0, 5.0]]),
+        "nansum": (lambda L, x: L.nansum(x), [[1.0, NAN], [2.0, 5.0]]),
+        "nanmean_dim": (lambda L, x: L.nanmean(x, 1), [[1.0, NAN], [2.0, 5.0]]),
+        "sum_empty_dim_tuple": (lambda L, x: x.sum(()), [[1.0, 2.0], [2.0, 5.0]]),
+        "mean_empty_dim_list": (lambda L, x: x.mean([]), [[1.0, 2.0], [2.0, 5.0]]),
+        "var_0d": (lambda L, x: x.var(), 3.0),
+        "norm_0d": (lambda L, x: x.norm(), -3.0),
+        "logsumexp_0d": (lambda L, x: x.logsumexp(0), -3.0),
+        "prod_0d": (lambda L, x: x.prod(), -3.0),
+        "argmax_0d_keepdim": (lambda L, x: x.argmax(0, keepdim=True), -3.0),
+    }
+
+    @pytest.mark.parametrize("name", sorted(SPECIAL))
+    def test_special_values_match_torch(name):
+        fn, values = SPECIAL[name]
+        got = []
+        for lib in (npgrad, torch):
+            x = lib.tensor(np.array(values), requires_grad=True)
+            out = fn(lib, x)
+            if out.requires_grad:
+                out.sum().backward()
+            got.append((out.detach().numpy(), None if x.grad is None else x.grad.numpy()))
+        (on, gn), (ot, gt) = got
+        np.testing.assert_allclose(on, ot, rtol=1e-12, equal_nan=True)
+        assert on.shape == ot.shape and (gn is None) == (gt is None)
+        if gn is not None:
+            np.testing.assert_allclose(gn, gt, rtol=1e-12, atol=1e-15, equal_nan=True)
+
+
 # -- result types --------------------------------------------------------------------------------------------
 
 def test_max_dim_returns_named_tuple():

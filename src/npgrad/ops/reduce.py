@@ -229,7 +229,9 @@ class AMax(Op):
         dims, keepdim = ctx.dims, ctx.keepdim
         xd = P.data_of(x)
         outd = _keep(P.data_of(out), dims, keepdim)
-        mask = (xd == outd) | ((xd != xd) & (outd != outd))
+        mask = xd == outd
+        if dims is None:  # a full max()/min() counts a NaN result as tied with the NaNs; amax/amin do not
+            mask |= (xd != xd) & (outd != outd)
         count = np.sum(mask, axis=dims, keepdims=True)
         weight = (mask / count).astype(xd.dtype)
         return _keep(g, dims, keepdim) * weight, None, None, None
@@ -352,18 +354,26 @@ class Var(Op):
             n *= x.shape[d]
         ctx.save_for_backward(x)
         ctx.dims, ctx.keepdim, ctx.denom = dims, keepdim, n - correction
-        mu = np.mean(x, axis=dims, keepdims=True)
-        d = x - mu
+        if x.size == 0:
+            return np.full(_reduced(x.shape, dims, keepdim), np.nan, x.dtype)
+        d = x - np.mean(x, axis=dims, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.asarray(np.sum(d * d, axis=dims, keepdims=keepdim) / _builtin_max(n - correction, 0)).astype(x.dtype)
+            # PyTorch clamps the divisor at 0 (inf/nan), but its gradient uses n - correction as is.
+            return np.asarray(np.sum(d * d, axis=dims, keepdims=keepdim) / _builtin_max(n - correction, 0)) \
+                .astype(x.dtype)
 
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        dims = ctx.dims
-        centered = x - _mean_keep(x, dims)
-        return _keep(g, dims, ctx.keepdim) * centered * (2.0 / ctx.denom if ctx.denom > 0 else float("nan")), \
-            None, None, None
+        return _keep(g, ctx.dims, ctx.keepdim) * _centered(x, ctx.dims) * _over(2.0, ctx.denom), None, None, None
+
+
+def _over(a, denom):
+    return a / denom if denom != 0 else float("nan")
+
+
+def _centered(x, dims):
+    return x - _mean_keep(x, dims)
 
 
 class Std(Op):
@@ -379,10 +389,14 @@ class Std(Op):
     @staticmethod
     def backward(ctx, g):
         x, out = ctx.saved_tensors
-        dims = ctx.dims
-        centered = x - _mean_keep(x, dims)
-        scale = 1.0 / ctx.denom if ctx.denom > 0 else float("nan")
-        return _keep(g / out, dims, ctx.keepdim) * centered * scale, None, None, None
+        dims, keepdim = ctx.dims, ctx.keepdim
+        zero = P.data_of(out) == 0
+        if zero.any():
+            # A zero std (constant input) has gradient 0 in PyTorch, not 0/0.
+            g = P.where(zero, 0.0, g / P.where(zero, 1.0, out))
+        else:
+            g = g / out
+        return _keep(g, dims, keepdim) * _centered(x, dims) * _over(1.0, ctx.denom), None, None, None
 
 
 def _mean_keep(x, dims):
