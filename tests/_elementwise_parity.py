@@ -67,7 +67,7 @@ def _graph_nodes(root):
     seen, stack, nodes = set(), [root], []
     while stack:
         node = stack.pop()
-        if node is None or id(node) in seen or node.name() == "AccumulateGrad":
+        if node is None or id(node) in seen or "AccumulateGrad" in node.name():
             continue
         seen.add(id(node))
         nodes.append(node)

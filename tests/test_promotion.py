@@ -5,7 +5,7 @@ import pytest
 
 import npgrad
 from oracle import HAS_TORCH, torch
-from _parity import check_forward, dtype_name
+from _elementwise_parity import check_forward, dtype_name
 
 NAMES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]
 

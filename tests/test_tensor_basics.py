@@ -6,7 +6,7 @@ import pytest
 import npgrad
 from npgrad import _tensor_str
 from oracle import HAS_TORCH, torch
-from _parity import check_error, check_error_like_torch
+from _elementwise_parity import check_error, check_error_like_torch
 
 
 def _both(fn):

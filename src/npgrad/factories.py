@@ -16,8 +16,12 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "emp
 _builtin_range = range
 
 
-def _infer_array(data):
-    """The array for ``data`` with PyTorch's dtype inference (Python floats -> default float)."""
+def _infer_array(data, exact=False):
+    """The array for ``data`` with PyTorch's dtype inference (Python floats -> default float).
+
+    ``exact``: a dtype was asked for, so Python numbers keep full precision until that final cast
+    (``tensor([0.1], dtype=float64)`` must not pass through float32).
+    """
     if isinstance(data, Tensor):
         return data._data
     if isinstance(data, np.ndarray):
@@ -27,29 +31,76 @@ def _infer_array(data):
         return np.asarray(data)
     t = type(data)
     if t is float:
-        return np.asarray(data, _dt.get_default_dtype().np)
+        return np.asarray(data, np.float64 if exact else _dt.get_default_dtype().np)
     if t is bool:
         return np.asarray(data, np.bool_)
     if t is int:
         return np.asarray(data, np.int64)
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
-        parts = [_infer_array(x) for x in data]
+        parts = [_infer_array(x, exact) for x in data]
         arr = np.array(parts)
+    elif not isinstance(data, (list, tuple, _builtin_range)):
+        if t is complex:
+            raise TypeError("npgrad has no complex tensors")
+        if t is str:
+            raise TypeError("new(): invalid data type 'str'")
+        raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
     else:
         try:
             arr = np.array(data)
-        except ValueError as e:
-            raise ValueError(f"could not build a tensor from {type(data).__name__}: {e}") from None
-    if arr.dtype.kind == "f" and not _contains_numpy_floats(data):
+        except ValueError:
+            raise _ragged_error(data) from None
+    if arr.dtype.kind == "f" and not exact and not _contains_numpy_floats(data):
         return arr.astype(_dt.get_default_dtype().np)
     if arr.dtype.kind in "iu" and arr.dtype != np.int64 and not isinstance(data, np.ndarray) and \
             not _contains_numpy_scalars(data):
         return arr.astype(np.int64)
     if arr.dtype.kind in "OUS":
-        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        raise _bad_leaf_error(data)
     if arr.dtype.kind == "c":
         raise TypeError("npgrad has no complex tensors")
     return arr
+
+
+def _ragged_error(data):
+    """PyTorch's error for nested sequences of unequal lengths (the first mismatch, depth first)."""
+    shape = []
+    x = data
+    while isinstance(x, (list, tuple)):
+        shape.append(len(x))
+        if not x:
+            break
+        x = x[0]
+
+    def walk(x, dim):
+        if dim == len(shape):
+            return None if not isinstance(x, (list, tuple)) else \
+                TypeError(f"'{type(x).__name__}' object cannot be interpreted as an integer")
+        if not isinstance(x, (list, tuple)):
+            return TypeError("not a sequence")
+        if len(x) != shape[dim]:
+            return ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(x)})")
+        for item in x:
+            err = walk(item, dim + 1)
+            if err is not None:
+                return err
+        return None
+
+    return walk(data, 0) or ValueError(f"could not build a tensor from {type(data).__name__}")
+
+
+def _bad_leaf_error(data):
+    """The error for the first element that is not a number: a string, None, an object."""
+    stack = [data]
+    while stack:
+        x = stack.pop(0)
+        if isinstance(x, (list, tuple)):
+            stack[:0] = list(x)
+        elif isinstance(x, str):
+            return TypeError("new(): invalid data type 'str'")
+        elif not isinstance(x, (int, float, bool, np.generic, Tensor)):
+            return RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+    return TypeError(f"new(): invalid data type '{type(data).__name__}'")
 
 
 def _contains_numpy_floats(data):
@@ -86,7 +137,7 @@ def _finish(arr, dtype, requires_grad, copy):
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data`` (scalars, nested lists, NumPy arrays, Tensors)."""
     _check_device(device)
-    arr = _infer_array(data)
+    arr = _infer_array(data, exact=dtype is not None)
     # Memory that came from the caller (an array, a tensor) is copied; a list was converted already.
     return _finish(arr, dtype, requires_grad, copy=isinstance(data, (np.ndarray, np.generic, Tensor)))
 
@@ -96,7 +147,7 @@ def as_tensor(data, dtype=None, device=None):
     _check_device(device)
     if isinstance(data, Tensor):
         return data if dtype is None else data.to(dtype)
-    arr = _infer_array(data)
+    arr = _infer_array(data, exact=dtype is not None)
     return _finish(arr, dtype, False, False)
 
 
@@ -119,14 +170,30 @@ def numel(input):
     return input.numel()
 
 
-def _size(size):
-    if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
+def _size(size, fn="empty"):
+    """A shape from ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])``, ``f(Size)`` or 0-d integer tensors."""
+    if len(size) == 1 and not _is_int(size[0]):
+        if not isinstance(size[0], (tuple, list)):
+            raise TypeError(f"{fn}(): argument 'size' (position 1) must be tuple of ints, not "
+                            f"{type(size[0]).__name__}")
         size = tuple(size[0])
+    for i, s in enumerate(size):
+        if not _is_int(s):
+            raise TypeError(f"{fn}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {type(s).__name__}\"")
     size = tuple(int(s) for s in size)
     for s in size:
         if s < 0:
+            if fn == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
     return size
+
+
+def _is_int(v):
+    if isinstance(v, Tensor):
+        return v._data.ndim == 0 and v._data.dtype.kind in "iu"
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
 def _float_dtype(dtype):
@@ -147,12 +214,12 @@ def _make(arr, requires_grad, out=None):
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     _check_device(device)
-    return _make(np.zeros(_size(size), _float_dtype(dtype)), requires_grad, out)
+    return _make(np.zeros(_size(size, "zeros"), _float_dtype(dtype)), requires_grad, out)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     _check_device(device)
-    return _make(np.ones(_size(size), _float_dtype(dtype)), requires_grad, out)
+    return _make(np.ones(_size(size, "ones"), _float_dtype(dtype)), requires_grad, out)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
@@ -186,13 +253,17 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     start, end, step = vals
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
     if (end - start) / step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         npd = np.int64 if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals) \
             else _dt.get_default_dtype().np
     else:
         npd = _dt.to_dtype(dtype).np
+        if npd == np.bool_:
+            raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     n = int(math.ceil((end - start) / step))
     # Computed in float64 then cast, as PyTorch does, so float32 ranges do not drift.
     arr = (start + step * np.arange(n, dtype=np.float64)).astype(npd) if np.dtype(npd).kind == "f" else \
@@ -224,8 +295,10 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     _check_device(device)
-    if n < 0 or (m is not None and m < 0):
+    if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     return _make(np.eye(n, n if m is None else m, dtype=_float_dtype(dtype)), requires_grad, out)
 
 
@@ -261,10 +334,10 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 
 # -- random ----------------------------------------------------------------------------------------------------
 
-def _random_float(draw, size, dtype):
+def _random_float(draw, size, dtype, kernel="check_uniform_bounds"):
     npd = np.dtype(_float_dtype(dtype))
     if npd.kind != "f":
-        raise RuntimeError(f"\"check_uniform_bounds\" not implemented for '{_dt.from_numpy_dtype(npd).name}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dt.scalar_name(npd)}'")
     if npd == np.float16:
         return draw(size, np.float32).astype(np.float16)
     return draw(size, npd)
@@ -274,14 +347,15 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
          pin_memory=False):
     _check_device(device)
     g = rng(generator)
-    return _make(_random_float(lambda s, d: g.random(s, dtype=d), _size(size), dtype), requires_grad, out)
+    return _make(_random_float(lambda s, d: g.random(s, dtype=d), _size(size, "rand"), dtype), requires_grad, out)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
     _check_device(device)
     g = rng(generator)
-    return _make(_random_float(lambda s, d: g.standard_normal(s, dtype=d), _size(size), dtype), requires_grad, out)
+    return _make(_random_float(lambda s, d: g.standard_normal(s, dtype=d), _size(size, "randn"), dtype,
+                               "normal_kernel_cpu"), requires_grad, out)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -294,8 +368,30 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     npd = np.int64 if dtype is None else _dt.to_dtype(dtype).np
-    arr = rng(generator).integers(low, high, size=_size((size,)) if not isinstance(size, int) else (size,))
+    _check_random_range(low, high, npd)
+    arr = rng(generator).integers(low, high, size=_size((size,), "randint"))
     return _make(arr.astype(npd), requires_grad, out)
+
+
+_C_TYPES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+            "int64": "long int", "float16": "c10::Half"}
+
+
+def _check_random_range(low, high, npd):
+    """PyTorch's bounds check for random integers of a small type (``randint(0, 300, dtype=uint8)``)."""
+    npd = np.dtype(npd)
+    if npd.kind == "b":
+        lo, hi = 0, 1
+    elif npd.kind in "iu":
+        lo, hi = np.iinfo(npd).min, np.iinfo(npd).max
+    elif npd == np.float16:
+        lo, hi = -65504, 65504
+    else:
+        return
+    if not lo <= low <= hi:
+        raise RuntimeError(f"from is out of bounds for {_C_TYPES[npd.name]}")
+    if not lo <= high - 1 <= hi:
+        raise RuntimeError(f"to - 1 is out of bounds for {_C_TYPES[npd.name]}")
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):

@@ -43,13 +43,14 @@ class Tensor:
         # The legacy constructor: Tensor(data) or Tensor(*sizes), always of the default float type.
         if args and all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
             data = np.empty(tuple(int(a) for a in args), _dt.get_default_dtype().np)
-        elif len(args) == 1 and isinstance(args[0], (tuple, Size)) and all(isinstance(a, int) for a in args[0]) \
-                and len(args[0]) and not isinstance(args[0], list):
-            data = np.asarray(args[0], dtype=_dt.get_default_dtype().np)
+        elif len(args) == 1 and isinstance(args[0], Size):
+            data = np.empty(tuple(args[0]), _dt.get_default_dtype().np)  # a Size is a shape, a tuple is data
+        elif len(args) == 1 and isinstance(args[0], Tensor):
+            data = args[0]._data  # as PyTorch: the same values and dtype, sharing memory
         elif len(args) == 1:
             data = args[0]
-            if isinstance(data, Tensor):
-                data = data._data
+            if isinstance(data, (int, float, bool, np.generic)):
+                raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
             data = np.array(data, dtype=_dt.get_default_dtype().np if dtype is None else _dt.to_dtype(dtype).np)
         elif not args:
             data = np.empty((0,), _dt.get_default_dtype().np)

@@ -7,7 +7,7 @@ import pytest
 
 import npgrad
 from oracle import HAS_TORCH, torch
-from _parity import check_error, check_forward, check_like_torch
+from _elementwise_parity import check_error, check_forward, check_like_torch
 
 DTYPES = [np.float32, np.float64, np.float16, np.int8, np.int16, np.int32, np.int64, np.uint8, np.bool_]
 IDS = [np.dtype(d).name for d in DTYPES]
@@ -151,7 +151,7 @@ def test_shape_mismatch(fn):
                                            r"at non-singleton dimension \d"):
         fn(npgrad)
     if HAS_TORCH:
-        from _parity import check_error_like_torch
+        from _elementwise_parity import check_error_like_torch
         check_error_like_torch(fn)
 
 

@@ -5,7 +5,7 @@ import pytest
 
 import npgrad
 from oracle import HAS_TORCH, In, OpCase, check_against_torch, check_finite_differences, torch
-from _parity import check_error, check_forward, check_like_torch, check_no_upcast
+from _elementwise_parity import check_error, check_forward, check_like_torch, check_no_upcast
 
 if HAS_TORCH:
     from _double_backward import check_double_backward
