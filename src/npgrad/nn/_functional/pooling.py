@@ -283,8 +283,7 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     x, unbatched, geo, p = _pool_geometry(input, kernel_size, stride, padding, 1, ceil_mode, n, name, False)
-    real_pads = ((0,) + p) if n == 1 else p
-    div = _divisor(geo, real_pads, count_include_pad, divisor_override, x._data.dtype)
+    div = _divisor(geo, p, count_include_pad, divisor_override, x._data.dtype)
     x4 = x.unsqueeze(2) if n == 1 else x
     out = AvgPool2d.apply(x4, geo, div)
     if n == 1:
