@@ -81,6 +81,7 @@ CASES = [
     OpCase("repeat_interleave_flat", lambda lib, x: lib.repeat_interleave(x, 3), [In((2, 2))]),
     OpCase("repeat_interleave_tensor", lambda lib, x, r: x.repeat_interleave(r, dim=0),
            [In((3, 2)), _const(np.array([1, 0, 2]))]),
+    OpCase("repeat_interleave_counts_only", lambda lib, r: lib.repeat_interleave(r), [_const([1, 0, 3])]),
     OpCase("flip", lambda lib, x: x.flip(0), [In((2, 3))]),
     OpCase("flip_dims", lambda lib, x: lib.flip(x, (0, -1)), [In((2, 3, 4))]),
     OpCase("fliplr", lambda lib, x: lib.fliplr(x), [In((2, 3))]),
@@ -134,6 +135,7 @@ CASES = [
     OpCase("diag_2d", lambda lib, x: x.diag(1), [In((3, 4))]),
     OpCase("diag_embed", lambda lib, x: lib.diag_embed(x), [In((2, 3))]),
     OpCase("diag_embed_offset", lambda lib, x: lib.diag_embed(x, 1), [In((2, 3))]),
+    OpCase("diag_embed_dims", lambda lib, x: lib.diag_embed(x, -1, 2, 0), [In((2, 3))]),
     # gather / scatter / index_select / masked_fill
     OpCase("gather", lambda lib, x, i: x.gather(1, i), [In((2, 3)), IDX_GATHER]),
     OpCase("gather_dim0", lambda lib, x, i: lib.gather(x, 0, i), [In((3, 4)), _const([[2, 0, 1, 2]])]),
@@ -189,7 +191,7 @@ if HAS_TORCH:
     SECOND_ORDER = [c for c in CASES if c.name in {
         "reshape_noncontiguous", "permute", "squeeze_dims_tuple", "expand", "repeat_more_dims", "flip_dims",
         "roll_multi", "split_sizes", "chunk_uneven", "unbind", "cat_neg_dim", "stack_last", "tril_offset",
-        "diagonal_neg_offset_dims", "diag_embed_offset", "gather", "scatter", "scatter_add", "index_select",
+        "diagonal_neg_offset_dims", "diag_embed_offset", "diag_embed_dims", "gather", "scatter", "scatter_add", "index_select",
         "index_select_large", "masked_fill_tensor_value", "masked_select", "take", "index_add"}]
 
     @pytest.mark.parametrize("case", SECOND_ORDER, ids=str)

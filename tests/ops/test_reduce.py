@@ -377,6 +377,8 @@ if HAS_TORCH:
         "mean_0d_dim": lambda lib: lib.tensor(1.0).mean(1),
         "cumsum_dim": lambda lib: lib.ones(2, 3).cumsum(2),
         "var_dim": lambda lib: lib.ones(2, 3).var(4),
+        "argmax_bool": lambda lib: lib.tensor([True, False]).argmax(),
+        "argmin_bool_dim": lambda lib: lib.tensor([True, False]).argmin(0),
     }
 
     @pytest.mark.parametrize("name", sorted(ERRORS))

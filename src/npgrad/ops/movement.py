@@ -303,7 +303,10 @@ def tile(input, dims):
 
 
 @tensor_method()
-def repeat_interleave(input, repeats, dim=None):
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    if repeats is None:  # repeat_interleave(repeats): each index i repeated repeats[i] times
+        counts = input._data.reshape(-1)
+        return Tensor._wrap(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
     if dim is None:
         input = input.reshape(-1)
         dim = 0
@@ -726,9 +729,14 @@ def diag(input, diagonal=0):
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    nd = input._data.ndim + 1
+    d1, d2 = canon_dim(dim1, nd), canon_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     n = input._data.shape[-1] + abs(offset)
-    shape = input._data.shape[:-1] + (n, n)
-    return _DiagonalBackward.apply(input, shape, offset, len(shape) - 2, len(shape) - 1)
+    others = iter(input._data.shape[:-1])
+    shape = tuple(n if i in (d1, d2) else next(others) for i in range(nd))
+    return _DiagonalBackward.apply(input, shape, offset, d1, d2)
 
 
 def meshgrid(*tensors, indexing="ij"):

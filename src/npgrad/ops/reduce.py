@@ -310,6 +310,8 @@ def aminmax(input, *, dim=None, keepdim=False):
 
 def _arg(input, dim, keepdim, fn, name):
     x = input._data
+    if x.dtype.kind == "b":
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
         if x.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
