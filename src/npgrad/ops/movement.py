@@ -557,6 +557,9 @@ def _check_tensor_list(tensors, name):
 
 
 def _promote_all(tensors):
+    first = tensors[0]._data.dtype
+    if all(t._data.dtype == first for t in tensors):
+        return tensors
     dt = _dt.result_type(*tensors)
     return [t if t._data.dtype == dt.np else t._cast(dt) for t in tensors]
 
@@ -565,26 +568,28 @@ def cat(tensors, dim=0, *, out=None, axis=None):
     if axis is not None:
         dim = axis
     tensors = _check_tensor_list(tensors, "cat")
-    # PyTorch skips legacy empty 1-D tensors of shape (0,) when concatenating.
-    nonempty = [t for t in tensors if not (t._data.ndim == 1 and t._data.shape[0] == 0)]
-    if not nonempty:
-        return tensors[0].clone()
-    ref = nonempty[0]
-    nd = ref._data.ndim
+    ref = None
     for i, t in enumerate(tensors):
-        if t._data.ndim == 0:
+        nd_t = t._data.ndim
+        if nd_t == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+        if ref is None and not (nd_t == 1 and t._data.shape[0] == 0):
+            ref = t  # PyTorch skips legacy empty 1-D tensors of shape (0,) when concatenating
+    if ref is None:
+        return tensors[0].clone()
+    nd = ref._data.ndim
     d = canon_dim(dim, nd)
+    shape = ref._data.shape
+    rest = shape[:d] + shape[d + 1:]
     for i, t in enumerate(tensors):
-        if t._data.ndim == 1 and t._data.shape[0] == 0:
+        ts = t._data.shape
+        if ts[:d] + ts[d + 1:] == rest and len(ts) == nd or len(ts) == 1 and ts[0] == 0:
             continue
-        if t._data.ndim != nd:
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {nd} and {t._data.ndim}")
-        for k in range(nd):
-            if k != d and t._data.shape[k] != ref._data.shape[k]:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
-                                   f"{ref._data.shape[k]} but got size {t._data.shape[k]} for tensor number {i} "
-                                   f"in the list.")
+        if len(ts) != nd:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {nd} and {len(ts)}")
+        k = next(k for k in range(nd) if k != d and ts[k] != shape[k])
+        raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {shape[k]} but got "
+                           f"size {ts[k]} for tensor number {i} in the list.")
     r = Cat.apply(d, *_promote_all(tensors))
     if out is not None:
         out.copy_(r)
@@ -595,6 +600,20 @@ def cat(tensors, dim=0, *, out=None, axis=None):
 concat = concatenate = cat
 
 
+class Stack(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, dim, *xs):
+        ctx.dim = dim
+        return np.stack(xs, axis=dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        pre = (slice(None),) * ctx.dim
+        return (None,) + tuple(g[pre + (i,)] if need else None for i, need in enumerate(ctx.needs_input_grad[1:]))
+
+
 def stack(tensors, dim=0, *, out=None):
     tensors = _check_tensor_list(tensors, "stack")
     shape = tensors[0]._data.shape
@@ -602,8 +621,11 @@ def stack(tensors, dim=0, *, out=None):
         if t._data.shape != shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 and "
                                f"{list(t._data.shape)} at entry {i}")
-    d = canon_dim(dim, len(shape) + 1)
-    return cat([unsqueeze(t, d) for t in tensors], d, out=out)
+    r = Stack.apply(canon_dim(dim, len(shape) + 1), *_promote_all(tensors))
+    if out is not None:
+        out.copy_(r)
+        return out
+    return r
 
 
 def hstack(tensors):
