@@ -127,9 +127,9 @@ class ELU(Op):
     __slots__ = ()
 
     @staticmethod
-    def forward(ctx, x, alpha, scale, input_scale):
+    def forward(ctx, x, alpha, scale, input_scale, grad_input_scale=None):
         ctx.save_for_backward(x)
-        ctx.params = (alpha, scale, input_scale)
+        ctx.params = (alpha, scale, input_scale if grad_input_scale is None else grad_input_scale)
         dt = x.dtype
         neg = np.expm1(np.minimum(x, 0) * np.asarray(input_scale, dt)) * np.asarray(alpha, dt)
         y = np.where(x > 0, x, neg)
@@ -145,7 +145,7 @@ class ELU(Op):
         neg = mask_of(xd <= 0, xd.dtype)
         # exp(x * input_scale * neg) is exp(0) = 1 where x > 0, so no overflow in the branch not taken.
         d = (1 - neg) * scale + neg * (scale * alpha * input_scale) * P.exp(x * (neg * input_scale))
-        return g * d, None, None, None
+        return g * d, None, None, None, None
 
 
 def elu(input, alpha=1.0, inplace=False):
@@ -172,7 +172,8 @@ def celu(input, alpha=1.0, inplace=False):
     r = _maybe_inplace(input, inplace, celu, alpha)
     if r is not None:
         return r
-    return ELU.apply(_float(input, "celu"), float(alpha), 1.0, 1.0 / float(alpha))
+    # PyTorch's celu derivative uses 1 / float32(alpha) as the input scale; matched so float64 results agree.
+    return ELU.apply(_float(input, "celu"), float(alpha), 1.0, 1.0 / float(alpha), 1.0 / float(np.float32(alpha)))
 
 
 # -- smooth activations -----------------------------------------------------------------------------------------
