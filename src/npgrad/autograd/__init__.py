@@ -18,6 +18,6 @@ def __getattr__(name):
         g["gradcheck"], g["gradgradcheck"], g["GradcheckError"] = mod.gradcheck, mod.gradgradcheck, mod.GradcheckError
         return g[name]
     if name == "functional":
-        from . import functional
-        return functional
+        import importlib  # not `from . import functional`: that looks the name up here again
+        return importlib.import_module(".functional", __name__)
     raise AttributeError(f"module 'npgrad.autograd' has no attribute '{name}'")
