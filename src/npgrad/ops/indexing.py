@@ -327,8 +327,13 @@ def _grid(index, dim):
 
 def _grid_positions(shape, index, dim):
     """Flat positions (C order, array of ``shape``) that ``_grid(index, dim)`` addresses."""
-    strides = np.cumprod((1,) + tuple(shape[::-1]))[:-1][::-1] if len(shape) else ()
-    flat = index * strides[dim] if len(shape) else index
+    nd = len(shape)
+    if nd == 0:
+        return index
+    strides = [1] * nd
+    for i in range(nd - 2, -1, -1):
+        strides[i] = strides[i + 1] * shape[i + 1]
+    flat = index * strides[dim]
     for d, n in enumerate(index.shape):
         if d != dim:
             view = [1] * index.ndim

@@ -60,7 +60,7 @@ class Sum(Op):
     @staticmethod
     def forward(ctx, x, dims, keepdim, np_dtype):
         ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        return np.sum(x, axis=dims, keepdims=keepdim, dtype=np_dtype)
+        return np.add.reduce(x, axis=dims, dtype=np_dtype, keepdims=keepdim)  # np.sum minus its wrapper
 
     @staticmethod
     def backward(ctx, g):
@@ -103,8 +103,8 @@ class Mean(Op):
         ctx.shape, ctx.dims, ctx.keepdim, ctx.n = x.shape, dims, keepdim, n
         if x.size == 0 or n == 0:
             return np.full(_reduced(x.shape, dims, keepdim), np.nan, x.dtype)
-        return np.mean(x, axis=dims, keepdims=keepdim, dtype=x.dtype if x.dtype != np.float16 else np.float32) \
-            .astype(x.dtype, copy=False)
+        acc = np.add.reduce(x, axis=dims, dtype=x.dtype if x.dtype != np.float16 else np.float32, keepdims=keepdim)
+        return np.asarray(acc / n).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, g):
@@ -243,10 +243,10 @@ class MaxDim(Op):
     __slots__ = ()
 
     @staticmethod
-    def forward(ctx, x, dim, keepdim, idx_k):
-        values = np.take_along_axis(x, idx_k, axis=dim)
-        if not keepdim:
-            values = np.squeeze(values, axis=dim)
+    def forward(ctx, x, dim, keepdim, idx_k, is_min):
+        # The extreme value itself (a plain reduction is much cheaper than gathering at idx_k); NaN
+        # propagates, consistent with argmax/argmin picking the first NaN.
+        values = (np.minimum if is_min else np.maximum).reduce(x, axis=dim, keepdims=keepdim)
         ctx.shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
         ctx.idx = idx_k
         return values
@@ -254,7 +254,7 @@ class MaxDim(Op):
     @staticmethod
     def backward(ctx, g):
         from .indexing import scatter_along
-        return scatter_along(_keep(g, (ctx.dim,), ctx.keepdim), ctx.idx, ctx.dim, ctx.shape), None, None, None
+        return scatter_along(_keep(g, (ctx.dim,), ctx.keepdim), ctx.idx, ctx.dim, ctx.shape), None, None, None, None
 
 
 def _minmax(input, dim, keepdim, is_min, name, other=None):
@@ -273,7 +273,7 @@ def _minmax(input, dim, keepdim, is_min, name, other=None):
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     # NaN wins, as in PyTorch: argmax/argmin return the first NaN's index.
     idx = np.expand_dims((np.argmin if is_min else np.argmax)(input._data, axis=d), d)
-    values = MaxDim.apply(input, d, keepdim, idx)
+    values = MaxDim.apply(input, d, keepdim, idx, is_min)
     indices = idx if keepdim else np.squeeze(idx, axis=d)
     return (MinResult if is_min else MaxResult)(values, Tensor._wrap(np.asarray(indices, np.int64)))
 
