@@ -247,3 +247,11 @@ if HAS_TORCH:
             assert n.dtype == npgrad.int64
             np.testing.assert_array_equal(n.numpy(), t.numpy())
 
+
+
+def test_ndarray_at_tensor_is_differentiable():
+    x = npgrad.ones(3, 2, requires_grad=True)
+    out = np.arange(6.0, dtype=np.float32).reshape(2, 3) @ x  # NumPy hands the product to Tensor.__rmatmul__
+    assert isinstance(out, npgrad.Tensor) and out.shape == (2, 2)
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.repeat([[3.0], [5.0], [7.0]], 2, axis=1))
