@@ -185,6 +185,14 @@ def _lerp_(lib, y, z):
     y.lerp_(z, 0.3)
 
 
+def _view_of_plain_base(lib, w):
+    z = lib.zeros(3, 4, dtype=w.dtype)  # requires no grad until a view of it is written with w
+    z[1].add_(w)
+    z[:, 2].mul_(w[0])
+    z.t()[0].copy_(w[1:])
+    return z * _w(lib, z)
+
+
 SHAPE = (3, 4)
 CASES = [
     OpCase("add_", _ip(_add_), [In(SHAPE), In(SHAPE)]),
@@ -224,6 +232,7 @@ CASES = [
     OpCase("index_add_", _ip(_index_add_), [In(SHAPE), In(SHAPE)]),
     OpCase("scatter_add_", _ip(_scatter_add_), [In(SHAPE), In(SHAPE)]),
     OpCase("lerp_", _ip(_lerp_), [In(SHAPE), In(SHAPE)]),
+    OpCase("view_of_plain_base", _view_of_plain_base, [In((4,))]),
 ]
 
 
@@ -236,7 +245,7 @@ if HAS_TORCH:
 
     @pytest.mark.parametrize("case", [c for c in CASES if c.name in {
         "mul_", "chained_inplace", "view_of_view", "transposed_view_add_", "diagonal_view", "unbind_views",
-        "row_imul", "narrow_views", "unary_inplace"}], ids=str)
+        "row_imul", "narrow_views", "unary_inplace", "view_of_plain_base"}], ids=str)
     def test_double_backward_matches_torch(case):
         check_double_backward(case)
 
