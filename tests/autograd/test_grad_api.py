@@ -171,6 +171,15 @@ def test_backward_inputs_non_leaf_gets_grad():
     assert x.grad is None
 
 
+def test_backward_inputs_leaf_runs_hooks():
+    x = _x(npgrad)
+    seen = []
+    x.register_hook(lambda g: g * 2)
+    x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.tolist()))
+    (x * 3).sum().backward(inputs=[x])
+    assert x.grad.tolist() == [6.0, 6.0, 6.0] and seen == [[6.0, 6.0, 6.0]]
+
+
 def test_autograd_backward_function_multiple_roots():
     x = _x(npgrad)
     a, b = x * 2, x * x

@@ -10,6 +10,7 @@ is on while formulas run, so the gradient computation itself is recorded). Each 
 reduced to that input's shape and cast to its dtype here, in one place, so formulas may return
 broadcast-shaped gradients.
 """
+import warnings
 import weakref
 
 import numpy as np
@@ -303,8 +304,12 @@ def _materialize(node, grads, as_tensor):
 
 def _accumulate(node, g, create_graph):
     leaf = node._variable()
-    if leaf is None:
-        return
+    if leaf is not None:
+        _accumulate_into(leaf, g, create_graph)
+
+
+def _accumulate_into(leaf, g, create_graph):
+    """Add gradient ``g`` into ``leaf.grad`` (an array in a plain backward, a Tensor under create_graph)."""
     if create_graph:
         if type(g) is np.ndarray:
             g = Tensor._wrap(g)
@@ -404,6 +409,12 @@ def _edge_of(t):
     return (t._grad_accumulator(), 0)
 
 
+_CYCLE_WARNING = ("Using backward() with create_graph=True will create a reference cycle between the parameter and its "
+                  "gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to "
+                  "avoid this. If you have to use this function, make sure to reset the .grad fields of your "
+                  "parameters to None after use to break the cycle and avoid the leak.")
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate d(tensors)/d(leaf) into each leaf's ``.grad`` (``torch.autograd.backward``)."""
     tensors = _as_tuple(tensors)
@@ -414,6 +425,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         retain_graph = create_graph
     grads = _root_grads(tensors, grad_tensors, create_graph)
     roots = [_edge_of(t) for t in tensors]
+    if create_graph:
+        warnings.warn(_CYCLE_WARNING, UserWarning, stacklevel=3)
     if inputs is None:
         run_backward(roots, grads, retain_graph, create_graph)
         return
@@ -425,13 +438,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     for t, g in zip(inputs, got):
         if g is None:
             continue
-        if create_graph:
-            g = g if isinstance(g, Tensor) else Tensor._wrap(g)
-            t._grad = g if t._grad is None else t._grad + g
-        elif t._grad is None:
-            t._grad = Tensor._wrap(np.array(g, copy=True))
-        else:
-            t._grad = Tensor._wrap(t._grad._data + g)
+        _accumulate_into(t, g, create_graph)
+        if t._grad_fn is None:  # a leaf: its post-accumulate hooks run as in a full backward
+            acc = t._grad_accumulator()
+            if acc._post_hooks:
+                _run_post_hooks(acc, (), [g], create_graph)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
