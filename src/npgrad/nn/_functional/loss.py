@@ -72,8 +72,9 @@ class CrossEntropy(Op):
         total = np.sum(loss)
         if reduction == "sum":
             return np.asarray(total, dt)
-        ctx.denom = np.sum(wt)
-        return np.asarray(total / ctx.denom, dt)
+        denom = np.sum(wt)
+        ctx.denom = denom  # (attributes on an unrecorded ctx are dropped, so never read them back here)
+        return np.asarray(total / denom, dt)
 
     @staticmethod
     def backward(ctx, g):
@@ -122,8 +123,9 @@ class NLLLoss(Op):
         total = np.sum(loss)
         if reduction == "sum":
             return np.asarray(total, dt)
-        ctx.denom = np.sum(wt)
-        return np.asarray(total / ctx.denom, dt)
+        denom = np.sum(wt)
+        ctx.denom = denom  # (attributes on an unrecorded ctx are dropped, so never read them back here)
+        return np.asarray(total / denom, dt)
 
     @staticmethod
     def backward(ctx, g):
