@@ -257,18 +257,58 @@ def test_finite_differences(case):
 
 # -- views created before the base changes -------------------------------------------------------------------
 
-if HAS_TORCH:
-    def _stale_view(lib):
-        x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
-        y = x * 1.0
-        v = y[0]         # created before the in-place change of its base
-        y.mul_(2.0)
-        (v * lib.tensor([1.0, 10.0, 100.0])).sum().backward()
-        return v.detach().numpy().copy(), x.grad.numpy().copy()
+def _inplace_on_stale_view(lib, x, z):
+    y = x * 1.0
+    v = y[0]          # created before the in-place change of its base ...
+    y.mul_(2.0)
+    v.add_(z)         # ... then modified in place itself: it must build on the changed base
+    return y * _w(lib, y)
 
-    def test_view_created_before_base_inplace_sees_new_value():
-        (vn, _), (vt, _) = _stale_view(npgrad), _stale_view(torch)
-        np.testing.assert_array_equal(vn, vt)
+
+def _two_views_one_modified(lib, x, z):
+    y = x * 1.0
+    a, b = y[0], y[:, 1]
+    a.mul_(z)         # b overlaps a and is now stale
+    b.mul_(3.0)
+    return y * _w(lib, y)
+
+
+STALE = [
+    OpCase("inplace_on_stale_view", _inplace_on_stale_view, [In(SHAPE), In((4,))]),
+    OpCase("sibling_view_after_inplace", _two_views_one_modified, [In(SHAPE), In((4,))]),
+]
+
+if HAS_TORCH:
+    @pytest.mark.parametrize("case", STALE, ids=str)
+    @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+    def test_stale_views_match_torch(case, dtype):
+        check_against_torch(case, dtype)
+
+
+@pytest.mark.parametrize("case", STALE, ids=str)
+def test_stale_views_finite_differences(case):
+    check_finite_differences(case)
+
+
+def _stale_view_read(lib, refresh):
+    x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    y = x * 1.0
+    v = y[0]          # created before the in-place change of its base, then only read
+    y.mul_(2.0)
+    refresh(v)
+    (v * lib.tensor([1.0, 10.0, 100.0])).sum().backward()
+    return v.detach().numpy().copy(), x.grad.numpy().copy()
+
+
+def test_refresh_view_rederives_grad_fn():
+    from npgrad.ops.views import refresh_view
+    value, grad = _stale_view_read(npgrad, refresh_view)
+    np.testing.assert_array_equal(value, [2.0, 4.0, 6.0])
+    np.testing.assert_array_equal(grad, [[2.0, 20.0, 200.0], [0.0, 0.0, 0.0]])
+    if HAS_TORCH:
+        t_value, t_grad = _stale_view_read(torch, lambda v: v)
+        np.testing.assert_array_equal(value, t_value)
+        np.testing.assert_array_equal(grad, t_grad)
 
 
 # -- version counter: tensors saved for backward must not change ------------------------------------------------

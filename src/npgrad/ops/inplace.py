@@ -14,7 +14,7 @@ from ..autograd.function import Op
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
 from . import _poly as P
-from .views import multi_view_error, replay
+from .views import mark_current, multi_view_error, refresh_view, replay
 
 LEAF_MSG = _LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_LEAF_MSG = _VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad is being used in an in-place operation."
@@ -32,6 +32,10 @@ def bump_version(t):
 
 
 def check_inplace(t):
+    """Called before every recorded in-place op on ``t``: PyTorch's refusals, and a stale view's grad_fn
+    brought up to date (the op builds on it)."""
+    if t._view_of is not None:
+        refresh_view(t)
     if t._grad_fn is None and t._requires_grad:
         raise RuntimeError(_LEAF_MSG)
     err = multi_view_error(t)
@@ -99,11 +103,12 @@ def rebase_after_inplace(t, r):
     t._grad_fn, t._out_idx, t._requires_grad = r._grad_fn, r._out_idx, r._requires_grad
     info = t._view_of
     if info is not None and t._requires_grad:
-        base, chain = info
+        base, chain = info[0], info[1]
         old = Tensor._wrap(base._data, base._grad_fn, base._out_idx)
         old._requires_grad = base._requires_grad
         nb = CopySlices.apply(old, t, chain)
         base._grad_fn, base._out_idx, base._requires_grad = nb._grad_fn, 0, True
+        mark_current(t)
     return t
 
 
