@@ -180,9 +180,51 @@ CASES = [
     OpCase("cross", lambda lib, a, b: lib.cross(a, b, dim=1) ** 2, [In((2, 3)), In((2, 3))]),
     OpCase("tensordot", lambda lib, a, b: lib.tensordot(a, b, dims=1) ** 2, [In((2, 3)), In((3, 2))]),
     OpCase("kron", lambda lib, a, b: lib.kron(a, b) ** 2, [In((2, 2)), In((2,))]),
+    # more of the core's surface
+    OpCase("nansum", lambda lib, x: lib.nansum(x * x, 1), [X]),
+    OpCase("nanmean", lambda lib, x: lib.nanmean(x.exp(), 0), [X]),
+    OpCase("var_mean", lambda lib, x: lib.var_mean(x, 1)[0] * lib.var_mean(x, 1)[1], [X]),
+    OpCase("std_mean", lambda lib, x: lib.std_mean(x, 0)[0] + lib.std_mean(x, 0)[1] ** 2, [X]),
+    OpCase("aminmax", lambda lib, x: lib.aminmax(x * x, dim=1).max * x.sum(1), [In((2, 3), values=_spd)]),
+    OpCase("fmax", lambda lib, x, y: lib.fmax(x, y) * x, [In((2, 3), values=_spd), In((2, 3), values=_spd_shifted)]),
+    OpCase("clamp_min", lambda lib, x: x.clamp_min(0.5) * x, [In((2, 3), values=_spd)]),
+    OpCase("clamp_max", lambda lib, x: lib.clamp_max(x, 0.5) * x, [In((2, 3), values=_spd)]),
+    OpCase("nan_to_num", lambda lib, x: lib.nan_to_num(x * x) * x, [X]),
+    OpCase("float_power", lambda lib, x: lib.float_power(x, 2.5), [POS]),
+    OpCase("diag_2d", lambda lib, x: (x * x).diag() * x.diag(), [In((3, 3))]),
+    OpCase("take", lambda lib, x: lib.take(x * x, lib.tensor([0, 5, 5])), [X]),
+    OpCase("hstack_vstack", lambda lib, x, y: lib.hstack([x, y]).sum(1) * lib.vstack([x, y]).sum(), [X, X]),
+    OpCase("unflatten", lambda lib, x: x.reshape(6).unflatten(0, (3, 2)) ** 3, [X]),
+    OpCase("swapaxes", lambda lib, x: lib.swapaxes(x * x, 0, 1) @ x, [X]),
+    OpCase("repeat_interleave", lambda lib, x: x.repeat_interleave(2, dim=1) ** 2, [X]),
+    OpCase("tensor_split", lambda lib, x: x.tensor_split(3, dim=1)[2] * x[:, :1], [X]),
+    OpCase("baddbmm", lambda lib, c, a, b: lib.baddbmm(c, a, b, alpha=0.5) ** 2, [In((2, 2, 2)), In((2, 2, 3)), In((2, 3, 2))]),
+    OpCase("inner", lambda lib, a, b: lib.inner(a * a, b), [X, X]),
+    OpCase("where_scalar", lambda lib, x: lib.where(x > 0, x * x, 0.5), [X]),
+    OpCase("expand_as", lambda lib, x, y: x.expand_as(y) * y * x.sum(), [In((1, 3)), X]),
+    OpCase("flip_dims", lambda lib, x: (x * x).flip(0, 1) * x, [X]),
+    OpCase("rsub_fn", lambda lib, x, y: lib.rsub(x, y * y, alpha=2), [X, X]),
+    OpCase("sub_alpha", lambda lib, x, y: lib.sub(x * x, y, alpha=3), [X, X]),
+    OpCase("div_rounding_zero_grad", lambda lib, x: lib.div(x, 0.3, rounding_mode="floor") * x + x * x, [In((2, 3), 0.05, 0.25)]),
+    OpCase("clone_contiguous", lambda lib, x: x.t().contiguous().clone() ** 3, [X]),
     # in-place ops recorded in the graph
     OpCase("inplace_mul", lambda lib, x: _inplace(lib, x), [X]),
+    OpCase("inplace_generic", lambda lib, x: _inplace_generic(lib, x), [X]),
+    OpCase("copy_", lambda lib, x, y: _copy(lib, x, y), [X, In((3,))]),
 ]
+
+
+def _inplace_generic(lib, x):
+    y = x * 1.0
+    y.sin_()
+    y.exp_()  # (an in-place op after sigmoid_ would invalidate sigmoid's saved output, as in torch)
+    return y * x
+
+
+def _copy(lib, x, y):
+    z = x * x
+    z[1].copy_(y.exp())
+    return z * x
 
 
 def _setitem(lib, x, v):

@@ -164,3 +164,38 @@ if HAS_TORCH:
     def test_double_backward_through_in_place_matches_torch():
         for a, b in zip(_double_backward_after_in_place(npgrad), _double_backward_after_in_place(torch)):
             assert_close(a, b, 1e-12, 1e-14)
+
+
+CHAINS = [
+    "y.sigmoid_(); y.pow_(2)",       # sigmoid_ saved its output, which pow_ then changes
+    "y.exp_(); y.mul_(2)",
+    "y.relu_(); y.sin_()",
+    "y.exp_(); y.detach().mul_(2)",
+    "y.exp_(); y[0] = 2.0",
+    "y.sin_(); y.mul_(3)",           # sin_ saved its input (the old value): later changes are fine
+    "y.mul_(2); y.sin_()",
+    "y.tanh_()",
+    "y[0] = 2.0; y.exp_()",
+]
+
+
+def _chain_result(lib, chain):
+    x = lib.tensor(np.array([0.3, -0.5]), requires_grad=True)
+    y = x * 1.0
+    try:
+        exec(chain)
+        (y * x).sum().backward()
+    except RuntimeError as e:
+        return str(e)
+    return x.grad.numpy().tolist()
+
+
+if HAS_TORCH:
+    @pytest.mark.parametrize("chain", CHAINS)
+    def test_in_place_chains_match_torch(chain):
+        ours, theirs = _chain_result(npgrad, chain), _chain_result(torch, chain)
+        if isinstance(theirs, str):
+            assert ours == theirs
+        else:
+            assert_close(ours, theirs, 1e-12, 0)
+

@@ -357,6 +357,20 @@ def _fix_saved(node, args, vals, outputs):
         node._saved_versions = versions
 
 
+def relink_saved_output(node, index, vc):
+    """Output ``index`` of ``node`` was written into an existing tensor by an in-place op (``y.exp_()``
+    computes ``exp`` out of place, then copies into ``y``). PyTorch saves that tensor itself, so a later
+    in-place change to it invalidates this node's backward: the saved reference now follows the
+    tensor's version counter ``vc`` (the saved array stays npgrad's own copy)."""
+    versions = node._saved_versions
+    if versions is None:
+        return
+    for k, (ref, version, fn, idx) in enumerate(versions):
+        if isinstance(ref, _OutputRef) and ref.index == index:
+            ref.vc, ref.version = vc, vc[0]
+            versions[k] = (ref, vc[0], fn, idx)
+
+
 def _as_tensor(node, r):
     """A saved reference as a Tensor (used when backward must be differentiable, or for user code)."""
     T = Tensor

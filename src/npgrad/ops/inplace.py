@@ -10,7 +10,7 @@ requires grad (or a view of one) raise PyTorch's error.
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import Op
+from ..autograd.function import Op, relink_saved_output
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
 from . import _poly as P
@@ -101,6 +101,8 @@ def rebase_after_inplace(t, r):
     if r._grad_fn is None and (not t._requires_grad or not _grad_state.enabled):
         return t  # nothing recorded (e.g. under no_grad): t keeps its place in the graph
     t._grad_fn, t._out_idx, t._requires_grad = r._grad_fn, r._out_idx, r._requires_grad
+    if r._grad_fn is not None and r._grad_fn._saved_versions is not None:
+        relink_saved_output(r._grad_fn, r._out_idx, t._version_counter())  # t is now that saved output
     info = t._view_of
     if info is not None and t._requires_grad:
         base, chain = info[0], info[1]
