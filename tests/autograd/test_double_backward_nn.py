@@ -1,0 +1,58 @@
+"""Second derivatives through npgrad.nn.functional (softmax, losses, activations, norms, conv, pooling,
+attention): the create_graph gradients and their derivatives equal PyTorch's, and gradgradcheck passes."""
+import numpy as np
+import pytest
+
+import npgrad
+from oracle import HAS_TORCH, In, OpCase, assert_close, make_arrays
+from _second_order import gradgradcheck_case, second_order
+
+
+def F(lib):
+    return lib.nn.functional
+
+
+CASES = [
+    OpCase("softmax", lambda lib, x: F(lib).softmax(x, dim=1), [In((2, 3))]),
+    OpCase("log_softmax", lambda lib, x: F(lib).log_softmax(x, dim=1), [In((2, 3))]),
+    OpCase("cross_entropy", lambda lib, x: F(lib).cross_entropy(x, lib.tensor([0, 2])), [In((2, 3))]),
+    OpCase("mse_loss", lambda lib, x, y: F(lib).mse_loss(x, y), [In((2, 3)), In((2, 3))]),
+    OpCase("linear", lambda lib, x, w, b: F(lib).linear(x, w, b).tanh(), [In((2, 3)), In((4, 3)), In((4,))]),
+    OpCase("gelu", lambda lib, x: F(lib).gelu(x), [In((2, 3))]),
+    OpCase("gelu_tanh", lambda lib, x: F(lib).gelu(x, approximate="tanh"), [In((2, 3))]),
+    OpCase("silu", lambda lib, x: F(lib).silu(x), [In((2, 3))]),
+    OpCase("softplus", lambda lib, x: F(lib).softplus(x), [In((2, 3))]),
+    OpCase("elu", lambda lib, x: F(lib).elu(x), [In((2, 3), nonzero=True)]),
+    OpCase("leaky_relu", lambda lib, x: F(lib).leaky_relu(x, 0.1) * x, [In((2, 3), nonzero=True)]),
+    OpCase("logsigmoid", lambda lib, x: F(lib).logsigmoid(x), [In((2, 3))]),
+    OpCase("bce_with_logits", lambda lib, x, y: F(lib).binary_cross_entropy_with_logits(x, y),
+           [In((2, 3)), In((2, 3), 0.1, 0.9)]),
+    OpCase("layer_norm", lambda lib, x, w, b: F(lib).layer_norm(x, (3,), w, b), [In((2, 3)), In((3,)), In((3,))]),
+    OpCase("batch_norm", lambda lib, x, w, b: F(lib).batch_norm(x, None, None, w, b, training=True),
+           [In((4, 3)), In((3,)), In((3,))]),
+    OpCase("normalize", lambda lib, x: F(lib).normalize(x, dim=1), [In((2, 3))]),
+    OpCase("conv2d", lambda lib, x, w: F(lib).conv2d(x, w, padding=1), [In((1, 2, 4, 4)), In((3, 2, 3, 3))]),
+    OpCase("max_pool2d", lambda lib, x: F(lib).max_pool2d(x * x, 2), [In((1, 1, 4, 4))]),
+    OpCase("avg_pool2d", lambda lib, x: F(lib).avg_pool2d(x * x, 2), [In((1, 1, 4, 4))]),
+    OpCase("sdpa", lambda lib, q, k, v: F(lib).scaled_dot_product_attention(q, k, v),
+           [In((1, 2, 3)), In((1, 2, 3)), In((1, 2, 3))]),
+    OpCase("embedding", lambda lib, w: F(lib).embedding(lib.tensor([0, 2, 0]), w) ** 2, [In((3, 2))]),
+]
+
+
+if HAS_TORCH:
+    @pytest.mark.parametrize("case", CASES, ids=str)
+    def test_second_order_matches_torch(case):
+        import torch
+        arrays = make_arrays(case, np.float64)
+        f_n, s_n = second_order(npgrad, case, arrays)
+        f_t, s_t = second_order(torch, case, arrays)
+        for i, (a, b) in enumerate(zip(f_n + s_n, f_t + s_t)):
+            assert (a is None) == (b is None), f"{case.name}: gradient {i} presence"
+            if a is not None:
+                assert_close(a, b, rtol=1e-9, atol=1e-10, what=f"{case.name} gradient {i}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_gradgradcheck(case):
+    assert gradgradcheck_case(case, atol=1e-6, rtol=1e-4)
