@@ -225,12 +225,17 @@ def _scalar_value(x):
     return None
 
 
+class _NotAnOperand(TypeError):
+    """An operand that is neither a number, an array nor a tensor; Python operators turn it into
+    ``NotImplemented`` so the TypeError reads as Python's own (``unsupported operand type(s) for +``)."""
+
+
 def _to_tensor(x, like):
     from ..factories import tensor
     try:
         return tensor(x)
-    except (TypeError, ValueError):
-        raise TypeError(f"unsupported operand type for a Tensor operation: '{type(x).__name__}'") from None
+    except (TypeError, ValueError, RuntimeError):
+        raise _NotAnOperand(f"unsupported operand type for a Tensor operation: '{type(x).__name__}'") from None
 
 
 def _fits(value, np_dtype):
@@ -313,15 +318,26 @@ _BOOL_SUB2 = ("Subtraction, the `-` operator, with two bool tensors is not suppo
               "`logical_xor()` operator instead.")
 
 
+_BOOL_DT = np.dtype(np.bool_)
+
+
 def _is_bool(x):
-    return x._data.dtype.kind == "b" if isinstance(x, Tensor) else type(x) is bool or isinstance(x, np.bool_)
+    return x._data.dtype is _BOOL_DT if isinstance(x, Tensor) else type(x) is bool or isinstance(x, np.bool_)
 
 
 def _sub(a, b):
     """``a - b`` (either may be the scalar); PyTorch refuses any bool operand."""
+    if isinstance(a, Tensor):
+        if a._data.dtype is _BOOL_DT or (b._data.dtype is _BOOL_DT if isinstance(b, Tensor) else _is_bool(b)):
+            _bool_sub_error(a, b)
+        return _binary(Sub, a, b)
     if _is_bool(a) or _is_bool(b):
-        raise RuntimeError(_BOOL_SUB2 if _is_bool(a) and _is_bool(b) else _BOOL_SUB)
-    return _binary(Sub, a, b) if isinstance(a, Tensor) else _rbinary(Sub, a, b)
+        _bool_sub_error(a, b)
+    return _rbinary(Sub, a, b)
+
+
+def _bool_sub_error(a, b):
+    raise RuntimeError(_BOOL_SUB2 if _is_bool(a) and _is_bool(b) else _BOOL_SUB)
 
 
 def _float_if_integral(a, b):
@@ -344,6 +360,7 @@ def _with_alpha(input, other, alpha):
     if type(alpha) is bool or isinstance(alpha, np.bool_):
         if rt is not _dt.bool:
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if rt is _dt.bool:  # a bool result takes alpha as a bool
         return other if alpha else other & False
     elif isinstance(alpha, (float, np.floating)) and not rt.is_floating_point:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
@@ -505,19 +522,54 @@ def _def(name, fn):
     setattr(Tensor, name, fn)
 
 
-_def("__add__", lambda self, other: _binary(Add, self, other))
-_def("__radd__", lambda self, other: _rbinary(Add, other, self))
-_def("__sub__", lambda self, other: _sub(self, other))
-_def("__rsub__", lambda self, other: _sub(other, self))
-_def("__mul__", lambda self, other: _binary(Mul, self, other))
-_def("__rmul__", lambda self, other: _rbinary(Mul, other, self))
-_def("__truediv__", lambda self, other: div(self, other))
-_def("__rtruediv__", lambda self, other: _rdiv(self, other))
-_def("__floordiv__", lambda self, other: _binary(FloorDivide, self, other))
-_def("__rfloordiv__", lambda self, other: _rbinary(FloorDivide, other, self))
-_def("__mod__", lambda self, other: _binary(Remainder, self, other))
-_def("__rmod__", lambda self, other: _rbinary(Remainder, other, self))
-_def("__pow__", lambda self, other: pow(self, other))
-_def("__rpow__", lambda self, other: _rbinary(Pow, other, self))
+def _forward(cls):
+    def op(self, other):
+        try:
+            return _binary(cls, self, other)
+        except _NotAnOperand:
+            return NotImplemented
+    return op
+
+
+def _reflected(cls):
+    def op(self, other):
+        try:
+            return _rbinary(cls, other, self)
+        except _NotAnOperand:
+            return NotImplemented
+    return op
+
+
+def _through(fn, reflected=False):
+    """An operator computed by ``fn(self, other)`` (or ``fn(other, self)``)."""
+    if reflected:
+        def op(self, other):
+            try:
+                return fn(other, self)
+            except _NotAnOperand:
+                return NotImplemented
+    else:
+        def op(self, other):
+            try:
+                return fn(self, other)
+            except _NotAnOperand:
+                return NotImplemented
+    return op
+
+
+_def("__add__", _forward(Add))
+_def("__radd__", _reflected(Add))
+_def("__sub__", _through(_sub))
+_def("__rsub__", _through(_sub, reflected=True))
+_def("__mul__", _forward(Mul))
+_def("__rmul__", _reflected(Mul))
+_def("__truediv__", _through(div))
+_def("__rtruediv__", _through(_rdiv))
+_def("__floordiv__", _forward(FloorDivide))
+_def("__rfloordiv__", _reflected(FloorDivide))
+_def("__mod__", _forward(Remainder))
+_def("__rmod__", _reflected(Remainder))
+_def("__pow__", _through(pow))
+_def("__rpow__", _reflected(Pow))
 _def("__neg__", neg)
 _def("__pos__", positive)

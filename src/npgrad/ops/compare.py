@@ -49,12 +49,21 @@ gt = tensor_method("gt", "greater")(_compare(np.greater, "gt"))
 ge = tensor_method("ge", "greater_equal")(_compare(np.greater_equal, "ge"))
 not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 
+def _ordering(fn):
+    # `tensor < "a"` answers NotImplemented, so Python raises its own "'<' not supported between ..." as PyTorch.
+    def op(self, other):
+        if other is None or isinstance(other, str):
+            return NotImplemented
+        return fn(self, other)
+    return op
+
+
 Tensor.__eq__ = eq
 Tensor.__ne__ = ne
-Tensor.__lt__ = lt
-Tensor.__le__ = le
-Tensor.__gt__ = gt
-Tensor.__ge__ = ge
+Tensor.__lt__ = _ordering(lt)
+Tensor.__le__ = _ordering(le)
+Tensor.__gt__ = _ordering(gt)
+Tensor.__ge__ = _ordering(ge)
 Tensor.__hash__ = lambda self: id(self)
 
 
@@ -128,8 +137,15 @@ def _bitwise(ufunc, name, kernel):
         else:  # scalar <op> tensor: promote as PyTorch does, keep the order for the shifts
             b, a = promote(other, input)
             x, y = (a._data if isinstance(a, Tensor) else a), b._data
-        _check_bitwise(x, kernel, not shift)
-        _check_bitwise(y, kernel, not shift)
+        try:
+            _check_bitwise(x, kernel, not shift)
+            _check_bitwise(y, kernel, not shift)
+        except NotImplementedError:
+            # PyTorch checks shapes before it looks for a kernel: a size mismatch is reported first.
+            err = broadcast_error(np.shape(x), np.shape(y))
+            if err is not None:
+                raise err from None
+            raise
         try:
             return Tensor._wrap(np.asarray(ufunc(x, y)))
         except ValueError:

@@ -341,23 +341,41 @@ class Atan2(Op):
         return g * b / denom, -g * a / denom
 
 
+_C_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _check_shapes(*xs):
+    """PyTorch's size-mismatch error for composite functions, raised before any partial result exists."""
+    err = broadcast_error(*[x._data.shape for x in xs if isinstance(x, Tensor)])
+    if err is not None:
+        raise err
+
+
 @tensor_method()
 def lerp(input, end, weight):
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t._data.dtype != input._data.dtype:
+            raise RuntimeError(f"expected dtype {_C_NAMES[input._data.dtype.name]} for `{name}` but got dtype "
+                               f"{_C_NAMES[t._data.dtype.name]}")
     if input._data.dtype.kind != "f":
         kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dt.scalar_name(input.dtype)}'")
+    _check_shapes(input, end, weight)
     return input + weight * (end - input)
 
 
 @tensor_method()
 def addcmul(input, tensor1, tensor2, *, value=1):
-    if input._data.dtype.kind == "b":
+    if _dt.result_type(input, tensor1, tensor2) is _dt.bool:
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
+    _check_shapes(input, tensor1, tensor2)
     return input + value * tensor1 * tensor2
 
 
 @tensor_method()
 def addcdiv(input, tensor1, tensor2, *, value=1):
+    _check_shapes(input, tensor1, tensor2)
     if tensor1._data.dtype.kind != "f" and tensor2._data.dtype.kind != "f":
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
@@ -370,9 +388,10 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 
 @tensor_method()
 def hypot(input, other):
-    for t in (input, other):
-        if isinstance(t, Tensor) and t._data.dtype.kind != "f":
-            raise NotImplementedError(f"\"hypot_cpu\" not implemented for '{_dt.scalar_name(t.dtype)}'")
+    _check_shapes(input, other)
+    rt = _dt.result_type(input, other)
+    if not rt.is_floating_point:
+        raise NotImplementedError(f"\"hypot_cpu\" not implemented for '{_dt.scalar_name(rt)}'")
     return (input * input + other * other).sqrt()
 
 
@@ -383,6 +402,7 @@ def xlogy(input, other):
                                         else _dt.get_default_dtype().np))
     if not isinstance(other, Tensor):
         other = Tensor._wrap(np.asarray(other, input._data.dtype))
+    _check_shapes(input, other)
     zero = input._data == 0
     safe = where(Tensor._wrap(zero & (other._data == other._data)), 1.0, other)
     return where(Tensor._wrap(zero & (other._data == other._data)), 0.0, input * safe.log())
