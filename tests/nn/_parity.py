@@ -23,7 +23,10 @@ def lib_tensor(lib, a, grad=False):
 
 def copy_state(src, dst):
     """Load a torch module's state_dict into an npgrad module (or the reverse)."""
-    lib = npgrad if isinstance(dst, npgrad.nn.Module) else torch
+    own = list(dst.state_dict().values())
+    if not own:
+        return
+    lib = npgrad if isinstance(own[0], npgrad.Tensor) else torch
     dst.load_state_dict({k: lib.tensor(to_np(v).copy()) for k, v in src.state_dict().items()})
 
 
