@@ -153,6 +153,9 @@ def fmin(input, other):
 
 def _bound(v, dtype):
     # As PyTorch, a bound is converted to the tensor's type first (an integer bound wraps: -1 -> 255 for uint8).
+    # A Python number next to a float array already keeps the array's type (NumPy 2), so it needs nothing.
+    if dtype.kind == "f" and isinstance(v, (int, float)):
+        return v
     return np.array(v).astype(dtype)
 
 

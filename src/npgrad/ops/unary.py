@@ -18,15 +18,18 @@ from ._registry import tensor_method
 __all__ = []
 
 
+_F16 = np.dtype(np.float16)
+
+
 def _sigmoid_np(x):
     # exp(-x) overflows to inf for very negative x, and 1 / (1 + inf) is the correct 0.
-    if x.dtype == np.float16:  # three roundings in half precision lose a digit; PyTorch computes in float
+    if x.dtype is _F16:  # three roundings in half precision lose a digit; PyTorch computes in float
         return (1.0 / (1.0 + np.exp(-x.astype(np.float32)))).astype(np.float16)
     return 1.0 / (1.0 + np.exp(-x))
 
 
 def _rsqrt_np(x):
-    if x.dtype == np.float16:
+    if x.dtype is _F16:
         return (1.0 / np.sqrt(x.astype(np.float32))).astype(np.float16)
     return 1.0 / np.sqrt(x)
 
