@@ -148,6 +148,24 @@ def test_hook_with_create_graph_is_differentiable():
     assert h.tolist() == [6.0, 72.0]
 
 
+def test_hook_must_keep_size_and_type():
+    def size(lib):
+        y = _x(lib) * 2
+        y.register_hook(lambda g: lib.ones(3))
+        y.sum().backward()
+    same_error(size, RuntimeError, "hook '<lambda>' has changed the size of value")
+
+    def dtype(lib):
+        y = lib.ones(2, requires_grad=True) * 2
+
+        def to_double(g):
+            return g.double()
+        y.register_hook(to_double)
+        y.sum().backward()
+    same_error(dtype, RuntimeError, "hook 'to_double' has changed the type of value (was torch.FloatTensor got "
+                                    "torch.DoubleTensor)")
+
+
 def test_hook_errors():
     same_error(lambda lib: lib.ones(2).register_hook(lambda g: g), RuntimeError,
                "cannot register a hook on a tensor that doesn't require gradient")
