@@ -127,3 +127,31 @@ def test_unsupported_operand_types():
             value * npgrad.ones(2)
     if HAS_TORCH:
         check_error_like_torch(lambda lib: lib.ones(2) < "a")
+
+
+@pytest.mark.parametrize("fn, message", [
+    (lambda lib: lib.ones(2, 3).expand(3),
+     "expand(torch.FloatTensor{[2, 3]}, size=[3]): the number of sizes provided (1) must be greater or equal to the "
+     "number of dimensions in the tensor (2)"),
+    (lambda lib: lib.ones(2, 3).expand(-1, -1, 3),
+     "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0"),
+    (lambda lib: lib.ones(2, 3).expand(2, 4),
+     "The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1.  "
+     "Target sizes: [2, 4].  Tensor sizes: [2, 3]"),
+    (lambda lib: lib.broadcast_to(lib.ones(3), (2, 4)),
+     "The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1.  "
+     "Target sizes: [2, 4].  Tensor sizes: [3]"),
+    (lambda lib: lib.broadcast_shapes((2, 3), (4, 3)),
+     "Attempting to broadcast a dimension of length 4 at -2! Mismatching argument at index 1 had (4, 3); but "
+     "expected shape should be broadcastable to [2, 3]"),
+    (lambda lib: lib.broadcast_tensors(lib.ones(2, 3), lib.ones(4, 3)),
+     "The size of tensor a (2) must match the size of tensor b (4) at non-singleton dimension 0"),
+])
+def test_broadcasting_helper_errors(fn, message):
+    check_error(fn, RuntimeError, message)
+
+
+def test_broadcast_shapes_returns_size():
+    s = npgrad.broadcast_shapes((2, 1), (1, 3), (5, 1, 1))
+    assert s == (5, 2, 3) and isinstance(s, npgrad.Size)
+    assert npgrad.broadcast_shapes(2, (3, 1)) == (3, 2) and npgrad.broadcast_shapes() == ()

@@ -54,24 +54,25 @@ class Expand(Op):
         return P.sum_to(g, ctx.in_shape), None
 
 
-def _expanded_shape(in_shape, sizes):
+def _expanded_shape(in_shape, sizes, tensor=None):
     sizes = tuple(int(s) for s in sizes)
     lead = len(sizes) - len(in_shape)
     if lead < 0:
-        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal "
-                           f"to the number of dimensions in the tensor ({len(in_shape)})")
+        what = f"{tensor.type()}{{{list(in_shape)}}}" if tensor is not None else "tensor"
+        raise RuntimeError(f"expand({what}, size={list(sizes)}): the number of sizes provided ({len(sizes)}) must be "
+                           f"greater or equal to the number of dimensions in the tensor ({len(in_shape)})")
     out = []
     for i, s in enumerate(sizes):
         if i < lead:
             if s < 0:
-                raise RuntimeError(f"expand: the expanded size of the tensor (-1) isn't allowed in a leading, "
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
                                    f"non-existing dimension {i}")
             out.append(s)
             continue
         cur = in_shape[i - lead]
         if s == -1:
             out.append(cur)
-        elif cur == s or cur == 1:
+        elif cur == s or (cur == 1 and s >= 0):
             out.append(s)
         else:
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
@@ -88,7 +89,7 @@ def _sizes(sizes):
 
 @tensor_method()
 def expand(self, *sizes):
-    shape = _expanded_shape(self._data.shape, _sizes(sizes))
+    shape = _expanded_shape(self._data.shape, _sizes(sizes), self)
     if shape == self._data.shape:
         return self
     return Expand.apply(self, shape)
@@ -105,15 +106,30 @@ def broadcast_to(input, shape):
 
 
 def broadcast_shapes(*shapes):
-    try:
-        return tuple(np.broadcast_shapes(*[tuple(s) if not isinstance(s, int) else (s,) for s in shapes]))
-    except ValueError:
-        raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape: "
-                           f"{', '.join(str(list(s)) for s in shapes)}") from None
+    """The shape all ``shapes`` broadcast to, as ``torch.Size``; PyTorch's error naming the culprit if none."""
+    from ..tensor import Size
+    norm = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    result = [1] * max((len(s) for s in norm), default=0)
+    for k, (orig, shape) in enumerate(zip(shapes, norm)):
+        for i in range(-1, -1 - len(shape), -1):
+            d = shape[i]
+            if d < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension ({d}): ({d})")
+            if d == 1 or d == result[i]:
+                continue
+            if result[i] != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {d} at {i}! Mismatching argument "
+                                   f"at index {k} had {orig if not isinstance(orig, int) else shape}; but expected "
+                                   f"shape should be broadcastable to {result}")
+            result[i] = d
+    return Size(result)
 
 
 def broadcast_tensors(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
-    shape = broadcast_shapes(*[t.shape for t in tensors])
+    err = broadcast_error(*[t._data.shape for t in tensors]) if tensors else None
+    if err is not None:
+        raise err
+    shape = tuple(np.broadcast_shapes(*[t._data.shape for t in tensors]))
     return tuple(expand(t, shape) for t in tensors)
