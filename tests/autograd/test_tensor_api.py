@@ -151,7 +151,7 @@ def test_hook_with_create_graph_is_differentiable():
 def test_hook_must_keep_size_and_type():
     def size(lib):
         y = _x(lib) * 2
-        y.register_hook(lambda g: lib.ones(3))
+        y.register_hook(lambda g: lib.ones(3, dtype=g.dtype))
         y.sum().backward()
     same_error(size, RuntimeError, "hook '<lambda>' has changed the size of value")
 

@@ -357,12 +357,12 @@ def _run_pre_hooks(node, grads, create_graph):
 def _check_hook_result(fn, old, new):
     # A tensor hook may replace the gradient, but not change its shape or dtype (PyTorch's checks).
     name = getattr(fn, "__name__", type(fn).__name__)
-    if tuple(new.shape) != tuple(old.shape):
-        raise RuntimeError(f"hook '{name}' has changed the size of value")
     if new.dtype != old.dtype:
         from .function import _type_name
         raise RuntimeError(f"hook '{name}' has changed the type of value (was {_type_name(_poly.data_of(old).dtype)} "
                            f"got {_type_name(_poly.data_of(new).dtype)})")
+    if tuple(new.shape) != tuple(old.shape):
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
 
 
 def _run_post_hooks(node, in_grads, out_grads, create_graph):
