@@ -163,7 +163,7 @@ def _build_dot(tensor, names, show_shapes):
         while stack:
             node = stack.pop()
             nid = node_id(node)
-            if node.name() == "AccumulateGrad":
+            if node.name().endswith("AccumulateGrad"):
                 variable = getattr(node, "variable", None)
                 if variable is None:
                     lines.append(f'  {nid} [label="(freed leaf)", shape=box, style="rounded,filled", '
