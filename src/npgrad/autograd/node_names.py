@@ -101,8 +101,14 @@ _NAMES = {
 
 
 def torch_name(node):
-    """PyTorch's name for a built-in node, or None when the default ``<Class>Backward0`` is it."""
+    """PyTorch's name for a built-in node, or None when the default ``<Class>Backward0`` is it.
+
+    An Op class may also declare its name itself: ``node_name = "AddcmulBackward0"``.
+    """
     cls = type(node)
+    declared = getattr(cls, "node_name", None)
+    if declared is not None:
+        return declared
     if not cls.__module__.startswith("npgrad.ops"):
         return None
     entry = _NAMES.get(cls.__name__)
