@@ -362,7 +362,7 @@ def _with_alpha(input, other, alpha):
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
     if rt is _dt.bool:  # a bool result takes alpha as a bool
         return other if alpha else other & False
-    elif isinstance(alpha, (float, np.floating)) and not rt.is_floating_point:
+    if isinstance(alpha, (float, np.floating)) and not rt.is_floating_point:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     return other * alpha
 
