@@ -155,6 +155,13 @@ def test_data_matches_torch_semantics():
 
 # -- repr -----------------------------------------------------------------------------------------------------
 
+def _assigned(lib):
+    # A base changed through a view: its node prints as CopySlices (no namespace, no Backward0).
+    y = lib.ones(3, requires_grad=True).clone()
+    y[0:2].mul_(2)
+    return y
+
+
 REPRS = [
     lambda lib: lib.tensor([1.0, 2.5]),
     lambda lib: lib.tensor([1.0, 2.0]),
@@ -224,6 +231,7 @@ REPRS = [
     lambda lib: lib.tensor([1.0, 2.0], requires_grad=True).double(),
     lambda lib: lib.tensor([1.0, 2.0], requires_grad=True).tanh() - 1,
     lambda lib: (lib.arange(30.0).reshape(3, 10) / 7).requires_grad_() * 1,
+    lambda lib: _assigned(lib),
     lambda lib: lib.arange(60.0).reshape(3, 20).double().requires_grad_() * 1,
 ]
 

@@ -176,7 +176,8 @@ def tensor_repr(t):
         body = _body(arr, indent)
     fn = t._grad_fn
     if fn is not None:
-        suffixes.append(f"grad_fn=<{fn.name()}>")
+        # As PyTorch prints the node's class name: CopySlices, not torch::autograd::CopySlices.
+        suffixes.append(f"grad_fn=<{fn.name().rpartition('::')[2]}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)
