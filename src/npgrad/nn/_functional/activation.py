@@ -13,7 +13,7 @@ from ...ops.inplace import inplace as _inplace
 from ...ops.select import where as _where
 from ...tensor import Tensor
 from ._utils import log1p, mask_of
-from .erf import erf_np, erf_poly
+from .erf import erf_poly, normal_cdf_np
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -191,9 +191,7 @@ class GELU(Op):
             t = np.tanh(inner)
             ctx.t = t
             return x * (1 + t) * np.asarray(0.5, dt)
-        cdf = erf_np(x * np.asarray(_SQRT1_2, dt))
-        cdf += 1
-        cdf *= np.asarray(0.5, dt)
+        cdf = normal_cdf_np(x)
         ctx.cdf = cdf
         return x * cdf
 
