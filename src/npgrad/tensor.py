@@ -198,6 +198,9 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        if self._view_of is not None:
+            from .ops.views import refresh_view
+            refresh_view(self)
         return self._grad_fn
 
     @property

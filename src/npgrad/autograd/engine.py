@@ -417,6 +417,9 @@ def _size(t):
 
 
 def _edge_of(t):
+    if t._view_of is not None:
+        from ..ops.views import refresh_view
+        refresh_view(t)
     if t._grad_fn is not None:
         return (t._grad_fn, t._out_idx)
     return (t._grad_accumulator(), 0)

@@ -218,6 +218,11 @@ class Op(Function):
     _array_forward = True
 
 
+def _refresh_view(t):
+    from ..ops.views import refresh_view
+    refresh_view(t)
+
+
 def _check_versions(node, versions):
     T = Tensor
     for ref, version, fn, idx in versions:
@@ -262,6 +267,8 @@ def _apply_op(cls, args):
     meta = []
     for x in args:
         if isinstance(x, T) and x._requires_grad:
+            if x._view_of is not None:
+                _refresh_view(x)  # its base may have changed in place since the view was taken
             fn = x._grad_fn
             edges.append((x._grad_accumulator(), 0) if fn is None else (fn, x._out_idx))
             d = x._data

@@ -108,9 +108,9 @@ def rebase_after_inplace(t, r):
         base, chain = info[0], info[1]
         old = Tensor._wrap(base._data, base._grad_fn, base._out_idx)
         old._requires_grad = base._requires_grad
+        mark_current(t)  # t's grad_fn is the in-place result: recording it must not re-derive it
         nb = CopySlices.apply(old, t, chain)
         base._grad_fn, base._out_idx, base._requires_grad = nb._grad_fn, 0, True
-        mark_current(t)
     return t
 
 
