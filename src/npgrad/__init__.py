@@ -15,8 +15,7 @@ from . import autograd  # noqa: F401
 from .ops import *  # noqa: F401,F403
 from .factories import *  # noqa: F401,F403
 from .random import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state, default_generator  # noqa
-from . import nn, optim, utils  # noqa: E402,F401
-from .serialization import save, load  # noqa: E402,F401
+from ._tensor_str import set_printoptions, get_printoptions  # noqa: E402,F401
 
 __version__ = "0.1.0"
 
@@ -28,9 +27,22 @@ contiguous_format = preserve_format = channels_last = None
 cpu = device("cpu")
 
 
+# Subpackages and the serialization functions load on first use (`npgrad.nn`, `from npgrad import optim`,
+# `npgrad.save`), so `import npgrad` costs little more than importing NumPy.
+_LAZY_MODULES = {"nn", "optim", "utils", "datasets", "viz", "linalg", "special", "return_types", "serialization"}
+_LAZY_ATTRS = {"save": "serialization", "load": "serialization"}
+
+
 def __getattr__(name):
-    # Optional parts load on first use, so `import npgrad` stays fast.
-    if name in ("datasets", "viz"):
-        import importlib
+    import importlib
+    if name in _LAZY_MODULES:
         return importlib.import_module(f".{name}", __name__)
+    if name in _LAZY_ATTRS:
+        value = getattr(importlib.import_module(f".{_LAZY_ATTRS[name]}", __name__), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'npgrad' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY_MODULES | set(_LAZY_ATTRS))
