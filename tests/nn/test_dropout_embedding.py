@@ -57,17 +57,21 @@ def test_embedding_padding_row_gets_no_gradient():
     np.testing.assert_allclose(grad[4], g[1, 0])
 
 
-def test_embedding_gradient_accumulates_many_repeats():
-    # More indices than rows: every row is hit many times (the sorted reduceat path).
+@pytest.mark.parametrize("vocab", [7, 300, 5000])  # long runs of repeats / a few repeats / mostly distinct rows
+@pytest.mark.parametrize("freq", [False, True])
+def test_embedding_gradient_accumulates_repeats(vocab, freq):
     rng = np.random.default_rng(1)
-    idx = rng.integers(0, 7, (50, 40))
-    w = rng.standard_normal((7, 4))
+    idx = rng.integers(0, vocab, (50, 40))
+    w = rng.standard_normal((vocab, 4))
     g = rng.standard_normal((50, 40, 4))
     weight = npgrad.tensor(w, requires_grad=True)
-    F.embedding(npgrad.tensor(idx), weight).backward(npgrad.tensor(g))
+    F.embedding(npgrad.tensor(idx), weight, scale_grad_by_freq=freq).backward(npgrad.tensor(g))
     expected = np.zeros_like(w)
     np.add.at(expected, idx.ravel(), g.reshape(-1, 4))
-    np.testing.assert_allclose(weight.grad.numpy(), expected, rtol=1e-12)
+    if freq:
+        counts = np.bincount(idx.ravel(), minlength=vocab)
+        expected /= np.maximum(counts, 1)[:, None]
+    np.testing.assert_allclose(weight.grad.numpy(), expected, rtol=1e-12, atol=1e-14)
 
 
 def test_embedding_from_pretrained_and_max_norm():

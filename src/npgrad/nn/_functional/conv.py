@@ -62,6 +62,52 @@ def col2im(cols, geo):
     return out
 
 
+def offset_slices(geo):
+    """For each kernel offset (kh, kw), the strided slice of the padded image that it sees at every output."""
+    hspan, wspan = geo.sh * (geo.OH - 1) + 1, geo.sw * (geo.OW - 1) + 1
+    for kh in range(geo.KH):
+        h0 = kh * geo.dh
+        for kw in range(geo.KW):
+            w0 = kw * geo.dw
+            yield kh, kw, (Ellipsis, slice(h0, h0 + hspan, geo.sh), slice(w0, w0 + wspan, geo.sw))
+
+
+# -- depthwise convolutions (one input channel per group) ---------------------------------------------------------
+# A GEMM per (image, group) would be tiny; instead each kernel offset is one broadcast multiply-add over the
+# whole batch, reading a strided slice of the padded input (KH * KW passes, like a pooling layer).
+
+def _depthwise_forward(xp, w, geo):
+    G, m = geo.G, w.shape[0] // geo.G
+    out = np.zeros((geo.N, G, m, geo.OH, geo.OW), xp.dtype)
+    buf = np.empty_like(out)
+    w5 = w.reshape(G, m, geo.KH, geo.KW)
+    for kh, kw, sl in offset_slices(geo):
+        np.multiply(xp[sl][:, :, None], w5[None, :, :, kh, kw, None, None], out=buf)
+        out += buf
+    return out.reshape(geo.N, G * m, geo.OH, geo.OW)
+
+
+def _depthwise_backward(xp, w, g, geo, need_x, need_w):
+    G, m = geo.G, w.shape[0] // geo.G
+    g5 = g.reshape(geo.N, G, m, geo.OH, geo.OW)
+    w5 = w.reshape(G, m, geo.KH, geo.KW)
+    buf = np.empty(g5.shape, g.dtype)
+    gxp = np.zeros(xp.shape, g.dtype) if need_x else None
+    gw = np.empty((G, m, geo.KH, geo.KW), g.dtype) if need_w else None
+    for kh, kw, sl in offset_slices(geo):
+        if need_x:
+            np.multiply(g5, w5[None, :, :, kh, kw, None, None], out=buf)
+            gxp[sl] += buf.sum(2) if m > 1 else buf[:, :, 0]
+        if need_w:
+            np.multiply(g5, xp[sl][:, :, None], out=buf)
+            # Reduce the contiguous spatial axis first (fast), then the batch.
+            gw[:, :, kh, kw] = buf.reshape(geo.N, G * m, -1).sum(-1).sum(0).reshape(G, m)
+    gx = None
+    if need_x:
+        gx = gxp[:, :, geo.pt:geo.pt + geo.H, geo.pl:geo.pl + geo.W] if (geo.pt or geo.pb or geo.pl or geo.pr) else gxp
+    return gx, (gw.reshape(w.shape) if need_w else None)
+
+
 class Im2Col(Op):
     __slots__ = ()
 
@@ -106,13 +152,19 @@ class Conv2d(Op):
     @staticmethod
     def forward(ctx, x, w, b, geo):
         G = geo.G
-        cols = im2col(x, geo)
-        w3 = w.reshape(G, w.shape[0] // G, -1)
-        out = np.matmul(w3, cols).reshape(geo.N, w.shape[0], geo.OH, geo.OW)
+        ctx.save_for_backward(x, w)
+        ctx.geo = geo
+        if G > 1 and geo.C == G:
+            xp = _padded(x, geo)
+            out = _depthwise_forward(xp, w, geo)
+            ctx.xp = xp
+        else:
+            cols = im2col(x, geo)
+            w3 = w.reshape(G, w.shape[0] // G, -1)
+            out = np.matmul(w3, cols).reshape(geo.N, w.shape[0], geo.OH, geo.OW)
+            ctx.cols = cols
         if b is not None:
             out += b.reshape(1, -1, 1, 1)
-        ctx.save_for_backward(x, w)
-        ctx.geo, ctx.cols = geo, cols
         return out
 
     @staticmethod
@@ -121,6 +173,9 @@ class Conv2d(Op):
         geo = ctx.geo
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         G, O = geo.G, w.shape[0]
+        if not P.is_tensor(g) and G > 1 and geo.C == G:
+            gx, gw = _depthwise_backward(ctx.xp, w, g, geo, need_x, need_w)
+            return gx, gw, (np.sum(g, axis=(0, 2, 3)) if need_b else None), None
         g4 = P.reshape(g, (geo.N, G, O // G, geo.OH * geo.OW))
         w3 = P.reshape(w, (G, O // G, -1))
         gx = gw = gb = None

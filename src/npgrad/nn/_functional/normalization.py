@@ -23,19 +23,22 @@ class Normalize(Op):
 
     @staticmethod
     def forward(ctx, x, w, b, axes, eps, want_stats):
+        # Two full-size allocations (the normalized input, kept for backward, and the output); every other
+        # step is in place or a reduction.
         mean = np.mean(x, axis=axes, keepdims=True)
         xhat = x - mean
-        var = np.mean(np.square(xhat), axis=axes, keepdims=True)
+        y = np.square(xhat)
+        var = np.mean(y, axis=axes, keepdims=True)
         rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
         xhat *= rstd
         if w is not None:
-            y = xhat * w
+            np.multiply(xhat, w, out=y)
             if b is not None:
                 y += b
         elif b is not None:
-            y = xhat + b
+            np.add(xhat, b, out=y)
         else:
-            y = xhat.copy()
+            np.copyto(y, xhat)
         ctx.save_for_backward(x, w)
         ctx.xhat, ctx.rstd, ctx.axes, ctx.eps = xhat, rstd, axes, eps
         ctx.n = int(np.prod([x.shape[a] for a in axes]))
@@ -50,12 +53,11 @@ class Normalize(Op):
         x, w = ctx.saved_tensors
         axes, n = ctx.axes, ctx.n
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        if P.is_tensor(g):
-            xc = x - _mean(x, axes, n)
-            rstd = 1.0 / P.sqrt(_mean(xc * xc, axes, n) + ctx.eps)
-            xhat = xc * rstd
-        else:
-            xhat, rstd = ctx.xhat, ctx.rstd
+        if not P.is_tensor(g):
+            return _normalize_backward_np(g, w, ctx.xhat, ctx.rstd, axes, need_x, need_w, need_b, ctx)
+        xc = x - _mean(x, axes, n)
+        rstd = 1.0 / P.sqrt(_mean(xc * xc, axes, n) + ctx.eps)
+        xhat = xc * rstd
         gx = gw = gb = None
         if need_x:
             gxhat = g * w if w is not None else g
@@ -65,6 +67,34 @@ class Normalize(Op):
         if need_b:
             gb = g
         return gx, gw, gb, None, None, None
+
+
+def _normalize_backward_np(g, w, xhat, rstd, axes, need_x, need_w, need_b, ctx):
+    """The same formulas as Normalize.backward on arrays, with two full-size buffers and in-place steps."""
+    shapes = ctx._in_meta
+    lead = None
+    gw = gb = gx = None
+    tmp = np.multiply(g, xhat)
+    if need_w:
+        gw = _sum_to(tmp, shapes[1][0])
+    if need_b:
+        gb = _sum_to(g, shapes[2][0])
+    if need_x:
+        gxhat = g * w if w is not None else g.copy()
+        np.multiply(gxhat, xhat, out=tmp)
+        m2 = np.mean(tmp, axis=axes, keepdims=True)
+        gxhat -= np.mean(gxhat, axis=axes, keepdims=True)
+        np.multiply(xhat, m2, out=tmp)
+        gxhat -= tmp
+        gxhat *= rstd
+        gx = gxhat
+    return gx, gw, gb, None, None, None
+
+
+def _sum_to(a, shape):
+    lead = a.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and a.shape[lead + i] != 1)
+    return np.sum(a, axis=axes).reshape(shape) if axes else a
 
 
 def _check_float(input, fn):

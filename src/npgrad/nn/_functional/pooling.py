@@ -12,17 +12,12 @@ import numpy as np
 
 from ...autograd.function import Op
 from ...tensor import Tensor
-from .conv import Geometry
+from .conv import Geometry, offset_slices
 from ._utils import as_ints
 
 
 def _offset_slices(geo):
-    hspan, wspan = geo.sh * (geo.OH - 1) + 1, geo.sw * (geo.OW - 1) + 1
-    for kh in range(geo.KH):
-        h0 = kh * geo.dh
-        for kw in range(geo.KW):
-            w0 = kw * geo.dw
-            yield (Ellipsis, slice(h0, h0 + hspan, geo.sh), slice(w0, w0 + wspan, geo.sw))
+    return [sl for _, _, sl in offset_slices(geo)]
 
 
 def _pad(x, geo, value):

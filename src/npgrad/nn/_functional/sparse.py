@@ -12,6 +12,7 @@ from ...tensor import Tensor
 
 
 def _embedding_grad_np(g, idx, num_rows, padding_idx, scale_grad_by_freq):
+    """Sum the rows of ``g`` into ``num_rows`` rows by index, in index order (no np.add.at)."""
     D = g.shape[-1]
     flat = idx.reshape(-1)
     g2 = np.reshape(g, (-1, D))
@@ -22,11 +23,20 @@ def _embedding_grad_np(g, idx, num_rows, padding_idx, scale_grad_by_freq):
     sidx = flat[order]
     starts = np.flatnonzero(np.r_[True, sidx[1:] != sidx[:-1]])
     rows = sidx[starts]
-    sums = np.add.reduceat(g2[order], starts, axis=0)
+    counts = np.diff(np.r_[starts, sidx.size])
+    most = int(counts.max())
+    if most <= 32:
+        # Few repeats (a large vocabulary): the k-th occurrences of all rows form one conflict-free
+        # fancy-index add, so there are only as many passes as the largest repeat count.
+        out[rows] = g2[order[starts]]
+        for k in range(1, most):
+            active = counts > k
+            out[rows[active]] += g2[order[starts[active] + k]]
+    else:
+        # Long runs of the same row (a small vocabulary): one segmented sum over the sorted rows.
+        out[rows] = np.add.reduceat(g2[order], starts, axis=0)
     if scale_grad_by_freq:
-        counts = np.diff(np.r_[starts, sidx.size])
-        sums /= counts[:, None].astype(sums.dtype)
-    out[rows] = sums
+        out[rows] /= counts[:, None].astype(out.dtype)
     if padding_idx is not None:
         out[padding_idx] = 0
     return out
