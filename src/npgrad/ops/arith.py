@@ -49,7 +49,9 @@ class Mul(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        need = ctx.needs_input_grad
+        if need:  # save only what backward reads: a later in-place change to the other is no error then
+            ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
         return a * b
 
     @staticmethod
@@ -64,7 +66,9 @@ class Div(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        need = ctx.needs_input_grad
+        if need:  # a's gradient needs only b; b's needs both
+            ctx.save_for_backward(a if need[1] else None, b)
         return a / b
 
     @staticmethod

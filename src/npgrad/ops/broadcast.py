@@ -4,6 +4,7 @@ import numpy as np
 from ..autograd.function import Op
 from . import _poly as P
 from ._registry import tensor_method
+from .views import mark_view
 
 __all__ = ["broadcast_to", "broadcast_tensors", "broadcast_shapes"]
 
@@ -61,19 +62,20 @@ def _expanded_shape(in_shape, sizes, tensor=None):
         what = f"{tensor.type()}{{{list(in_shape)}}}" if tensor is not None else "tensor"
         raise RuntimeError(f"expand({what}, size={list(sizes)}): the number of sizes provided ({len(sizes)}) must be "
                            f"greater or equal to the number of dimensions in the tensor ({len(in_shape)})")
-    out = []
-    for i, s in enumerate(sizes):
+    out = [0] * len(sizes)
+    for i in range(len(sizes) - 1, -1, -1):  # from the last dim, as PyTorch, so its error names the same dim
+        s = sizes[i]
         if i < lead:
             if s < 0:
                 raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
                                    f"non-existing dimension {i}")
-            out.append(s)
+            out[i] = s
             continue
         cur = in_shape[i - lead]
         if s == -1:
-            out.append(cur)
+            out[i] = cur
         elif cur == s or (cur == 1 and s >= 0):
-            out.append(s)
+            out[i] = s
         else:
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
                                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
@@ -92,7 +94,8 @@ def expand(self, *sizes):
     shape = _expanded_shape(self._data.shape, _sizes(sizes), self)
     if shape == self._data.shape:
         return self
-    return Expand.apply(self, shape)
+    # A view of self: an in-place change to self afterwards must invalidate what was saved from it.
+    return mark_view(Expand.apply(self, shape), self, lambda a, s=shape: P.broadcast_to(a, s))
 
 
 @tensor_method()

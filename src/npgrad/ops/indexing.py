@@ -278,6 +278,11 @@ class IndexPut(Op):
         return gx, gv, None
 
 
+class _SliceCopy(IndexPut):
+    __slots__ = ()
+    node_name = "torch::autograd::CopySlices"
+
+
 def _setitem(self, index, value):
     from .inplace import check_inplace, rebase_after_inplace, bump_version, LEAF_MSG, VIEW_LEAF_MSG
     idx, advanced = convert_index(index)
@@ -304,7 +309,8 @@ def _setitem(self, index, value):
         old._requires_grad = self._requires_grad
         if not isinstance(v, Tensor):
             v = Tensor._wrap(np.asarray(v, self._data.dtype))
-        r = IndexPut.apply(old, v, idx)
+        # PyTorch writes through a view when the index has a basic part (x[0] = v, x[0, [1, 2]] = v): CopySlices.
+        r = (_SliceCopy if _basic_part_is_view(idx, self._data.shape) else IndexPut).apply(old, v, idx)
     except IndexError as e:
         raise _index_error(e, self._data.shape, idx) from None
     except ValueError:

@@ -248,16 +248,35 @@ def _T(self):
     return _permute(self, tuple(range(nd - 1, -1, -1))) if nd >= 2 else self
 
 
-def _mT(self):
-    if self._data.ndim < 2:
-        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
-    return transpose(self, -2, -1)
+def _matrix_transpose(name, hint):
+    # PyTorch: the identity (with a deprecation warning) on 0-d tensors, an error on 1-d ones.
+    def get(self):
+        nd = self._data.ndim
+        if nd == 0:
+            import warnings
+            warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. {hint}", UserWarning, stacklevel=2)
+            return self
+        if nd < 2:
+            raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. "
+                               f"Got {nd}-D tensor.")
+        return transpose(self, -2, -1)
+    return get
+
+
+def _H(self):
+    nd = self._data.ndim
+    if nd == 2:
+        return transpose(self, 0, 1)
+    if nd == 0:
+        return _matrix_transpose("H", "Consider using x.conj().")(self)
+    more = " For batches of matrices, consider using tensor.mH" if nd > 2 else ""
+    raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {nd}-D tensor.{more}")
 
 
 Tensor.T = property(_T)
-Tensor.mT = property(_mT)
-Tensor.H = property(_T)
-Tensor.mH = property(_mT)
+Tensor.mT = property(_matrix_transpose("mT", "This function is the identity in these cases."))
+Tensor.H = property(_H)
+Tensor.mH = property(_matrix_transpose("mH", "Consider using x.conj()."))
 
 
 # -- repeat / tile / flip / roll ---------------------------------------------------------------------------

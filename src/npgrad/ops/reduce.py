@@ -4,11 +4,10 @@ logsumexp, norm, all/any, and the cumulative sum/product.
 Gradients follow PyTorch's tie rules: ``max(dim)``/``min(dim)`` send the gradient to the returned index
 only, while a full ``max()`` and ``amax``/``amin`` share it evenly between tied elements.
 """
-import collections
-
 import numpy as np
 
 from .. import dtypes as _dt
+from ..return_types import aminmax as AMinMaxResult, max as MaxResult, min as MinResult
 from ..autograd.function import Op
 from ..tensor import Tensor
 from . import _poly as P
@@ -20,22 +19,6 @@ __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmi
            "aminmax", "nansum", "nanmean"]
 
 _builtin_all, _builtin_any, _builtin_sum, _builtin_max = all, any, sum, max
-
-
-def _return_type(name, fields):
-    """A named tuple that prints like PyTorch's ``torch.return_types.<name>``."""
-    base = collections.namedtuple(name, fields)
-
-    def __repr__(self):
-        body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
-        return f"torch.return_types.{name}(\n{body})"
-
-    return type(name, (base,), {"__slots__": (), "__repr__": __repr__})
-
-
-MaxResult = _return_type("max", ["values", "indices"])
-MinResult = _return_type("min", ["values", "indices"])
-AMinMaxResult = _return_type("aminmax", ["min", "max"])
 
 
 def _expand_back(g, dims, keepdim, shape):
