@@ -205,7 +205,16 @@ class GELU(Op):
             left = 0.5 * (1 + t)
             right = (0.5 * x) * (1 - t * t) * (_TANH_BETA * (1 + (3 * _TANH_KAPPA) * x2))
             return g * (left + right), None
-        cdf = 0.5 * (1 + erf_poly(x * _SQRT1_2)) if graph else ctx.cdf
+        if not graph:  # g * (cdf + x * pdf) with one buffer
+            buf = np.multiply(x, x)
+            buf *= -0.5
+            np.exp(buf, out=buf)
+            buf *= _INV_SQRT_2PI
+            buf *= x
+            buf += ctx.cdf
+            buf *= g
+            return buf, None
+        cdf = 0.5 * (1 + erf_poly(x * _SQRT1_2))
         pdf = P.exp(x * x * -0.5) * _INV_SQRT_2PI
         return g * (cdf + x * pdf), None
 
@@ -229,7 +238,15 @@ class SiLU(Op):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        s = P.sigmoid(x) if P.is_tensor(g) else ctx.s
+        if not P.is_tensor(g):  # g * s * (1 + x * (1 - s)) with one buffer
+            s = ctx.s
+            buf = np.subtract(1, s)
+            buf *= x
+            buf += 1
+            buf *= s
+            buf *= g
+            return buf
+        s = P.sigmoid(x)
         return g * (s * (1 + x * (1 - s)))
 
 

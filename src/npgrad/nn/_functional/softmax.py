@@ -47,6 +47,12 @@ class Softmax(Op):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
+        if not P.is_tensor(g):  # (g - sum(g * y)) * y in one buffer
+            buf = np.multiply(g, y)
+            s = np.sum(buf, axis=ctx.dim, keepdims=True)
+            np.subtract(g, s, out=buf)
+            buf *= y
+            return buf, None
         gy = g * y
         return gy - y * P.sum(gy, axis=ctx.dim, keepdims=True), None
 
@@ -64,6 +70,11 @@ class LogSoftmax(Op):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
+        if not P.is_tensor(g):
+            buf = np.exp(y)
+            buf *= np.sum(g, axis=ctx.dim, keepdims=True)
+            np.subtract(g, buf, out=buf)
+            return buf, None
         return g - P.exp(y) * P.sum(g, axis=ctx.dim, keepdims=True), None
 
 
