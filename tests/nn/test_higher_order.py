@@ -132,6 +132,10 @@ SECOND_ORDER_FNS = {
     "layer_norm": lambda F, x: F.layer_norm(x, (4,)), "rms_norm": lambda F, x: F.rms_norm(x, (4,)),
     "batch_norm": lambda F, x: F.batch_norm(x, None, None, training=True),
     "cross_entropy": lambda F, x: F.cross_entropy(x, npgrad.tensor([0, 3, 1]), label_smoothing=0.2),
+    "cross_entropy_none_kdim": lambda F, x: F.cross_entropy(x.reshape(1, 3, 4), npgrad.tensor([[0, 2, 1, 2]]),
+                                                            reduction="none", weight=npgrad.tensor([1.0, 2.0, .5])
+                                                            .double(), label_smoothing=0.1, ignore_index=1),
+    "nll_none": lambda F, x: F.nll_loss(F.log_softmax(x, 1), npgrad.tensor([0, 3, 1]), reduction="none") * x.sum(),
     "mse": lambda F, x: F.mse_loss(x, npgrad.tensor(np.linspace(-1, 1, 12).reshape(3, 4))),
     "bce_logits": lambda F, x: F.binary_cross_entropy_with_logits(x, npgrad.full((3, 4), 0.25, dtype=npgrad.float64)),
     "bce": lambda F, x: F.binary_cross_entropy(x.sigmoid(), npgrad.full((3, 4), 0.25, dtype=npgrad.float64)),
