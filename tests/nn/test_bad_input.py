@@ -1,5 +1,4 @@
 """Bad input gets PyTorch's error (type and message) naming the shapes, never a NumPy traceback."""
-import numpy as np
 import pytest
 
 import npgrad

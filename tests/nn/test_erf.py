@@ -3,7 +3,6 @@ range, float32 against PyTorch, special values, and the gradient."""
 import math
 
 import numpy as np
-import pytest
 
 import npgrad
 from npgrad.nn._functional.erf import erf_np, erfc_np, normal_cdf_np

@@ -2,7 +2,6 @@
 errors as PyTorch's), repr, hooks, train/eval, zero_grad, requires_grad_, apply, conversions, Parameter."""
 import copy
 import pickle
-from collections import OrderedDict
 
 import numpy as np
 import pytest

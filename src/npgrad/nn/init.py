@@ -11,7 +11,6 @@ import numpy as np
 from ..autograd.grad_mode import no_grad
 from ..ops.inplace import bump_version
 from ..random import rng
-from ..tensor import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
            "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",

@@ -1,4 +1,4 @@
-"""Small helpers shared by the functional families: argument tuples, reductions, dtype names, and a few
+"""Small helpers shared by the functional families: argument tuples, reductions, and a few
 array-or-Tensor ("polymorphic") math helpers that backward formulas need beyond ops._poly."""
 import collections.abc
 import itertools
@@ -6,7 +6,6 @@ import warnings
 
 import numpy as np
 
-from ... import dtypes as _dt
 from ...tensor import Tensor
 
 
@@ -38,11 +37,6 @@ def as_ints(value, n, name):
     return (int(value),) * n
 
 
-def dtype_name(x):
-    """PyTorch's scalar-type name used in messages: Float, Double, Half, Long ..."""
-    dt = x._data.dtype if isinstance(x, Tensor) else np.dtype(x)
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(dt.name, dt.name)
 
 
 def legacy_reduction(size_average, reduce, emit_warning=True):
@@ -77,16 +71,8 @@ def reduce_loss(loss, reduction):
     return loss
 
 
-def float_tensor(x):
-    """A Python number or array as a Tensor of the default float dtype; Tensors pass through."""
-    if isinstance(x, Tensor):
-        return x
-    return Tensor._wrap(np.asarray(x, _dt.get_default_dtype().np))
 
 
-def check_tensor(x, fn, arg="input"):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument '{arg}' (position 1) must be Tensor, not {type(x).__name__}")
 
 
 # -- polymorphic math (arrays in a plain backward, Tensors under create_graph) ---------------------------------
@@ -104,8 +90,6 @@ def mask_of(cond, dtype):
     return np.asarray(cond).astype(dtype, copy=False)
 
 
-def dtype_of(x):
-    return x._data.dtype if isinstance(x, Tensor) else np.asarray(x).dtype
 
 
 def unsqueeze(x, axis):

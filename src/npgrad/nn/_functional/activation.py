@@ -12,7 +12,7 @@ from ...ops import _poly as P
 from ...ops.inplace import inplace as _inplace
 from ...ops.select import where as _where
 from ...tensor import Tensor
-from ._utils import log1p, mask_of
+from ._utils import mask_of
 from .erf import erf_poly, normal_cdf_np
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
@@ -221,7 +221,7 @@ class GELU(Op):
 
 def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
-        raise RuntimeError(f"approximate argument must be either none or tanh.")
+        raise RuntimeError("approximate argument must be either none or tanh.")
     return GELU.apply(_float(input, "gelu"), approximate)
 
 

@@ -5,7 +5,6 @@ import warnings
 
 import numpy as np
 
-from ... import dtypes as _dt
 from ...ops.movement import cat
 from ...tensor import Tensor
 from .dropout import dropout

@@ -286,7 +286,7 @@ def _conv_args(input, weight, bias, stride, padding, dilation, groups, n, name):
         raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input of "
                            f"size: {_size(xs)}")
     if len(ws) != n + 2:
-        raise RuntimeError(f"weight should have at least three dimensions" if len(ws) < 3 else
+        raise RuntimeError("weight should have at least three dimensions" if len(ws) < 3 else
                            f"Expected {n + 2}-dimensional weight for {n + 2}-dimensional input {_size(xs)}, but "
                            f"got {len(ws)}-dimensional weight of size {_size(ws)} instead")
     unbatched = len(xs) == n + 1

@@ -72,7 +72,6 @@ class Normalize(Op):
 def _normalize_backward_np(g, w, xhat, rstd, axes, need_x, need_w, need_b, ctx):
     """The same formulas as Normalize.backward on arrays, with two full-size buffers and in-place steps."""
     shapes = ctx._in_meta
-    lead = None
     gw = gb = gx = None
     tmp = np.multiply(g, xhat)
     if need_w:

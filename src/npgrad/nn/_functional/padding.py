@@ -84,7 +84,7 @@ def pad(input, pad, mode="constant", value=None):
         raise ValueError(f'Padding mode "{mode}"" doesn\'t take in value argument.')
     n_padded = len(pad) // 2
     if not 1 <= n_padded <= 3 or input.dim() not in (n_padded + 1, n_padded + 2):
-        raise NotImplementedError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now")
+        raise NotImplementedError("Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now")
     out = input
     for d, (b, a) in enumerate(pads):
         if b == 0 and a == 0:

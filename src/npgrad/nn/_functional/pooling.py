@@ -6,8 +6,6 @@ running sum) and the backward is KH * KW slice-adds. The max pool's gradient is 
 gradient for fixed winners, so ``MaxPoolScatter``/``MaxPoolGather`` (and the average pool and its
 adjoint) form pairs of Ops that differentiate into each other under ``create_graph=True``.
 """
-import math
-
 import numpy as np
 
 from ...autograd.function import Op
@@ -180,7 +178,7 @@ def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, n, name
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, n, name):
     x, unbatched, geo, _ = _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode, n, name, True)
     if x._data.dtype.kind != "f":
-        raise RuntimeError(f'"max_pool2d" not implemented for integer inputs')
+        raise RuntimeError(f'"max_pool2d" not implemented for \'{x.dtype}\'')
     x4 = x.unsqueeze(2) if n == 1 else x
     vals, arg = _max_pool_np(x4._data, geo)
     out = MaxPool2d.apply(x4, geo, vals, arg)

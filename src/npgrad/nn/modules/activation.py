@@ -1,6 +1,4 @@
 """Activation modules, Softmax family, PReLU, and MultiheadAttention."""
-import numpy as np
-
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

@@ -11,8 +11,6 @@ import itertools
 import warnings
 from collections import OrderedDict
 
-import numpy as np
-
 from ... import dtypes as _dt
 from ...autograd.grad_mode import no_grad
 from ...autograd.hooks import RemovableHandle

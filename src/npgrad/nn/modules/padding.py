@@ -9,6 +9,8 @@ __all__ = ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "Zero
 
 
 class _PadNd(Module):
+    """Pads the last ``n`` dimensions; ``padding`` is an int or a (left, right[, top, bottom ...]) tuple."""
+
     mode = "constant"
     n = 1
 
@@ -35,20 +37,19 @@ class _ConstantPadNd(_PadNd):
         return f"padding={self.padding}, value={self.value}"
 
 
-def _make(name, base, mode, n):
-    cls = type(name, (base,), {"mode": mode, "n": n, "__module__": __name__})
-    globals()[name] = cls
-    return cls
+class ConstantPad1d(_ConstantPadNd):
+    n = 1
 
 
-for _n, _d in ((1, "1d"), (2, "2d"), (3, "3d")):
-    _make("ConstantPad" + _d, _ConstantPadNd, "constant", _n)
-    _make("ReflectionPad" + _d, _PadNd, "reflect", _n)
-    _make("ReplicationPad" + _d, _PadNd, "replicate", _n)
-    _make("CircularPad" + _d, _PadNd, "circular", _n)
+class ConstantPad2d(_ConstantPadNd):
+    n = 2
 
 
-class ZeroPad1d(ConstantPad1d):  # noqa: F821
+class ConstantPad3d(_ConstantPadNd):
+    n = 3
+
+
+class _ZeroPadNd(_ConstantPadNd):
     def __init__(self, padding):
         super().__init__(padding, 0.0)
 
@@ -56,17 +57,49 @@ class ZeroPad1d(ConstantPad1d):  # noqa: F821
         return f"{self.padding}"
 
 
-class ZeroPad2d(ConstantPad2d):  # noqa: F821
-    def __init__(self, padding):
-        super().__init__(padding, 0.0)
-
-    def extra_repr(self):
-        return f"{self.padding}"
+class ZeroPad1d(_ZeroPadNd):
+    n = 1
 
 
-class ZeroPad3d(ConstantPad3d):  # noqa: F821
-    def __init__(self, padding):
-        super().__init__(padding, 0.0)
+class ZeroPad2d(_ZeroPadNd):
+    n = 2
 
-    def extra_repr(self):
-        return f"{self.padding}"
+
+class ZeroPad3d(_ZeroPadNd):
+    n = 3
+
+
+class ReflectionPad1d(_PadNd):
+    mode, n = "reflect", 1
+
+
+class ReflectionPad2d(_PadNd):
+    mode, n = "reflect", 2
+
+
+class ReflectionPad3d(_PadNd):
+    mode, n = "reflect", 3
+
+
+class ReplicationPad1d(_PadNd):
+    mode, n = "replicate", 1
+
+
+class ReplicationPad2d(_PadNd):
+    mode, n = "replicate", 2
+
+
+class ReplicationPad3d(_PadNd):
+    mode, n = "replicate", 3
+
+
+class CircularPad1d(_PadNd):
+    mode, n = "circular", 1
+
+
+class CircularPad2d(_PadNd):
+    mode, n = "circular", 2
+
+
+class CircularPad3d(_PadNd):
+    mode, n = "circular", 3
