@@ -172,3 +172,24 @@ def test_second_derivative_against_finite_differences(name):
         m.flat[j] -= eps
         num.flat[j] = np.sum(v * (first(p)[1].numpy() - first(m)[1].numpy())) / (2 * eps)
     np.testing.assert_allclose(hv.numpy(), num, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("make", [lambda: npgrad.nn.Conv2d(2, 3, 3), lambda: npgrad.nn.MaxPool2d(2),
+                                  lambda: npgrad.nn.Sequential(npgrad.nn.BatchNorm2d(2), npgrad.nn.GELU())],
+                         ids=["conv", "maxpool", "batchnorm_gelu"])
+def test_intermediates_are_freed_after_backward(make):
+    m = make()
+    x = npgrad.randn(2, 2, 4, 4, requires_grad=True)
+    out = m(x).sum()
+    node = m(x).grad_fn
+    out.backward(retain_graph=True)
+    out.backward()  # retained once: a second pass works
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        out.backward()
+    # What forward kept for the array backward is gone once the graph is released.
+    big = [k for k, v in node.__dict__.items() if isinstance(v, np.ndarray) and v.size > 1]
+    assert node.__dict__.get("_released") is not True or not big
+    y = m(x)
+    y.sum().backward()
+    leftovers = [k for k, v in y.grad_fn.__dict__.items() if not k.startswith("_") and isinstance(v, np.ndarray)]
+    assert leftovers == []

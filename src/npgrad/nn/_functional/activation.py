@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ... import dtypes as _dt
-from ...autograd.function import Op
+from ._op import Op
 from ...ops import _poly as P
 from ...ops.inplace import inplace as _inplace
 from ...ops.select import where as _where
@@ -51,6 +51,7 @@ def relu_(input):
 
 class LeakyReLU(Op):
     __slots__ = ()
+    node_name = "LeakyReluBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, slope):
@@ -79,6 +80,7 @@ def leaky_relu_(input, negative_slope=0.01):
 
 class Hardtanh(Op):
     __slots__ = ()
+    node_name = "HardtanhBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, lo, hi):
@@ -125,6 +127,7 @@ class ELU(Op):
     """elu/selu/celu: ``scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1))``."""
 
     __slots__ = ()
+    node_name = "EluBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, alpha, scale, input_scale, grad_input_scale=None):
@@ -180,6 +183,7 @@ def celu(input, alpha=1.0, inplace=False):
 
 class GELU(Op):
     __slots__ = ()
+    node_name = "GeluBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, approximate):
@@ -227,6 +231,7 @@ def gelu(input, approximate="none"):
 
 class SiLU(Op):
     __slots__ = ()
+    node_name = "SiluBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x):
@@ -266,6 +271,7 @@ def _softplus_stable(x):
 
 class Mish(Op):
     __slots__ = ()
+    node_name = "MishBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x):
@@ -290,6 +296,7 @@ def mish(input, inplace=False):
 
 class Softplus(Op):
     __slots__ = ()
+    node_name = "SoftplusBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, beta, threshold):
@@ -320,6 +327,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 class LogSigmoid(Op):
     __slots__ = ()
+    node_name = "LogSigmoidBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x):

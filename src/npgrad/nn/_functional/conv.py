@@ -16,7 +16,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ... import dtypes as _dt
-from ...autograd.function import Op
+from ._op import Op
 from ...ops import _poly as P
 from ...tensor import Tensor
 from ._utils import as_ints
@@ -148,6 +148,7 @@ def _bias_view(b):
 
 class Conv2d(Op):
     __slots__ = ()
+    node_name = "ConvolutionBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, w, b, geo):
@@ -194,6 +195,7 @@ class ConvTranspose2d(Op):
     (as a conv2d input) to the grid of the transposed convolution's input."""
 
     __slots__ = ()
+    node_name = "ConvolutionBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, w, b, geo):

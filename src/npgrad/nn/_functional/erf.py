@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ...autograd.function import Op
+from ._op import Op
 from ...ops import _poly as P
 from ...tensor import Tensor
 

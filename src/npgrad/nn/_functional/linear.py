@@ -6,13 +6,14 @@ formulas use only matmul, reshape, transpose and sum, so they are differentiable
 import numpy as np
 
 from ... import dtypes as _dt
-from ...autograd.function import Op
+from ._op import Op
 from ...ops import _poly as P
 from ...tensor import Tensor
 
 
 class Linear(Op):
     __slots__ = ()
+    node_name = "AddmmBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, w, b):

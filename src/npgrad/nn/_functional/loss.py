@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from ... import dtypes as _dt
-from ...autograd.function import Op
+from ._op import Op
 from ...ops import _poly as P
 from ...ops.select import where as _where, xlogy as _xlogy
 from ...tensor import Tensor
@@ -41,6 +41,7 @@ class CrossEntropy(Op):
     """log_softmax + nll (with class weights, ignore_index and label smoothing) over class axis 1."""
 
     __slots__ = ()
+    node_name = "NllLossBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, target, weight, ignore_index, eps, reduction):
@@ -109,6 +110,7 @@ class CrossEntropy(Op):
 
 class NLLLoss(Op):
     __slots__ = ()
+    node_name = "NllLossBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, target, weight, ignore_index, reduction):
@@ -224,6 +226,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 class MSELoss(Op):
     __slots__ = ()
+    node_name = "MseLossBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, y, reduction):
@@ -362,6 +365,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 class BCEWithLogits(Op):
     __slots__ = ()
+    node_name = "BinaryCrossEntropyWithLogitsBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, y, weight, pos_weight, reduction):

@@ -8,7 +8,7 @@ axes. A plain backward reuses the normalized input and 1/std kept from the forwa
 import numpy as np
 
 from ... import dtypes as _dt
-from ...autograd.function import Op
+from ._op import Op
 from ...autograd.grad_mode import no_grad
 from ...ops import _poly as P
 from ...tensor import Tensor
@@ -69,6 +69,16 @@ class Normalize(Op):
         return gx, gw, gb, None, None, None
 
 
+class NativeLayerNorm(Normalize):
+    __slots__ = ()
+    node_name = "NativeLayerNormBackward0"  # PyTorch's name for this node
+
+
+class NativeBatchNorm(Normalize):
+    __slots__ = ()
+    node_name = "NativeBatchNormBackward0"
+
+
 def _normalize_backward_np(g, w, xhat, rstd, axes, need_x, need_w, need_b, ctx):
     """The same formulas as Normalize.backward on arrays, with two full-size buffers and in-place steps."""
     shapes = ctx._in_meta
@@ -119,7 +129,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
                                f"{list(t.shape)} and normalized_shape = {list(normalized_shape)}")
     axes = tuple(range(len(shape) - k, len(shape)))
-    return Normalize.apply(input, weight, bias, axes, float(eps), False)
+    return NativeLayerNorm.apply(input, weight, bias, axes, float(eps), False)
 
 
 def _channel_view(t, ndim):
@@ -149,8 +159,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if training:
             _verify_batch_size(tuple(input.shape))
         axes = (0,) + tuple(range(2, nd))
-        y, mean, var = Normalize.apply(input, _channel_view(weight, nd), _channel_view(bias, nd), axes,
-                                       float(eps), True)
+        y, mean, var = NativeBatchNorm.apply(input, _channel_view(weight, nd), _channel_view(bias, nd), axes,
+                                             float(eps), True)
         if training and running_mean is not None and running_var is not None:
             n = input.numel() // C
             with no_grad():

@@ -1,7 +1,7 @@
 """F.pad: constant padding as one Op (negative pads crop), reflect/replicate/circular as index gathers."""
 import numpy as np
 
-from ...autograd.function import Op
+from ._op import Op
 from ...tensor import Tensor
 
 
@@ -19,6 +19,7 @@ def _constant_pad_np(x, pads, value):
 
 class ConstantPad(Op):
     __slots__ = ()
+    node_name = "ConstantPadNdBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, pads, value):

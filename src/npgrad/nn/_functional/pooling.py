@@ -8,7 +8,7 @@ adjoint) form pairs of Ops that differentiate into each other under ``create_gra
 """
 import numpy as np
 
-from ...autograd.function import Op
+from ._op import Op
 from ...tensor import Tensor
 from .conv import Geometry, offset_slices
 from ._utils import as_ints
@@ -100,6 +100,7 @@ class MaxPoolGather(Op):
 
 class MaxPool2d(Op):
     __slots__ = ()
+    node_name = "MaxPool2DWithIndicesBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, geo, out, arg):
@@ -244,6 +245,7 @@ def _avg_adjoint_np(g, geo, div):
 
 class AvgPool2d(Op):
     __slots__ = ()
+    node_name = "AvgPool2DBackward0"  # PyTorch's name for this node
 
     @staticmethod
     def forward(ctx, x, geo, div):
