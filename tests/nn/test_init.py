@@ -11,6 +11,14 @@ import npgrad.nn.init as init
 from oracle import HAS_TORCH, torch
 
 
+@pytest.fixture(autouse=True)
+def _seeded():
+    # Statistics of random draws: fixed seeds make every run see the same draws (no flaky thresholds).
+    npgrad.manual_seed(0)
+    if HAS_TORCH:
+        torch.manual_seed(0)
+
+
 def vals(t):
     return t.detach().numpy().astype(np.float64).ravel()
 
@@ -128,9 +136,11 @@ def test_init_on_parameters_is_untracked_and_reproducible():
 # -- default layer initialisation -------------------------------------------------------------------------------
 
 def _uniform_bound_ok(t, bound):
+    """Within the bound, reaching close to it, with the spread of U(-bound, bound) (looser for small tensors)."""
     v = vals(t)
-    return np.abs(v).max() <= bound * (1 + 1e-6) and np.abs(v).max() > 0.9 * bound and \
-        abs(v.std() - bound / math.sqrt(3)) < 0.1 * bound / math.sqrt(3)
+    slack = 0.05 if v.size >= 1000 else 0.3
+    return np.abs(v).max() <= bound * (1 + 1e-6) and np.abs(v).max() > (1 - slack) * bound and \
+        abs(v.std() - bound / math.sqrt(3)) < slack * bound / math.sqrt(3)
 
 
 def test_linear_and_conv_default_init():

@@ -36,35 +36,52 @@ def _crop(xp, geo):
 # -- max pooling ---------------------------------------------------------------------------------------------------
 
 def _max_pool_np(x, geo):
-    """(values, winner): winner is the index of the winning kernel offset for each output."""
+    """(values, winner): winner is the index of the first kernel offset holding each window's maximum."""
     xp = _pad(x, geo, -np.inf)
-    slices = list(_offset_slices(geo))
+    slices = _offset_slices(geo)
+    K = len(slices)
     best = xp[slices[0]].copy()
-    arg = np.zeros(best.shape, np.int16 if len(slices) < 32768 else np.int32)
-    check_nan = np.isnan(x).any()
-    for k in range(1, len(slices)):
-        s = xp[slices[k]]
-        m = s > best
-        if check_nan:
-            m |= np.isnan(s)  # NaN wins, as in PyTorch
-        np.copyto(best, s, where=m)
-        np.copyto(arg, k, where=m)
+    for sl in slices[1:]:
+        np.maximum(best, xp[sl], out=best)  # NaN propagates, as in PyTorch
+    # Winners without masked writes (slow in NumPy): add k where offset k is the first to equal the max.
+    itype = np.uint8 if K < 256 else np.uint16 if K < 65536 else np.uint32
+    arg = np.zeros(best.shape, itype)
+    found = np.zeros(best.shape, bool)
+    eq = np.empty(best.shape, bool)
+    first = np.empty(best.shape, bool)
+    for k, sl in enumerate(slices):
+        np.equal(xp[sl], best, out=eq)
+        if k:
+            np.greater(eq, found, out=first)  # eq and not found
+            arg += first.view(np.uint8).astype(itype, copy=False) * itype(k)
+        found |= eq
+    if np.isnan(best).any():  # PyTorch reports the last NaN of a window
+        for k, sl in enumerate(slices):
+            arg[np.isnan(xp[sl])] = k
     return best, arg
 
 
 def _scatter_np(g, arg, geo):
     N, C = g.shape[:2]
     gp = np.zeros((N, C, geo.H + geo.pt + geo.pb, geo.W + geo.pl + geo.pr), g.dtype)
+    buf = np.empty(g.shape, g.dtype)
+    hit = np.empty(g.shape, bool)
     for k, sl in enumerate(_offset_slices(geo)):
-        gp[sl] += np.where(arg == k, g, 0)
+        np.equal(arg, k, out=hit)
+        np.multiply(g, hit, out=buf)
+        gp[sl] += buf
     return _crop(gp, geo)
 
 
 def _gather_np(gx, arg, geo):
     gp = _pad(gx, geo, 0)
     out = np.zeros(arg.shape, gx.dtype)
+    buf = np.empty(arg.shape, gx.dtype)
+    hit = np.empty(arg.shape, bool)
     for k, sl in enumerate(_offset_slices(geo)):
-        out += np.where(arg == k, gp[sl], 0)
+        np.equal(arg, k, out=hit)
+        np.multiply(gp[sl], hit, out=buf)
+        out += buf
     return out
 
 
