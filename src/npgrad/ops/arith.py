@@ -213,7 +213,8 @@ def _check_int_division(a, b, kernel):
     if ka in "iub" and kb in "iub":
         if ka == "b" and kb == "b":
             raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
-        if np.any(np.asarray(b) == 0):
+        # PyTorch's kernel meets a zero divisor only if the (broadcast) result has elements
+        if np.any(np.asarray(b) == 0) and np.broadcast(a, b).size:
             raise RuntimeError("ZeroDivisionError")
 
 
@@ -441,9 +442,9 @@ class RoundedDiv(Op):
             _check_int_division(a, b, "div_floor_cpu")
             return np.floor_divide(a, b)
         _check_int_division(a, b, "div_trunc_cpu")
-        if np.asarray(a).dtype.kind in "iu" and np.asarray(b).dtype.kind in "iu":
-            q = np.abs(a) // np.abs(b)
-            return np.where((np.asarray(a) < 0) != (np.asarray(b) < 0), -q, q).astype(np.result_type(a, b))
+        if np.asarray(a).dtype.kind in "iub" and np.asarray(b).dtype.kind in "iub":
+            # a - fmod(a, b) is an exact multiple of b, so flooring it is exact (no |INT_MIN| overflow)
+            return np.floor_divide(a - np.fmod(a, b), b)
         return np.trunc(a / b)
 
     @staticmethod
@@ -480,9 +481,11 @@ def pow(input, exponent):
     if isinstance(exponent, Tensor) or isinstance(exponent, float) or input._data.dtype.kind == "f":
         a, b = promote(input, exponent)
     else:
-        a, b = promote(input, exponent)
-        if isinstance(b, int) and b < 0 and a._data.dtype.kind in "iu":
+        # checked before promotion, which wraps an out-of-range scalar into the tensor's type
+        e = _scalar_value(exponent)
+        if type(e) is int and e < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        a, b = promote(input, exponent)
     if isinstance(b, Tensor) and a._data.dtype.kind == "b" and b._data.dtype.kind == "b":
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     return _apply2(Pow, a, b)
