@@ -52,9 +52,8 @@ class Sequential(Module):
                 delattr(self, key)
         else:
             delattr(self, self._get_item_by_idx(iter(self._modules.keys()), idx))
-        # Renumber so the string indices stay 0..n-1, as PyTorch does.
-        self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values())) \
-            if all(k.isdigit() for k in self._modules) else self._modules
+        # Renumber so the keys are 0..n-1 again (PyTorch does this even for named entries).
+        self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
 
     def __len__(self):
         return len(self._modules)
