@@ -140,7 +140,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, capture=None, accu
             out = type(node).backward(node, buf)
             if type(out) is not tuple:
                 out = (out,)
-            if not keep_graph and node._saved is not None:
+            if not keep_graph:
                 node._release()
             meta = node._in_meta
             k = 0
@@ -333,9 +333,9 @@ def _run_pre_hooks(node, grads, create_graph):
     retains = []
     for index, fn in list(node._pre_hooks.values()):
         if index is None:
-            res = fn(tuple(_poly.as_tensor(g) for g in grads))
+            res = fn(tuple(None if g is None else _poly.as_tensor(g) for g in grads))
             if res is not None:
-                grads = [_poly.like_mode(r, create_graph) for r in res]
+                grads = [None if r is None else _poly.like_mode(r, create_graph) for r in res]
             continue
         if getattr(fn, "_retains_grad", False):
             retains.append((index, fn))

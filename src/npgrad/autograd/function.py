@@ -35,6 +35,11 @@ _FREED_MSG = (
     "graph a second time or if you need to access saved tensors after calling backward.")
 
 
+class FreedError(RuntimeError, AttributeError):
+    """Reading a node's saved values after backward released them. An AttributeError too, so
+    ``getattr(node, name, default)`` still returns the default."""
+
+
 class _OutputRef:
     """Marks a saved value that is one of the node's own outputs.
 
@@ -203,9 +208,24 @@ class Function:
         return _apply_function(cls, args, kwargs)
 
     def _release(self):
-        if self._saved is not None:
+        d = self.__dict__
+        if not d:
+            return
+        if d.get("_saved") is not None:
             self._saved = self._saved_refs = self._saved_versions = None
             self._released = True
+        # Arrays kept as ctx attributes (masks, indices, intermediates) are saved values too.
+        arrays = [k for k, v in d.items() if type(v) is np.ndarray]
+        if arrays:
+            for k in arrays:
+                del d[k]
+            self._released = True
+
+    def __getattr__(self, name):
+        # Only reached when normal lookup fails: a ctx attribute dropped by _release.
+        if self.__dict__.get("_released") and not name.startswith("__"):
+            raise FreedError(_FREED_MSG)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
 FunctionCtx = Function
