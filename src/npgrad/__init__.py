@@ -13,6 +13,7 @@ from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, i
 from .autograd import is_inference_mode_enabled  # noqa: F401
 from . import autograd  # noqa: F401
 from .ops import *  # noqa: F401,F403
+del linalg, special  # noqa: F821 - operator modules of npgrad.ops; the namespaces of those names load lazily
 from .factories import *  # noqa: F401,F403
 from .random import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state, default_generator  # noqa
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: E402,F401
