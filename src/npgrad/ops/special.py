@@ -117,6 +117,7 @@ def digamma_np(x):
         out = np.where(x == -np.inf, np.nan, out)
         out = np.where((x < 0) & (x == np.floor(x)), np.nan, out)
         out = np.where(x == 0, np.where(np.signbit(x), np.inf, -np.inf), out)  # as PyTorch: -inf at +0
+        out = np.where(np.isnan(x), np.nan, out)
     return out
 
 
@@ -141,7 +142,7 @@ def polygamma_np(n, x):
     sign = 1.0 if n % 2 else -1.0  # (-1)^(n+1)
     scale = sign * math.factorial(n)
     with np.errstate(all="ignore"):
-        pole = (x <= 0) & (x == np.floor(x))
+        pole = (x <= 0) & (x == np.floor(x)) & np.isfinite(x)
         if n == 1:
             # trigamma(x) + trigamma(1 - x) = pi^2 / sin^2(pi x) below 1/2, as PyTorch.
             neg = x < 0.5
@@ -160,11 +161,10 @@ def polygamma_np(n, x):
                     lead += np.where(m, np.where(m, x + j, 1.0) ** -(n + 1), 0.0)
                 base = np.where(k > 0, x + k, base)
             out = scale * (lead + _hurwitz_zeta(n + 1, base))
-            out = np.where(x == np.inf, 0.0, out)
-            out = np.where(x == -np.inf, np.nan, out)
+            out = np.where(np.isinf(x) | np.isnan(x), np.nan, out)  # PyTorch's zeta gives NaN at +-inf
             return np.where(pole, sign * np.inf, out)
         out = np.where(x == np.inf, 0.0, out)
-        out = np.where(x == -np.inf, np.nan, out)
+        out = np.where((x == -np.inf) | np.isnan(x), np.nan, out)
         return np.where(pole, np.inf, out)
 
 
@@ -302,6 +302,7 @@ class Sinc(Op):
 
 class Xlog1py(Op):
     __slots__ = ()
+    node_name = "SpecialXlog1PyBackward0"
 
     @staticmethod
     def forward(ctx, x, y):
@@ -332,6 +333,7 @@ def _log1p(v):
 
 class Entr(Op):
     __slots__ = ()
+    node_name = "SpecialEntrBackward0"
 
     @staticmethod
     def forward(ctx, x):
@@ -401,9 +403,7 @@ def mvlgamma(input, p):
     """log of the multivariate gamma function of dimension p (sum of lgammas, differentiable)."""
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    x = _float_in(input)
-    if (x._data <= (p - 1) / 2).any():
-        raise RuntimeError("All elements must be greater than (p-1)/2")
+    x = _float_in(input)  # no domain check: below (p-1)/2 the result is inf/NaN, as in PyTorch
     shifts = np.arange(p, dtype=x._data.dtype) * x._data.dtype.type(-0.5)
     return lgamma(x.unsqueeze(-1) + Tensor._wrap(shifts)).sum(-1) + (p * (p - 1) / 4 * _LOG_PI)
 
@@ -417,7 +417,12 @@ def xlog1py(input, other):
     from .arith import promote
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise TypeError("xlog1py(): expected at least one Tensor argument")
-    a, b = promote(input, other)
+    if isinstance(input, Tensor):
+        a, b = promote(input, other)
+    else:
+        b, a = promote(other, input)
+    a = a if isinstance(a, Tensor) else Tensor._wrap(np.asarray(a, b._data.dtype))
+    b = b if isinstance(b, Tensor) else Tensor._wrap(np.asarray(b, a._data.dtype))
     if a._data.dtype.kind != "f":
         a, b = a._cast(_dt.get_default_dtype()), b._cast(_dt.get_default_dtype())
     from .broadcast import broadcast_error

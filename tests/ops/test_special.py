@@ -1,0 +1,260 @@
+"""Special functions (erfinv, lgamma, digamma, polygamma, mvlgamma, logit, sinc, xlog1py, entr, ndtr, the
+npgrad.special namespace) against PyTorch, float64 finite differences and reference values; special values
+(poles, infinities, NaN) and in-place/Tensor-method forms."""
+import math
+
+import numpy as np
+import pytest
+
+import npgrad
+from oracle import HAS_TORCH, In, OpCase, check_against_torch, check_finite_differences, torch
+
+if HAS_TORCH:
+    from _double_backward import check_double_backward
+
+
+def _away_from_integers(low, high, shape):
+    """Values in [low, high) at least 0.1 away from the integers (the poles of the gamma family)."""
+    def make(rng):
+        v = rng.uniform(low, high, size=shape)
+        frac = v - np.floor(v)
+        return np.floor(v) + 0.1 + 0.8 * frac
+    return make
+
+
+POS = In((3, 4), 0.2, 6.0)
+ANY = In((3, 4), values=_away_from_integers(-6.0, 8.0, (3, 4)))
+PROB = In((3, 4), 0.05, 0.95)
+UNIT = In((3, 4), -0.95, 0.95)
+# PyTorch's float64 trigamma is accurate to ~5e-10 (a short asymptotic series); ours to ~1e-15.
+TRIGAMMA_TOL = dict(rtol=1e-8, atol=1e-10)
+
+CASES = [
+    OpCase("erfinv", lambda L, x: L.erfinv(x), [UNIT]),
+    OpCase("erfinv_tails", lambda L, x: x.erfinv(), [In((6,), values=lambda rng: np.array(
+        [-0.999999, -0.9999, -0.6, 0.55, 0.9999, 0.99999999]))], fd_eps=1e-10, fd_tol=1e-3),
+    OpCase("erfinv_special_namespace", lambda L, x: L.special.erfinv(x), [UNIT]),
+    OpCase("erf_method", lambda L, x: x.erf(), [In((3, 4))]),
+    OpCase("erfc_function", lambda L, x: L.erfc(x), [In((3, 4))]),
+    OpCase("lgamma_positive", lambda L, x: L.lgamma(x), [POS]),
+    OpCase("lgamma_negative_too", lambda L, x: x.lgamma(), [ANY], grad_tol=TRIGAMMA_TOL),
+    OpCase("lgamma_large", lambda L, x: L.lgamma(x), [In((5,), 10.0, 1e4)]),
+    OpCase("digamma_positive", lambda L, x: L.digamma(x), [POS], grad_tol=TRIGAMMA_TOL),
+    OpCase("digamma_negative_too", lambda L, x: x.digamma(), [ANY], grad_tol=TRIGAMMA_TOL),
+    OpCase("polygamma1", lambda L, x: L.polygamma(1, x), [POS]),
+    OpCase("polygamma2_method", lambda L, x: x.polygamma(2), [ANY]),
+    OpCase("polygamma3", lambda L, x: L.special.polygamma(3, x), [POS]),
+    OpCase("polygamma0_is_digamma", lambda L, x: L.polygamma(0, x), [POS], grad_tol=TRIGAMMA_TOL),
+    OpCase("mvlgamma", lambda L, x: L.mvlgamma(x, 3), [In((3, 4), 1.2, 5.0)], grad_tol=TRIGAMMA_TOL),
+    OpCase("multigammaln", lambda L, x: L.special.multigammaln(x, 2), [In((3, 4), 0.7, 5.0)]),
+    OpCase("logit", lambda L, x: L.logit(x), [PROB]),
+    OpCase("logit_eps_clamped", lambda L, x: x.logit(eps=0.2), [In((3, 4), values=lambda rng: np.array(
+        [[0.05, 0.15, 0.3, 0.5], [0.7, 0.85, 0.95, 0.25], [0.1, 0.9, 0.45, 0.55]]))]),
+    OpCase("logit_int_input", lambda L, x: L.logit(x), [In((3,), 0, 2, dtype=np.int64)], fd=False),
+    OpCase("special_logit", lambda L, x: L.special.logit(x, 1e-3), [PROB]),
+    OpCase("sinc", lambda L, x: L.sinc(x), [In((3, 4), -3.0, 3.0)]),
+    OpCase("xlog1py", lambda L, x, y: L.special.xlog1py(x, y), [In((3, 4)), In((3, 4), -0.9, 3.0)]),
+    OpCase("xlog1py_broadcast_scalar", lambda L, x: L.special.xlog1py(x, 2.0), [In((3, 4))]),
+    OpCase("xlog1py_scalar_first", lambda L, y: L.special.xlog1py(2.0, y), [In((3, 4), -0.9, 3.0)]),
+    OpCase("entr", lambda L, x: L.special.entr(x), [In((3, 4), 0.1, 3.0)]),
+    OpCase("ndtr", lambda L, x: L.special.ndtr(x), [In((3, 4), -4.0, 4.0)]),
+    OpCase("log_ndtr", lambda L, x: L.special.log_ndtr(x), [In((3, 4), -6.0, 4.0)]),
+    OpCase("gammaln", lambda L, x: L.special.gammaln(x), [POS]),
+    OpCase("psi", lambda L, x: L.special.psi(x), [POS], grad_tol=TRIGAMMA_TOL),
+    OpCase("expit", lambda L, x: L.special.expit(x), [In((3, 4))]),
+    OpCase("exp2_expm1_log1p", lambda L, x: L.special.exp2(x) + L.special.expm1(x) + L.special.log1p(x.abs()),
+           [In((3, 4))]),
+    OpCase("special_logsumexp", lambda L, x: L.special.logsumexp(x, 1), [In((3, 4))]),
+    OpCase("special_xlogy", lambda L, x, y: L.special.xlogy(x, y), [In((3, 4)), In((3, 4), 0.1, 3.0)]),
+    OpCase("special_softmax", lambda L, x: L.special.softmax(x, 1), [In((3, 4))]),
+    OpCase("special_log_softmax", lambda L, x: L.special.log_softmax(x, 0), [In((3, 4))]),
+    OpCase("special_round", lambda L, x: L.special.round(x), [In((3, 4))], fd=False),
+]
+
+
+# Rows whose forward value is PyTorch's trigamma (accurate to ~5e-10 only).
+_TRIGAMMA_FORWARD = {"polygamma1"}
+
+if HAS_TORCH:
+    @pytest.mark.parametrize("case", CASES, ids=str)
+    @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+    def test_matches_torch(case, dtype):
+        if dtype == np.float32 and case.grad_tol is not None:  # the float64 allowance is tighter than float32's
+            case = OpCase(case.name, case.fn, case.inputs)
+        if dtype == np.float64 and case.name in _TRIGAMMA_FORWARD:
+            import oracle
+            saved = oracle.TOL[np.float64]
+            oracle.TOL[np.float64] = TRIGAMMA_TOL
+            try:
+                check_against_torch(case, dtype)
+            finally:
+                oracle.TOL[np.float64] = saved
+            return
+        check_against_torch(case, dtype)
+
+    SECOND_ORDER = [c for c in CASES if c.name in {
+        "erfinv", "lgamma_negative_too", "polygamma2_method", "mvlgamma", "logit", "logit_eps_clamped", "sinc",
+        "xlog1py", "entr", "ndtr"}]
+
+    @pytest.mark.parametrize("case", SECOND_ORDER, ids=str)
+    def test_double_backward_matches_torch(case):
+        check_double_backward(case)
+
+    @pytest.mark.parametrize("name", ["digamma", "polygamma1"])
+    def test_double_backward_through_trigamma(name):
+        # The second derivative of digamma is polygamma(2); PyTorch's is accurate, the first one (trigamma)
+        # only to ~5e-10, hence the tolerance.
+        fn = (lambda L, x: L.digamma(x)) if name == "digamma" else (lambda L, x: L.polygamma(1, x))
+        check_double_backward(OpCase(name, fn, [POS], grad_tol=TRIGAMMA_TOL))
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.fd], ids=str)
+def test_finite_differences(case):
+    check_finite_differences(case)
+
+
+# -- accuracy against reference values (no torch needed) --------------------------------------------------------------
+
+def test_lgamma_matches_math_lgamma():
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.uniform(-30, 60, 400), rng.uniform(1e-6, 1e-2, 20), 10 ** rng.uniform(-3, 8, 50)])
+    x = x[np.abs(x - np.round(x)) > 1e-3]
+    ref = np.array([math.lgamma(v) for v in x])
+    got = npgrad.lgamma(npgrad.tensor(x)).numpy()
+    np.testing.assert_allclose(got, ref, rtol=1e-13, atol=1e-13)
+
+
+def test_digamma_is_the_derivative_of_lgamma_and_known_values():
+    euler = 0.57721566490153286061
+    got = npgrad.digamma(npgrad.tensor([1.0, 0.5, 2.0, 10.0], dtype=npgrad.float64)).numpy()
+    np.testing.assert_allclose(got, [-euler, -euler - 2 * math.log(2), 1 - euler,
+                                     sum(1 / k for k in range(1, 10)) - euler], rtol=1e-14)
+    x = np.array([0.3, 1.7, -2.5, 7.2])
+    h = 1e-6
+    fd = np.array([(math.lgamma(v + h) - math.lgamma(v - h)) / (2 * h) for v in x])
+    np.testing.assert_allclose(npgrad.digamma(npgrad.tensor(x)).numpy(), fd, rtol=1e-8)
+
+
+def test_polygamma_known_values():
+    # trigamma(1) = pi^2 / 6, polygamma(2, 1) = -2 zeta(3), trigamma(1/2) = pi^2 / 2
+    np.testing.assert_allclose(npgrad.polygamma(1, npgrad.tensor([1.0, 0.5], dtype=npgrad.float64)).numpy(),
+                               [math.pi ** 2 / 6, math.pi ** 2 / 2], rtol=1e-14)
+    np.testing.assert_allclose(npgrad.polygamma(2, npgrad.tensor([1.0], dtype=npgrad.float64)).numpy(),
+                               [-2 * 1.2020569031595942854], rtol=1e-14)
+
+
+def test_ndtr_lower_tail_is_accurate():
+    # Phi(-10) and Phi(-5): 1 + erf(x / sqrt 2) would cancel to 0 / lose digits; erfc keeps them.
+    got = npgrad.special.ndtr(npgrad.tensor([-10.0, -5.0], dtype=npgrad.float64)).numpy()
+    ref = [0.5 * math.erfc(10 / math.sqrt(2)), 0.5 * math.erfc(5 / math.sqrt(2))]
+    np.testing.assert_allclose(got, ref, rtol=1e-13)
+    np.testing.assert_allclose(npgrad.special.ndtr(npgrad.tensor([-5.0])).numpy(), [ref[1]], rtol=1e-6)
+
+
+def test_erfinv_inverts_erf():
+    y = np.concatenate([np.linspace(-0.999999, 0.999999, 201), 1 - 10.0 ** -np.arange(3, 16)])
+    x = npgrad.erfinv(npgrad.tensor(y)).numpy()
+    back = np.array([math.erf(v) for v in x])
+    np.testing.assert_allclose(back, y, rtol=2e-16, atol=2e-16)
+    assert npgrad.erfinv(npgrad.tensor(0.5)).dtype == npgrad.float32
+
+
+def test_gradients_by_hand():
+    x = npgrad.tensor([0.3, 2.0], dtype=npgrad.float64, requires_grad=True)
+    npgrad.lgamma(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), npgrad.digamma(x.detach()).numpy(), rtol=1e-15)
+    p = npgrad.tensor([0.25], dtype=npgrad.float64, requires_grad=True)
+    npgrad.logit(p).backward()
+    np.testing.assert_allclose(p.grad.numpy(), [1 / (0.25 * 0.75)])
+    z = npgrad.tensor([0.0, 0.5], dtype=npgrad.float64, requires_grad=True)
+    npgrad.sinc(z).sum().backward()
+    np.testing.assert_allclose(z.grad.numpy(), [0.0, (0.5 * math.pi * math.cos(0.5 * math.pi) - 1) /
+                                                (math.pi * 0.25)], atol=1e-15)
+
+
+# -- special values, dtypes, in-place forms ------------------------------------------------------------------------------
+
+if HAS_TORCH:
+    INF, NAN = np.inf, np.nan
+    SPECIAL = {
+        "lgamma": (lambda L, x: L.lgamma(x), [0.0, -0.0, -1.0, -2.5, INF, -INF, NAN, 1e-300, 1e306, 0.5]),
+        "digamma": (lambda L, x: L.digamma(x), [0.0, -0.0, -2.5, INF, -INF, NAN, 1e-300, 1.0]),
+        "polygamma1": (lambda L, x: L.polygamma(1, x), [0.0, -2.5, 1e-3, 3.0, INF, NAN]),
+        "polygamma2": (lambda L, x: L.polygamma(2, x), [0.0, -1.0, -2.5, 1e-3, 3.0, INF, NAN]),
+        "erfinv": (lambda L, x: L.erfinv(x), [-1.0, 1.0, 1.5, -1.5, 0.0, -0.0, NAN]),
+        "logit": (lambda L, x: L.logit(x), [0.0, 1.0, 0.5, -0.1, 1.2, NAN]),
+        "logit_eps": (lambda L, x: L.logit(x, eps=0.1), [0.0, 1.0, 0.5, -0.1, 1.2, 0.05]),
+        "sinc": (lambda L, x: L.sinc(x), [0.0, -0.0, 1.0, 0.5, INF, NAN, 1e-20]),
+        "entr": (lambda L, x: L.special.entr(x), [0.0, -1.0, 2.0, NAN, INF]),
+        "xlog1py_zero_x": (lambda L, x: L.special.xlog1py(x * 0, x - 1), [0.0, 1.0, 3.0, NAN]),
+        "xlog1py_at_minus_one": (lambda L, x: L.special.xlog1py(x, x * 0 - 1), [0.0, 1.0, -1.0]),
+        "ndtr_wide": (lambda L, x: L.special.ndtr(x), [-40.0, -2.0, 0.0, 10.0, INF, -INF]),
+    }
+
+    @pytest.mark.parametrize("name", sorted(SPECIAL))
+    @pytest.mark.parametrize("dtype", ["float32", "float64"])
+    def test_special_values_match_torch(name, dtype):
+        fn, values = SPECIAL[name]
+        got = []
+        for L in (npgrad, torch):
+            x = L.tensor(values, dtype=getattr(L, dtype), requires_grad=True)
+            out = fn(L, x)
+            out.sum().backward()
+            got.append((out.detach().numpy(), x.grad.numpy()))
+        (on, gn), (ot, gt) = got
+        rtol = 1e-5 if dtype == "float32" else 1e-8
+        np.testing.assert_allclose(on, ot, rtol=rtol, atol=1e-30, equal_nan=True)
+        np.testing.assert_allclose(gn, gt, rtol=rtol, atol=1e-30, equal_nan=True)
+
+    @pytest.mark.parametrize("name", ["erfinv", "lgamma", "digamma", "logit", "sinc", "erf", "erfc"])
+    def test_integer_inputs_give_float32(name):
+        for L in (npgrad, torch):
+            assert str(getattr(L, name)(L.tensor([0, 1])).dtype).endswith("float32")
+
+    @pytest.mark.parametrize("name,args", [("lgamma_", ()), ("digamma_", ()), ("erfinv_", ()), ("logit_", ()),
+                                           ("sinc_", ()), ("erf_", ()), ("erfc_", ()), ("polygamma_", (1,)),
+                                           ("mvlgamma_", (2,))])
+    def test_inplace_forms_match_torch(name, args):
+        vals = np.array([0.7, 0.3, 0.9])
+        res = []
+        for L in (npgrad, torch):
+            leaf = L.tensor(vals, requires_grad=True)
+            y = leaf * 1.0
+            r = getattr(y, name)(*args)
+            assert r is y
+            y.sum().backward()
+            res.append((y.detach().numpy(), leaf.grad.numpy(), y.grad_fn is not None))
+        np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-6)
+        np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-5)
+
+    ERRORS = {
+        "polygamma_negative_n": lambda L: L.polygamma(-1, L.tensor([1.0])),
+        "mvlgamma_p": lambda L: L.mvlgamma(L.tensor([3.0]), 0),
+        "xlog1py_shapes": lambda L: L.special.xlog1py(L.ones(2), L.ones(3)),
+    }
+
+    @pytest.mark.parametrize("name", sorted(ERRORS))
+    def test_errors_match_torch(name):
+        with pytest.raises(Exception) as et:
+            ERRORS[name](torch)
+        with pytest.raises(type(et.value)) as en:
+            ERRORS[name](npgrad)
+        assert str(en.value) == str(et.value)
+
+    def test_node_names_match_torch():
+        for fn in (lambda L, x: L.lgamma(x), lambda L, x: L.digamma(x), lambda L, x: L.polygamma(2, x),
+                   lambda L, x: L.erfinv(x * 0.5), lambda L, x: L.logit(x * 0.5), lambda L, x: L.sinc(x),
+                   lambda L, x: L.special.xlog1py(x, x), lambda L, x: L.special.entr(x)):
+            names = [fn(L, L.tensor([0.3, 0.6], requires_grad=True)).grad_fn.name() for L in (npgrad, torch)]
+            assert names[0] == names[1]
+
+
+def test_namespace_contents():
+    for name in ["digamma", "psi", "gammaln", "polygamma", "multigammaln", "erf", "erfc", "erfinv", "logit", "expit",
+                 "exp2", "expm1", "log1p", "round", "logsumexp", "xlogy", "xlog1py", "sinc", "entr", "ndtr",
+                 "log_ndtr", "softmax", "log_softmax"]:
+        assert callable(getattr(npgrad.special, name)), name
+    x = npgrad.tensor([0.2, 0.8])
+    for method in ("erf", "erfc", "erfinv", "lgamma", "digamma", "logit", "sinc"):
+        assert getattr(x, method)().shape == (2,)
+    assert x.polygamma(1).shape == (2,) and (x + 1).mvlgamma(2).shape == (2,)
