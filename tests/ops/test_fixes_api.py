@@ -221,3 +221,36 @@ def test_printoptions_exported():
         npgrad.set_printoptions(**{k: v for k, v in old.items() if k in ("precision", "threshold", "edgeitems",
                                                                          "linewidth", "sci_mode")})
     assert npgrad.get_printoptions() == old
+
+
+# -- return_types ------------------------------------------------------------------------------------------------
+
+def test_return_types_are_named_tuples_like_torch():
+    import pickle
+    rt = npgrad.return_types
+    x = npgrad.tensor([[1.0, 5.0], [7.0, 2.0]])
+    r = x.max(1)
+    assert isinstance(r, rt.max) and isinstance(r, tuple) and type(r).__module__ == "npgrad.return_types"
+    assert isinstance(npgrad.aminmax(x), rt.aminmax) and isinstance(x.min(0), rt.min)
+    built = rt.max((r.values, r.indices))  # PyTorch's structseq form: one sequence
+    assert built.values is r.values and built.indices is r.indices and rt.max.n_fields == 2
+    again = pickle.loads(pickle.dumps(r))
+    assert type(again) is rt.max and again.indices.tolist() == [1, 0]
+    for name in ("sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin", "slogdet", "qr",
+                 "svd", "linalg_qr", "linalg_svd", "linalg_eigh", "linalg_slogdet", "linalg_lstsq"):
+        assert getattr(rt, name).__name__ == name
+    if HAS_TORCH:
+        for name in ("max", "min", "sort", "topk", "aminmax", "slogdet", "linalg_svd", "linalg_lstsq", "svd"):
+            assert getattr(rt, name)._fields == tuple(
+                f for f in _torch_field_order(name)), name
+        t = torch.tensor([[1.0, 5.0], [7.0, 2.0]])
+        assert repr(x.max(1)) == repr(t.max(1)) and repr(npgrad.aminmax(x)) == repr(torch.aminmax(t))
+
+
+def _torch_field_order(name):
+    """PyTorch's field order, read from an instance's repr (structseq types have no _fields)."""
+    import re
+    cls = getattr(torch.return_types, name)
+    n = cls.n_fields
+    inst = cls(tuple(range(n)))
+    return re.findall(r"(\w+)=", repr(inst))
