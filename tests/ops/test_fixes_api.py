@@ -75,6 +75,7 @@ SAVE_CASES = {
     "mul_const_other_row_modified": lambda L: _modify_other_row(L, lambda r: r * 3.0),
     "const_mul_row_modified": lambda L: _modify_other_row(L, lambda r: 3.0 * r),
     "div_by_const_row_modified": lambda L: _modify_other_row(L, lambda r: r / 3.0),
+    "const_div_row_modified": lambda L: _modify_other_row(L, lambda r: 3.0 / r),
     "mul_by_detached_other_modified": lambda L: _modify_detached(L, lambda a, d: a * d),
     "div_by_detached_modified": lambda L: _modify_detached(L, lambda a, d: a / d),
     "detached_div_modified": lambda L: _modify_detached(L, lambda a, d: d / a),
@@ -116,6 +117,16 @@ if HAS_TORCH:
         assert n[0] == t[0], (n, t)
         if n[0] == "ok":
             np.testing.assert_allclose(n[1], t[1], rtol=1e-6)
+
+
+if HAS_TORCH:
+    def test_scalar_over_tensor_rounds_as_torch():
+        # PyTorch computes `scalar / tensor` as reciprocal(tensor) * scalar; float32 results differ in the last bit
+        # from a true division for some values.
+        vals = np.random.default_rng(0).uniform(0.5, 20.0, 200).astype(np.float32)
+        for s in (3.0, 7, np.float64(0.1)):
+            np.testing.assert_array_equal((s / npgrad.tensor(vals)).numpy(), (s / torch.tensor(vals)).numpy())
+        assert (3 / npgrad.tensor([2, 4])).dtype == npgrad.float32
 
 
 def test_mul_div_gradients_unchanged():

@@ -76,7 +76,8 @@ class Div(Op):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         ga = g / b if need_a else None
-        gb = -g * a / (b * b) if need_b else None
+        # (a / b) / b, as PyTorch: b * b would underflow to 0 (or overflow) long before a / b / b does
+        gb = -g * (a / b) / b if need_b else None
         return ga, gb
 
 
@@ -571,7 +572,8 @@ _def("__rsub__", _through(_sub, reflected=True))
 _def("__mul__", _forward(Mul))
 _def("__rmul__", _reflected(Mul))
 _def("__truediv__", _through(div))
-_def("__rtruediv__", _through(_rdiv))
+_def("__rtruediv__", _through(lambda self, other: mul(self.reciprocal(), other)))  # PyTorch's scalar / tensor:
+# reciprocal(tensor) * scalar, so the rounding is PyTorch's and backward saves only the reciprocal's output
 _def("__floordiv__", _forward(FloorDivide))
 _def("__rfloordiv__", _reflected(FloorDivide))
 _def("__mod__", _forward(Remainder))
