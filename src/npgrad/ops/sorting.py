@@ -100,19 +100,17 @@ def _scalar_result(res, result_type):
 # -- sort / argsort / msort --------------------------------------------------------------------------------------
 
 @tensor_method()
-def sort(input, dim=-1, descending=False, stable=False):
-    if isinstance(dim, bool):  # sort(x, stable=...) also has a positional form sort(x, stable, dim, descending)
-        stable, dim = dim, -1
+def sort(input, dim=-1, descending=False, *, stable=False):
     x = input._data
     d = canon_dim(dim, x.ndim)
     if x.ndim == 0:
-        return _scalar_result(sort(_as_1d(input), 0, descending, stable), _rt.sort)
+        return _scalar_result(sort(_as_1d(input), 0, descending, stable=stable), _rt.sort)
     idx = argsort_np(x, d, descending)
     return _select(StableSort if stable else Sort, input, idx, d, True, _rt.sort)
 
 
 @tensor_method()
-def argsort(input, dim=-1, descending=False, stable=False):
+def argsort(input, dim=-1, descending=False, *, stable=False):
     x = input._data
     d = canon_dim(dim, x.ndim)
     if x.ndim == 0:
