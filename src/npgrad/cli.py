@@ -1,0 +1,318 @@
+"""The ``npgrad`` command line: ``npgrad train mnist`` trains a classifier end to end.
+
+    npgrad train mnist                      # MLP 784-256-128-10 on MNIST, 5 epochs
+    npgrad train mnist --epochs 1 --out runs/quick
+    python -m npgrad train mnist            # the same, without the console script
+
+MNIST is looked for in ``--data-dir``, then ``$NPGRAD_DATA``, then ``~/.cache/npgrad`` (each directly or
+in an ``mnist/`` subfolder). Nothing is downloaded unless ``--download`` is given: without the files the
+command says so and trains on the 8x8 digits that ship inside npgrad instead. The run writes
+``model.npgrad`` (the state_dict, for ``model.load_state_dict(npgrad.load(path))``), ``metrics.json``
+and ``curves.png`` (loss and accuracy) to ``--out``. tqdm and matplotlib are used when installed
+(``pip install npgrad[examples]``); without them a plain progress line and a built-in PNG renderer
+take their place.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+__all__ = ["main"]
+
+HIDDEN = (256, 128)
+
+
+# -- progress ------------------------------------------------------------------------------------------------
+class _PlainBar:
+    """A dependency-free progress bar with tqdm's small interface (update, set_postfix_str, close).
+
+    On a terminal it redraws one line in place (at most 10 times a second); in a log file or a pipe it
+    writes a line at each quarter of the total, so logs stay short.
+    """
+
+    def __init__(self, total, desc, file=None):
+        self.total, self.desc, self.n = total, desc, 0
+        self.file = file if file is not None else sys.stderr
+        self.tty = hasattr(self.file, "isatty") and self.file.isatty()
+        self.postfix = ""
+        self.start = self._last = time.time()
+        self._next_quarter = 1
+
+    def update(self, n=1):
+        self.n += n
+        now = time.time()
+        if self.tty:
+            if now - self._last >= 0.1 or self.n >= self.total:
+                self._last = now
+                self._write("\r")
+        elif self.total and self.n * 4 >= self._next_quarter * self.total:
+            while self.n * 4 >= self._next_quarter * self.total:
+                self._next_quarter += 1
+            self._write("")
+
+    def set_postfix_str(self, s, refresh=True):
+        self.postfix = s
+
+    def _write(self, prefix):
+        width = 24
+        done = int(width * self.n / self.total) if self.total else width
+        rate = self.n / max(time.time() - self.start, 1e-9)
+        line = (f"{self.desc} [{'#' * done}{'.' * (width - done)}] {self.n}/{self.total} "
+                f"{self.postfix}  {rate:.1f} it/s")
+        self.file.write(prefix + line + ("" if self.tty else "\n"))
+        self.file.flush()
+
+    def close(self):
+        if self.tty:
+            self._write("\r")
+            self.file.write("\n")
+            self.file.flush()
+
+
+class _NoBar(_PlainBar):
+    def _write(self, prefix):
+        pass
+
+    def close(self):
+        pass
+
+
+def _progress_bar(kind, total, desc):
+    if kind in ("auto", "tqdm"):
+        try:
+            from tqdm import tqdm  # optional: imported only when a bar is wanted
+            return tqdm(total=total, desc=desc, leave=True, dynamic_ncols=True)
+        except ImportError:
+            if kind == "tqdm":
+                raise SystemExit("npgrad: --progress tqdm needs tqdm (pip install tqdm)")
+    if kind == "off":
+        return _NoBar(total, desc)
+    return _PlainBar(total, desc)
+
+
+# -- data ----------------------------------------------------------------------------------------------------
+def _load_data(args, say):
+    """Flattened, standardised float32 arrays for training and testing, and a description of them."""
+    import numpy as np
+
+    from . import datasets
+
+    source = args.dataset
+    if source == "mnist":
+        try:
+            train = datasets.MNIST(args.data_dir, train=True, download=args.download)
+            test = datasets.MNIST(args.data_dir, train=False, download=args.download)
+        except datasets.DatasetNotFoundError:
+            dirs = datasets.download.candidate_dirs(args.data_dir, datasets.MNIST.subdirs)
+            say("MNIST was not found, so this run uses the 8x8 handwritten digits embedded in npgrad instead "
+                "(1438 training / 359 test images).")
+            say("  looked in: " + ", ".join(dirs))
+            say("  to train on MNIST: put its four *-ubyte.gz files in one of those folders (or pass "
+                "--data-dir DIR, or set NPGRAD_DATA=DIR), or add --download to fetch them (about 11 MB).")
+            source = "digits"
+    if source == "digits":
+        train, test = datasets.Digits(train=True), datasets.Digits(train=False)
+        name, scale = "digits (8x8, embedded)", 16.0
+    else:
+        name, scale = "MNIST", 255.0
+
+    def flat(ds):
+        x = ds.data.numpy().reshape(len(ds), -1).astype(np.float32) / np.float32(scale)
+        return x, ds.targets.numpy().astype(np.int64)
+
+    x_train, y_train = flat(train)
+    x_test, y_test = flat(test)
+    # One mean and standard deviation for all pixels (MNIST's are the familiar 0.1307 and 0.3081).
+    mean, std = float(x_train.mean()), float(x_train.std())
+    x_train = (x_train - np.float32(mean)) / np.float32(std)
+    x_test = (x_test - np.float32(mean)) / np.float32(std)
+    return {"name": name, "source": source, "x_train": x_train, "y_train": y_train, "x_test": x_test,
+            "y_test": y_test, "mean": mean, "std": std}
+
+
+# -- training ------------------------------------------------------------------------------------------------
+def _mlp(n_in, n_classes):
+    from . import nn
+    sizes = (n_in,) + HIDDEN
+    layers = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        layers += [nn.Linear(a, b), nn.ReLU()]
+    return nn.Sequential(*layers, nn.Linear(sizes[-1], n_classes))
+
+
+def _evaluate(model, x, y, batch=2000):
+    import npgrad
+    import npgrad.nn.functional as F
+    model.eval()
+    loss_sum, correct = 0.0, 0
+    with npgrad.no_grad():
+        for i in range(0, len(x), batch):
+            xb, yb = npgrad.from_numpy(x[i:i + batch]), npgrad.from_numpy(y[i:i + batch])
+            logits = model(xb)
+            loss_sum += F.cross_entropy(logits, yb, reduction="sum").item()
+            correct += (logits.argmax(1) == yb).sum().item()
+    model.train()
+    return loss_sum / len(x), correct
+
+
+def train(args, say=print):
+    """Run ``npgrad train``; returns a dict of what happened (also written to metrics.json)."""
+    import npgrad
+    import npgrad.nn.functional as F
+    from npgrad.utils.data import DataLoader, TensorDataset
+
+    npgrad.manual_seed(args.seed)
+    data = _load_data(args, say)
+    n_in, n_classes = data["x_train"].shape[1], 10
+    epochs = args.epochs if args.epochs is not None else (5 if data["source"] == "mnist" else 40)
+    model = _mlp(n_in, n_classes)
+    n_params = sum(p.numel() for p in model.parameters())
+    arch = "-".join(str(n) for n in (n_in,) + HIDDEN + (n_classes,))
+
+    loader = DataLoader(TensorDataset(npgrad.from_numpy(data["x_train"]), npgrad.from_numpy(data["y_train"])),
+                        batch_size=args.batch_size, shuffle=True,
+                        generator=npgrad.Generator().manual_seed(args.seed))
+    steps_per_epoch = len(loader)
+    total = epochs * steps_per_epoch
+    if args.max_steps is not None:
+        total = min(total, args.max_steps)
+        epochs = math.ceil(total / steps_per_epoch)
+    opt = npgrad.optim.Adam(model.parameters(), lr=args.lr)
+    # Cosine decay to zero over the whole run: the last epochs fine-tune with small steps.
+    sched = npgrad.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(1, total))
+
+    say(f"npgrad train {args.dataset}: MLP {arch} ({n_params:,} parameters) on {data['name']} "
+        f"({len(data['x_train'])} train / {len(data['x_test'])} test), Adam lr {args.lr:g} with cosine decay, "
+        f"batch {args.batch_size}, {epochs} epoch{'s' if epochs != 1 else ''} ({total} steps)")
+
+    history = {"train_x": [], "train_loss": [], "train_acc": [], "test_x": [], "test_loss": [], "test_acc": []}
+    record_every = max(1, steps_per_epoch // 20)  # about 20 points per epoch on the training curves
+    step, t0 = 0, time.time()
+    for epoch in range(epochs):
+        t_epoch = time.time()
+        bar = _progress_bar(args.progress, min(steps_per_epoch, total - step), f"epoch {epoch + 1}/{epochs}")
+        ep_loss = ep_correct = ep_seen = 0
+        win_loss = win_correct = win_seen = 0
+        for xb, yb in loader:
+            if step >= total:
+                break
+            logits = model(xb)
+            loss = F.cross_entropy(logits, yb)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            step += 1
+
+            n = yb.shape[0]
+            batch_loss = loss.item() * n
+            batch_correct = (logits.argmax(1) == yb).sum().item()
+            ep_loss += batch_loss
+            ep_correct += batch_correct
+            ep_seen += n
+            win_loss += batch_loss
+            win_correct += batch_correct
+            win_seen += n
+            if step % record_every == 0 or step == total:
+                history["train_x"].append(step / steps_per_epoch)
+                history["train_loss"].append(win_loss / win_seen)
+                history["train_acc"].append(100.0 * win_correct / win_seen)
+                win_loss = win_correct = win_seen = 0
+            bar.set_postfix_str(f"loss {ep_loss / ep_seen:.4f}  acc {100.0 * ep_correct / ep_seen:.2f}%",
+                                refresh=False)
+            bar.update(1)
+        bar.close()
+        test_loss, test_correct = _evaluate(model, data["x_test"], data["y_test"])
+        test_acc = 100.0 * test_correct / len(data["x_test"])
+        history["test_x"].append(step / steps_per_epoch)
+        history["test_loss"].append(test_loss)
+        history["test_acc"].append(test_acc)
+        say(f"epoch {epoch + 1}/{epochs}  train loss {ep_loss / max(ep_seen, 1):.4f}  "
+            f"acc {100.0 * ep_correct / max(ep_seen, 1):.2f}%  |  test loss {test_loss:.4f}  acc {test_acc:.2f}%  "
+            f"({time.time() - t_epoch:.1f} s)")
+    seconds = time.time() - t0
+
+    say(f"test accuracy: {test_acc:.2f}% ({test_correct}/{len(data['x_test'])}) after {step} steps "
+        f"in {seconds:.1f} s")
+    os.makedirs(args.out, exist_ok=True)
+    model_path = os.path.join(args.out, "model.npgrad")
+    npgrad.save(model.state_dict(), model_path)
+    say(f"saved the model's state_dict to {model_path}")
+    result = {"dataset": data["source"], "architecture": arch, "parameters": n_params, "epochs": epochs,
+              "steps": step, "batch_size": args.batch_size, "lr": args.lr, "seed": args.seed,
+              "normalize": {"mean": data["mean"], "std": data["std"]}, "seconds": seconds,
+              "test_accuracy": test_acc, "test_loss": test_loss, "history": history, "model": model_path}
+    if not args.no_plot:
+        png = os.path.join(args.out, "curves.png")
+        from .utils.plot import save_curves
+        backend = save_curves(png, [
+            {"title": "loss", "xlabel": "epoch", "series": [
+                {"label": "train", "x": history["train_x"], "y": history["train_loss"]},
+                {"label": "test", "x": history["test_x"], "y": history["test_loss"], "marker": True}]},
+            {"title": "accuracy (%)", "xlabel": "epoch", "series": [
+                {"label": "train", "x": history["train_x"], "y": history["train_acc"]},
+                {"label": "test", "x": history["test_x"], "y": history["test_acc"], "marker": True}]},
+        ], backend=args.plot_backend)
+        say(f"saved loss/accuracy curves to {png}" + ("" if backend == "matplotlib" else
+                                                        " (drawn without matplotlib)"))
+        result["curves"] = png
+    with open(os.path.join(args.out, "metrics.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    return result
+
+
+# -- command line --------------------------------------------------------------------------------------------
+def _positive_int(s):
+    v = int(s)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {s}")
+    return v
+
+
+def _parser():
+    from . import __version__
+    p = argparse.ArgumentParser(prog="npgrad", description="npgrad: PyTorch's API on NumPy alone.")
+    p.add_argument("--version", action="version", version=f"npgrad {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="command")
+    t = sub.add_parser("train", help="train a model end to end",
+                       description="Train an MLP (784-256-128-10) classifier and save it with its curves.")
+    t.add_argument("dataset", choices=["mnist", "digits"],
+                   help="mnist (falls back to the embedded digits when MNIST is missing) or digits")
+    t.add_argument("--epochs", type=_positive_int, default=None, help="default: 5 (MNIST), 40 (digits)")
+    t.add_argument("--batch-size", type=_positive_int, default=128)
+    t.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate (cosine-decayed to 0)")
+    t.add_argument("--data-dir", default=None, help="folder holding the MNIST files (default: $NPGRAD_DATA, "
+                   "then ~/.cache/npgrad)")
+    t.add_argument("--download", action="store_true", help="download MNIST (md5-checked) when it is missing")
+    t.add_argument("--out", default=os.path.join("runs", "mnist"), help="output folder (default: runs/mnist)")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--max-steps", type=_positive_int, default=None, help="stop after this many steps (smoke runs)")
+    t.add_argument("--no-plot", action="store_true", help="do not write curves.png")
+    t.add_argument("--plot-backend", choices=["auto", "matplotlib", "numpy"], default="auto",
+                   help="auto: matplotlib when installed, else npgrad's own PNG renderer")
+    t.add_argument("--progress", choices=["auto", "tqdm", "plain", "off"], default="auto",
+                   help="auto: tqdm when installed, else a plain text bar")
+    return p
+
+
+def main(argv=None):
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    if args.command == "train":
+        def say(msg):
+            print(msg, flush=True)
+        try:
+            train(args, say)
+        except KeyboardInterrupt:
+            print("\ninterrupted", file=sys.stderr)
+            return 130
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
