@@ -183,7 +183,7 @@ def test_finite_differences(case):
     check_finite_differences(case)
 
 
-# -- values by hand (no torch needed) --------------------------------------------------------------------------------------
+# -- values by hand (no torch needed) ----------------------------------------------------------------------------------
 
 def test_values_by_hand():
     a = npgrad.tensor([[4.0, 7.0], [2.0, 6.0]], dtype=npgrad.float64)

@@ -10,7 +10,7 @@ from . import dtypes as _dt
 from . import return_types as _rt
 from .ops import decomp as _d
 from .ops._dims import canon_dim as _canon_dim, canon_dims as _canon_dims
-from .ops.decomp import LinAlgError, check_matrix as _check_matrix, check_square as _check_square  # noqa: F401
+from .ops.decomp import LinAlgError, check_matrix as _check_matrix  # noqa: F401
 from .ops.linalg import matmul  # noqa: F401
 from .ops.movement import diagonal as _diagonal
 from .tensor import Tensor
@@ -103,7 +103,7 @@ def cond(A, p=None):
     return matrix_norm(A, p) * matrix_norm(inv(A), p)
 
 
-# -- inverses and solvers -------------------------------------------------------------------------------------------------
+# -- inverses and solvers ----------------------------------------------------------------------------------------------
 
 def inv(A, *, out=None):
     return _out(_d.inverse(A), out)
@@ -199,7 +199,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     return _rt.linalg_lstsq(sol.squeeze(-1) if vector else sol, residuals, rank, singular)
 
 
-# -- decompositions ------------------------------------------------------------------------------------------------------------
+# -- decompositions ----------------------------------------------------------------------------------------------------
 
 def qr(A, mode="reduced", *, out=None):
     return _d.qr_op(A, mode)
@@ -221,7 +221,7 @@ def svdvals(A, *, driver=None, out=None):
     return _d.svdvals_op(A)
 
 
-# -- products and views ------------------------------------------------------------------------------------------------------
+# -- products and views ------------------------------------------------------------------------------------------------
 
 def cross(input, other, *, dim=-1, out=None):
     from .ops.linalg import cross as _cross

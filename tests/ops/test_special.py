@@ -172,7 +172,7 @@ def test_gradients_by_hand():
                                                 (math.pi * 0.25)], atol=1e-15)
 
 
-# -- special values, dtypes, in-place forms ------------------------------------------------------------------------------
+# -- special values, dtypes, in-place forms ----------------------------------------------------------------------------
 
 if HAS_TORCH:
     INF, NAN = np.inf, np.nan
