@@ -136,7 +136,17 @@ cos = _unary(np.cos, "cos")
 tanh = _unary(np.tanh, "tanh")
 sinh = _unary(np.sinh, "sinh")
 cosh = _unary(np.cosh, "cosh")
-sign = _unary(np.sign, "sign")
+
+
+def _sign_np(x):
+    # PyTorch's sign, (0 < x) - (x < 0): 0 for NaN, as Tensor.sign gives (np.sign gives NaN)
+    x = np.asarray(x)
+    if x.dtype.kind == "f":
+        return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+    return np.sign(x)
+
+
+sign = _unary(_sign_np, "sign")
 abs = _unary(np.abs, "abs")  # noqa: A001
 square = _unary(np.square, "square")
 reciprocal = _unary(np.reciprocal, "reciprocal")

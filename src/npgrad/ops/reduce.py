@@ -185,13 +185,16 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 
 # -- max / min / amax / amin / argmax / argmin -------------------------------------------------------------
 
-def _empty_check(input, name, dims):
-    shape = input._data.shape
-    if input._data.size == 0 and (not dims or _builtin_any(shape[d] == 0 for d in dims) or dims is None):
-        if dims is None or len(dims) == input._data.ndim and input._data.ndim != 1:
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                               "Specify the reduction dim with the 'dim' argument.")
-        raise IndexError(f"{name}(): Expected reduction dim {dims[0]} to have non-zero size.")
+def _empty_check(input, name, dim):
+    """PyTorch's errors for a max/min reduction of an empty tensor; ``dim`` as the user wrote it."""
+    if input._data.size:
+        return
+    if dim is None or isinstance(dim, (list, tuple)) and not dim:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+    for d in dim if isinstance(dim, (list, tuple)) else (dim,):  # the first empty one, in the user's words
+        if input._data.shape[canon_dim(d, input._data.ndim)] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
 class AMax(Op):
@@ -274,20 +277,27 @@ def min(input, dim=None, keepdim=False):  # noqa: A001
 @tensor_method()
 def amax(input, dim=(), keepdim=False):
     dims = canon_dims(dim, input._data.ndim)
-    _empty_check(input, "amax", dims) if input._data.size == 0 else None
+    _empty_check(input, "amax", dim)
     return AMax.apply(input, dims, keepdim, False)
 
 
 @tensor_method()
 def amin(input, dim=(), keepdim=False):
     dims = canon_dims(dim, input._data.ndim)
-    _empty_check(input, "amin", dims) if input._data.size == 0 else None
+    _empty_check(input, "amin", dim)
     return AMax.apply(input, dims, keepdim, True)
 
 
 @tensor_method()
 def aminmax(input, *, dim=None, keepdim=False):
     dims = () if dim is None else dim
+    if input._data.size == 0:
+        if dim is None:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+        d = canon_dim(dim, input._data.ndim)
+        if input._data.ndim and input._data.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
     return AMinMaxResult(amin(input, dims, keepdim), amax(input, dims, keepdim))
 
 
@@ -488,7 +498,9 @@ class Norm(Op):
             return gk * P.sign(x), None, None, None
         if p in (np.inf, -np.inf):
             xd = P.data_of(x)
+            # the elements that are the max (or min), NaN included, as PyTorch: NaN is the result there
             mask = np.abs(xd) == _keep(P.data_of(out), dims, keepdim)
+            mask |= np.isnan(xd)
             count = np.sum(mask, axis=dims, keepdims=True)
             return gk * P.sign(x) * (mask / count).astype(xd.dtype), None, None, None
         zero = P.data_of(nk) == 0
@@ -515,7 +527,21 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         raise NotImplementedError("norm(p='nuc') is not supported by npgrad")
     p = float(p)
     dims = canon_dims(dim, input._data.ndim)
+    if input._data.size == 0 and (p < 0 or p == np.inf):
+        _empty_norm_check(input, p, dim)
     return Norm.apply(input, p, dims, keepdim)
+
+
+def _empty_norm_check(input, p, dim):
+    # max/min-like norms have no identity: PyTorch refuses to reduce an empty tensor or dimension
+    why = "because the operation does not have an identity"
+    if dim is None or isinstance(dim, (list, tuple)) and not dim:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on an empty tensor {why}")
+    for d in dim if isinstance(dim, (list, tuple)) else (dim,):
+        if input._data.shape[canon_dim(d, input._data.ndim)] == 0:
+            # (sic: PyTorch's message has no space after the dimension)
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on the dimension {d}"
+                               f"{why.replace('because', 'because this dimension is empty and', 1)}")
 
 
 # -- all / any / count_nonzero -------------------------------------------------------------------------------------

@@ -341,7 +341,10 @@ class Atan2(Op):
     def backward(ctx, g):
         a, b = ctx.saved_tensors
         denom = a * a + b * b
-        return g * b / denom, -g * a / denom
+        zero = P.data_of(denom) == 0
+        # At the origin (or where a*a + b*b underflows) PyTorch's gradient is 0, not 0/0.
+        recip = P.where(zero, 0.0, 1 / P.where(zero, 1.0, denom)) if zero.any() else 1 / denom
+        return g * b * recip, g * -a * recip
 
 
 _C_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "int64": "long int", "int32": "int",
@@ -373,7 +376,15 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     if _dt.result_type(input, tensor1, tensor2) is _dt.bool:
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     _check_shapes(input, tensor1, tensor2)
+    input, tensor1, tensor2 = _to_result_type(input, tensor1, tensor2)
     return input + value * tensor1 * tensor2
+
+
+def _to_result_type(*xs):
+    # A composite computes every step in the result type, as PyTorch's fused kernel does: a float32
+    # product added to a float64 input would otherwise be rounded to float32 first.
+    rt = _dt.result_type(*xs)
+    return [x._cast(rt) if isinstance(x, Tensor) and x._data.dtype != rt.np else x for x in xs]
 
 
 @tensor_method()
@@ -386,6 +397,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
             "value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * "
             "tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: "
             "(input + value * tensor1 / tensor2), for all dtypes.")
+    input, tensor1, tensor2 = _to_result_type(input, tensor1, tensor2)
     return input + value * tensor1 / tensor2
 
 
@@ -395,7 +407,26 @@ def hypot(input, other):
     rt = _dt.result_type(input, other)
     if not rt.is_floating_point:
         raise NotImplementedError(f"\"hypot_cpu\" not implemented for '{_dt.scalar_name(rt)}'")
-    return (input * input + other * other).sqrt()
+    a, b = promote(input, other)
+    return _apply2(Hypot, a, b)
+
+
+class Hypot(Op):
+    """sqrt(a^2 + b^2) without overflow or underflow of the squares (np.hypot), and C's rule that an
+    infinite operand gives inf even when the other is NaN."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = np.hypot(a, b)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b, out = ctx.saved_tensors
+        return g * a / out, g * b / out
 
 
 @tensor_method()
@@ -406,9 +437,41 @@ def xlogy(input, other):
     if not isinstance(other, Tensor):
         other = Tensor._wrap(np.asarray(other, input._data.dtype))
     _check_shapes(input, other)
-    zero = input._data == 0
-    safe = where(Tensor._wrap(zero & (other._data == other._data)), 1.0, other)
-    return where(Tensor._wrap(zero & (other._data == other._data)), 0.0, input * safe.log())
+    a, b = promote(input, other)
+    if a._data.dtype.kind != "f":
+        a, b = a._cast(_dt.get_default_dtype()), b._cast(_dt.get_default_dtype())
+    return _apply2(Xlogy, a, b)
+
+
+def _xlogy_np(x, y):
+    with np.errstate(all="ignore"):
+        out = x * np.log(y)
+    return np.where((x == 0) & ~np.isnan(y), 0, out)
+
+
+class Xlogy(Op):
+    """x * log(y), defined as 0 where x == 0 (unless y is NaN)."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        return _xlogy_np(x, y)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        need_x, need_y = ctx.needs_input_grad
+        gx = gy = None
+        if need_x:
+            # PyTorch's formula: xlogy(grad, y), zero where x == 0 and y <= 0 (log y undefined there)
+            glog = xlogy(g, y) if P.is_tensor(g) else _xlogy_np(g, y)
+            undefined = (P.data_of(x) == 0) & (P.data_of(y) <= 0)
+            gx = P.where(undefined, 0.0, glog) if undefined.any() else glog
+        if need_y:
+            gy = g * x / y
+        return gx, gy
 
 
 class NanToNum(Op):

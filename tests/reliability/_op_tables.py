@@ -1,0 +1,281 @@
+"""Operator tables for the property-based tests: each entry runs in npgrad and PyTorch (``fn(lib, ...)``)
+and has a NumPy reference (``ref``) for the machine without PyTorch.
+
+``low``/``high`` bound the values drawn (the operator's domain, kept where it is well conditioned),
+``away`` lists kinks or discontinuities that values stay 0.05 away from, and ``fd`` says whether
+finite differences are meaningful (False for piecewise-constant operators, whose gradient is zero).
+"""
+import dataclasses
+import math
+from typing import Callable, Optional
+
+import numpy as np
+
+import npgrad
+import npgrad.nn  # noqa: F401  (attaches erf/erfc and softmax methods)
+
+
+@dataclasses.dataclass(frozen=True)
+class Unary:
+    name: str
+    fn: Callable
+    ref: Optional[Callable]
+    low: float = -2.0
+    high: float = 2.0
+    away: tuple = ()
+    fd: bool = True
+    # False: -0.0 and -inf stay out of the special-value tests (pow(-0.0, 0.5): C's pow and PyTorch's
+    # sqrt-based gradient disagree on the sign of an infinite result)
+    special_negatives: bool = True
+
+    def __str__(self):
+        return self.name
+
+
+def _m(name):
+    return lambda lib, x: getattr(x, name)()
+
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+_erfc = np.vectorize(math.erfc, otypes=[np.float64])
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+UNARY = [
+    Unary("abs", _m("abs"), np.abs, away=(0,)),
+    Unary("neg", lambda lib, x: -x, np.negative),
+    Unary("exp", _m("exp"), np.exp, -3, 3),
+    Unary("exp2", _m("exp2"), np.exp2, -3, 3),
+    Unary("expm1", _m("expm1"), np.expm1, -3, 3),
+    Unary("log", _m("log"), np.log, 0.1, 4),
+    Unary("log2", _m("log2"), np.log2, 0.1, 4),
+    Unary("log10", _m("log10"), np.log10, 0.1, 4),
+    Unary("log1p", _m("log1p"), np.log1p, -0.9, 3),
+    Unary("sqrt", _m("sqrt"), np.sqrt, 0.1, 4),
+    Unary("rsqrt", _m("rsqrt"), lambda x: 1 / np.sqrt(x), 0.1, 4),
+    Unary("sin", _m("sin"), np.sin, -3, 3),
+    Unary("cos", _m("cos"), np.cos, -3, 3),
+    Unary("tan", _m("tan"), np.tan, -1.2, 1.2),
+    Unary("sinh", _m("sinh"), np.sinh),
+    Unary("cosh", _m("cosh"), np.cosh),
+    Unary("tanh", _m("tanh"), np.tanh),
+    Unary("asin", _m("asin"), np.arcsin, -0.9, 0.9),
+    Unary("acos", _m("acos"), np.arccos, -0.9, 0.9),
+    Unary("atan", _m("atan"), np.arctan),
+    Unary("asinh", _m("asinh"), np.arcsinh),
+    Unary("acosh", _m("acosh"), np.arccosh, 1.1, 4),
+    Unary("atanh", _m("atanh"), np.arctanh, -0.9, 0.9),
+    Unary("sigmoid", _m("sigmoid"), _sigmoid, -6, 6),
+    Unary("relu", _m("relu"), lambda x: np.maximum(x, 0), away=(0,)),
+    Unary("square", _m("square"), np.square),
+    Unary("reciprocal", _m("reciprocal"), np.reciprocal, away=(0,)),
+    Unary("erf", _m("erf"), _erf),
+    Unary("erfc", _m("erfc"), _erfc),
+    Unary("sign", _m("sign"), lambda x: np.where(np.isnan(x), 0, np.sign(x)), away=(0,), fd=False),
+    Unary("floor", _m("floor"), np.floor, -4, 4, away=(-3, -2, -1, 0, 1, 2, 3), fd=False),
+    Unary("ceil", _m("ceil"), np.ceil, -4, 4, away=(-3, -2, -1, 0, 1, 2, 3), fd=False),
+    Unary("trunc", _m("trunc"), np.trunc, -4, 4, away=(-3, -2, -1, 0, 1, 2, 3), fd=False),
+    Unary("round", _m("round"), np.round, -4, 4, away=(-3.5, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5), fd=False),
+    Unary("frac", _m("frac"), lambda x: x - np.trunc(x), -4, 4, away=(-3, -2, -1, 0, 1, 2, 3)),
+    Unary("clamp", lambda lib, x: x.clamp(-0.7, 0.9), lambda x: np.clip(x, -0.7, 0.9), away=(-0.7, 0.9)),
+    Unary("clamp_min", lambda lib, x: x.clamp(min=0.2), lambda x: np.maximum(x, 0.2), away=(0.2,)),
+    Unary("pow2", lambda lib, x: x ** 2, np.square),
+    Unary("pow3", lambda lib, x: x.pow(3), lambda x: x ** 3),
+    Unary("pow_half", lambda lib, x: x ** 0.5, np.sqrt, 0.1, 4, special_negatives=False),
+    Unary("pow_neg", lambda lib, x: x ** -1.5, lambda x: x ** -1.5, 0.2, 4, special_negatives=False),
+    Unary("rpow", lambda lib, x: 2.5 ** x, lambda x: 2.5 ** x),
+    Unary("nan_to_num", _m("nan_to_num"), np.nan_to_num),
+    Unary("mul_scalar", lambda lib, x: x * -1.5 + 0.25, lambda x: x * -1.5 + 0.25),
+    Unary("div_scalar", lambda lib, x: 3 / x, lambda x: 3 / x, away=(0,)),
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class Binary:
+    name: str
+    fn: Callable
+    ref: Optional[Callable]
+    a: tuple = (-2.0, 2.0)        # value range of the first operand
+    b: tuple = (-2.0, 2.0)
+    b_away: tuple = ()
+    fd: bool = True
+    # False: gradients at special values are not compared (addcdiv: PyTorch's own formula squares the
+    # divisor, so a float32 divisor of 1e-30 gives 0/0 = NaN where div's (a / b) / b gives 0)
+    special_grads: bool = True
+    kinked: bool = False          # gradient jumps where a == b (ties): keep the operands apart
+    # (a, b) -> (a, b) with the special-value pairs where PyTorch's result is an artifact replaced
+    special_filter: Optional[Callable] = None
+
+    def __str__(self):
+        return self.name
+
+
+def _no_huge_quotients(a, b):
+    # PyTorch's remainder is a - b * floor(a / b): where a / b overflows (1e30 % 1e-30 in float32) it
+    # gives NaN; NumPy's (and npgrad's) is exact
+    with np.errstate(all="ignore"):
+        huge = np.isfinite(b) & (np.abs(a) > 1e20 * np.abs(b))
+    return a, np.where(huge, np.ones_like(b), b)
+
+
+def _no_huge_products(a, b):
+    # PyTorch's addcmul is fused (an FMA): -inf + 0.5 * 1e30 * 1e30 stays -inf in float32, where the
+    # product rounded to inf first gives NaN
+    return a, np.where(np.isfinite(b) & (np.abs(b) > 1e15), np.ones_like(b), b)
+
+
+def _xlogy(a, b):
+    with np.errstate(all="ignore"):
+        return np.where((a == 0) & ~np.isnan(b), 0.0, a * np.log(b))
+
+
+BINARY = [
+    Binary("add", lambda lib, a, b: a + b, np.add),
+    Binary("sub", lambda lib, a, b: a - b, np.subtract),
+    Binary("mul", lambda lib, a, b: a * b, np.multiply),
+    Binary("div", lambda lib, a, b: a / b, np.divide, b_away=(0,)),
+    Binary("pow", lambda lib, a, b: a ** b, np.power, a=(0.2, 3.0)),
+    Binary("maximum", lambda lib, a, b: lib.maximum(a, b), np.maximum, kinked=True),
+    Binary("minimum", lambda lib, a, b: lib.minimum(a, b), np.minimum, kinked=True),
+    Binary("fmax", lambda lib, a, b: lib.fmax(a, b), np.fmax, kinked=True),
+    Binary("fmin", lambda lib, a, b: lib.fmin(a, b), np.fmin, kinked=True),
+    Binary("atan2", lambda lib, a, b: lib.atan2(a, b), np.arctan2, b_away=(0,)),
+    Binary("hypot", lambda lib, a, b: lib.hypot(a, b), np.hypot, b_away=(0,)),
+    Binary("xlogy", lambda lib, a, b: lib.xlogy(a, b), _xlogy, b=(0.1, 3.0)),
+    Binary("remainder", lambda lib, a, b: a % b, np.remainder, a=(0.1, 1.9), b=(2.0, 3.0),
+           special_filter=_no_huge_quotients),
+    Binary("fmod", lambda lib, a, b: lib.fmod(a, b), np.fmod, a=(-1.9, 1.9), b=(2.0, 3.0)),
+    Binary("lerp", lambda lib, a, b: lib.lerp(a, b, 0.3), lambda a, b: a + 0.3 * (b - a)),
+    Binary("addcmul", lambda lib, a, b: lib.addcmul(a, b, b, value=0.5), lambda a, b: a + 0.5 * b * b,
+           special_filter=_no_huge_products),
+    Binary("addcdiv", lambda lib, a, b: lib.addcdiv(a, a, b, value=2), lambda a, b: a + 2 * a / b, b_away=(0,),
+           special_grads=False),
+    Binary("where", lambda lib, a, b: lib.where(a > b, a, b * 2), lambda a, b: np.where(a > b, a, b * 2),
+           kinked=True),
+    Binary("clamp_tensor", lambda lib, a, b: a.clamp(min=b), np.maximum, kinked=True),
+    Binary("add_alpha", lambda lib, a, b: lib.add(a, b, alpha=-2), lambda a, b: a - 2 * b),
+    Binary("rsub", lambda lib, a, b: lib.rsub(a, b), lambda a, b: b - a),
+]
+
+# Operators applied to every dtype pair to check type promotion and integer semantics (forward only), with
+# where PyTorch accepts a Python scalar operand: "both" sides (operators), "second" only, or "none".
+PROMOTION = [
+    ("add", lambda lib, a, b: a + b, "both"),
+    ("sub", lambda lib, a, b: a - b, "both"),
+    ("mul", lambda lib, a, b: a * b, "both"),
+    ("truediv", lambda lib, a, b: a / b, "both"),
+    ("floordiv", lambda lib, a, b: a // b, "both"),
+    ("remainder", lambda lib, a, b: a % b, "both"),
+    ("pow", lambda lib, a, b: a ** b, "both"),
+    ("eq", lambda lib, a, b: a == b, "both"),
+    ("lt", lambda lib, a, b: a < b, "both"),
+    ("ge", lambda lib, a, b: a >= b, "both"),
+    ("bitwise_and", lambda lib, a, b: a & b, "both"),
+    ("bitwise_or", lambda lib, a, b: a | b, "both"),
+    ("bitwise_xor", lambda lib, a, b: a ^ b, "both"),
+    ("fmod", lambda lib, a, b: lib.fmod(a, b), "second"),
+    ("div_trunc", lambda lib, a, b: lib.div(a, b, rounding_mode="trunc"), "second"),
+    ("div_floor", lambda lib, a, b: lib.div(a, b, rounding_mode="floor"), "second"),
+    ("add_fn", lambda lib, a, b: lib.add(a, b), "second"),
+    ("mul_fn", lambda lib, a, b: lib.mul(a, b), "second"),
+    ("maximum", lambda lib, a, b: lib.maximum(a, b), "none"),
+    ("minimum", lambda lib, a, b: lib.minimum(a, b), "none"),
+    ("where", lambda lib, a, b: lib.where(a > 0, a, b), "none"),
+    ("atan2", lambda lib, a, b: lib.atan2(a, b), "none"),
+    ("logical_and", lambda lib, a, b: lib.logical_and(a, b), "none"),
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class Reduction:
+    """``fn(lib, x, dim, keepdim)``; ``dims``: "tuple" (None, an int or a tuple), "int" (an int or
+    None), "required" (an int, never None)."""
+    name: str
+    fn: Callable
+    ref: Optional[Callable]
+    dims: str = "tuple"
+    low: float = -2.0
+    high: float = 2.0
+    fd: bool = True
+    # False: with inf/NaN inputs only the forward is compared (prod/cumprod: npgrad multiplies the other
+    # elements, PyTorch divides the result by the element, so inf/inf gives NaN there; var_mean: PyTorch's
+    # Welford mean turns [inf, 0] into NaN)
+    special_grads: bool = True
+
+    def __str__(self):
+        return self.name
+
+
+def _kw(dim, keepdim):
+    return {} if dim is None else {"dim": dim, "keepdim": keepdim}
+
+
+def _np_reduce(np_fn):
+    return lambda x, dim, keepdim: np_fn(x, axis=dim, keepdims=keepdim if dim is not None else False)
+
+
+def _log_softmax(x, dim):
+    m = np.max(x, axis=dim, keepdims=True) if x.size else 0
+    z = x - m
+    return z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True))
+
+
+def _logsumexp(x, dim, keepdim):
+    m = np.max(x, axis=dim, keepdims=True) if x.size else np.zeros((1,) * x.ndim)
+    m = np.where(np.isfinite(m), m, 0)
+    out = np.log(np.sum(np.exp(x - m), axis=dim, keepdims=True)) + m
+    return out if keepdim or dim is None and x.ndim == 0 else np.squeeze(out, axis=dim)
+
+
+def _norm(p):
+    def ref(x, dim, keepdim):
+        kd = keepdim if dim is not None else False
+        a = np.abs(x)
+        if p == float("inf"):
+            return np.max(a, axis=dim, keepdims=kd)
+        return np.sum(a ** p, axis=dim, keepdims=kd) ** (1 / p)
+    return ref
+
+
+REDUCTIONS = [
+    Reduction("sum", lambda lib, x, d, k: x.sum(**_kw(d, k)), _np_reduce(np.sum)),
+    Reduction("mean", lambda lib, x, d, k: x.mean(**_kw(d, k)), _np_reduce(np.mean)),
+    Reduction("nansum", lambda lib, x, d, k: lib.nansum(x, **_kw(d, k)), _np_reduce(np.nansum)),
+    Reduction("prod", lambda lib, x, d, k: x.prod(**_kw(d, k)), _np_reduce(np.prod), dims="int", special_grads=False),
+    Reduction("amax", lambda lib, x, d, k: x.amax(**_kw(d, k)) if d is not None else x.amax(),
+              _np_reduce(np.max)),
+    Reduction("amin", lambda lib, x, d, k: x.amin(**_kw(d, k)) if d is not None else x.amin(),
+              _np_reduce(np.min)),
+    Reduction("max", lambda lib, x, d, k: x.max(**_kw(d, k)), lambda x, d, k: _np_reduce(np.max)(x, d, k),
+              dims="int"),
+    Reduction("min", lambda lib, x, d, k: x.min(**_kw(d, k)), lambda x, d, k: _np_reduce(np.min)(x, d, k),
+              dims="int"),
+    Reduction("argmax", lambda lib, x, d, k: x.argmax(**_kw(d, k)),
+              lambda x, d, k: _np_reduce(np.argmax)(x, d, k) if d is not None else np.argmax(x), dims="int"),
+    Reduction("var", lambda lib, x, d, k: x.var(**_kw(d, k)),
+              lambda x, d, k: np.var(x, axis=d, ddof=1, keepdims=k if d is not None else False)),
+    Reduction("std_c0", lambda lib, x, d, k: x.std(correction=0, **_kw(d, k)), _np_reduce(np.std)),
+    Reduction("var_mean", lambda lib, x, d, k: lib.var_mean(x, correction=0, **_kw(d, k)), _np_reduce(np.var),
+              special_grads=False),
+    Reduction("logsumexp", lambda lib, x, d, k: lib.logsumexp(x, d, keepdim=k), _logsumexp, dims="required"),
+    Reduction("norm2", lambda lib, x, d, k: x.norm(2, **_kw(d, k)), _norm(2), low=0.3, high=2.0),
+    Reduction("norm1", lambda lib, x, d, k: x.norm(1, **_kw(d, k)), _norm(1), low=0.3, high=2.0),
+    Reduction("norm3", lambda lib, x, d, k: x.norm(3, **_kw(d, k)), _norm(3), low=0.3, high=2.0),
+    Reduction("norm_inf", lambda lib, x, d, k: x.norm(float("inf"), **_kw(d, k)), _norm(float("inf")),
+              low=0.3, high=2.0),
+    Reduction("cumsum", lambda lib, x, d, k: x.cumsum(d), lambda x, d, k: np.cumsum(x, axis=d) if x.ndim else x,
+              dims="required"),
+    Reduction("cumprod", lambda lib, x, d, k: x.cumprod(d), lambda x, d, k: np.cumprod(x, axis=d) if x.ndim else x,
+              dims="required", special_grads=False),
+    Reduction("softmax", lambda lib, x, d, k: x.softmax(d),
+              lambda x, d, k: np.exp(_log_softmax(x, d if x.ndim else None)), dims="required"),
+    Reduction("log_softmax", lambda lib, x, d, k: x.log_softmax(d),
+              lambda x, d, k: _log_softmax(x, d if x.ndim else None), dims="required"),
+    Reduction("all", lambda lib, x, d, k: (x > 0).all(**_kw(d, k)), _np_reduce(lambda a, axis, keepdims:
+              np.all(a > 0, axis=axis, keepdims=keepdims)), dims="int", fd=False),
+    Reduction("count_nonzero", lambda lib, x, d, k: lib.count_nonzero(x > 0, dim=d),
+              lambda x, d, k: np.count_nonzero(x > 0, axis=d), fd=False),
+]
