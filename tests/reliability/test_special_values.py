@@ -88,8 +88,12 @@ if HAS_TORCH:
     import npgrad.nn.functional as NF
     import torch.nn.functional as TF
 
-    def _functional(name, call):
-        return pytest.param(name, call, id=name)
+    def _functional(name, call, known_bug=None):
+        # known_bug: a discrepancy reported to the nn module's owner; strict, so the fix is noticed
+        marks = [pytest.mark.xfail(strict=True, reason=known_bug)] if known_bug else []
+        return pytest.param(name, call, id=name, marks=marks)
+
+    _NAN_GRAD = "gradient at NaN/inf input is NaN, PyTorch's is finite (reported)"
 
     FUNCTIONAL = [
         _functional("softplus", lambda F, x: F.softplus(x)),
@@ -97,18 +101,18 @@ if HAS_TORCH:
         _functional("silu", lambda F, x: F.silu(x)),
         _functional("gelu", lambda F, x: F.gelu(x)),
         _functional("gelu_tanh", lambda F, x: F.gelu(x, approximate="tanh")),
-        _functional("elu", lambda F, x: F.elu(x)),
-        _functional("selu", lambda F, x: F.selu(x)),
-        _functional("celu", lambda F, x: F.celu(x)),
+        _functional("elu", lambda F, x: F.elu(x), _NAN_GRAD),
+        _functional("selu", lambda F, x: F.selu(x), _NAN_GRAD),
+        _functional("celu", lambda F, x: F.celu(x), _NAN_GRAD),
         _functional("leaky_relu", lambda F, x: F.leaky_relu(x, 0.1)),
-        _functional("hardtanh", lambda F, x: F.hardtanh(x)),
-        _functional("hardswish", lambda F, x: F.hardswish(x)),
-        _functional("hardsigmoid", lambda F, x: F.hardsigmoid(x)),
-        _functional("relu6", lambda F, x: F.relu6(x)),
+        _functional("hardtanh", lambda F, x: F.hardtanh(x), "gradient at NaN is 0, PyTorch passes it (reported)"),
+        _functional("hardswish", lambda F, x: F.hardswish(x), _NAN_GRAD),
+        # (hardsigmoid: PyTorch's float64 gradient uses a float32 1/6, so float64 parity is impossible)
+        _functional("relu6", lambda F, x: F.relu6(x), "gradient at NaN is 0, PyTorch passes it (reported)"),
         _functional("mish", lambda F, x: F.mish(x)),
         _functional("softsign", lambda F, x: F.softsign(x)),
-        _functional("softshrink", lambda F, x: F.softshrink(x)),
-        _functional("hardshrink", lambda F, x: F.hardshrink(x)),
+        _functional("softshrink", lambda F, x: F.softshrink(x), "NaN input gives 0, PyTorch NaN (reported)"),
+        _functional("hardshrink", lambda F, x: F.hardshrink(x), "NaN input gives 0, PyTorch NaN (reported)"),
         _functional("tanhshrink", lambda F, x: F.tanhshrink(x)),
         _functional("softmax", lambda F, x: F.softmax(x, -1)),
         _functional("log_softmax", lambda F, x: F.log_softmax(x, -1)),
@@ -116,8 +120,8 @@ if HAS_TORCH:
         _functional("normalize", lambda F, x: F.normalize(x, dim=-1)),
         _functional("mse", lambda F, x: F.mse_loss(x, x.flip(-1), reduction="none")),
         _functional("l1", lambda F, x: F.l1_loss(x, x.flip(-1), reduction="none")),
-        _functional("smooth_l1", lambda F, x: F.smooth_l1_loss(x, x.flip(-1), reduction="none")),
-        _functional("huber", lambda F, x: F.huber_loss(x, x.flip(-1), reduction="none")),
+        _functional("smooth_l1", lambda F, x: F.smooth_l1_loss(x, x.flip(-1), reduction="none"), _NAN_GRAD),
+        _functional("huber", lambda F, x: F.huber_loss(x, x.flip(-1), reduction="none"), _NAN_GRAD),
         _functional("bce_logits", lambda F, x: F.binary_cross_entropy_with_logits(x, (x.detach() > 0).to(x.dtype),
                                                                                 reduction="none")),
         _functional("cross_entropy", lambda F, x: F.cross_entropy(x.reshape(-1, x.shape[-1]),
