@@ -132,8 +132,8 @@ def _log_scalar(v):
 
 def _int_pow(a, b):
     """``a ** b`` for integers with some negative exponents: 1/a**|b| truncated (so 0 unless |a| is 1)."""
+    dt = np.result_type(a, b)  # before asarray: a Python scalar base takes the exponent tensor's type
     a, b = np.asarray(a), np.asarray(b)
-    dt = np.result_type(a, b)
     pos = np.power(a, np.maximum(b, 0)).astype(dt)
     neg = np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 0, 1, -1), 0)).astype(dt)
     return np.where(b >= 0, pos, neg)
@@ -486,10 +486,17 @@ def pow(input, exponent):
         e = _scalar_value(exponent)
         if type(e) is int and e < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if type(e) is int and input._data.dtype.kind in "iu" and not _fits(e, input._data.dtype):
+            # pow converts its exponent to the tensor's type with a check (add and mul wrap instead)
+            raise RuntimeError(f"value cannot be converted to type {_C_INT_NAMES[input._data.dtype.name]} "
+                               "without overflow")
         a, b = promote(input, exponent)
     if isinstance(b, Tensor) and a._data.dtype.kind == "b" and b._data.dtype.kind == "b":
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     return _apply2(Pow, a, b)
+
+
+_C_INT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
 
 
 @tensor_method()

@@ -320,10 +320,18 @@ def clamp_max(input, max):  # noqa: A002
 
 @tensor_method("atan2", "arctan2")
 def atan2(input, other):
-    a, b = promote(input, other)
-    if a._data.dtype.kind != "f":
-        a, b = a._cast(_dt.get_default_dtype()), b._cast(_dt.get_default_dtype())
+    a, b = _float_operands(input, other)
     return _apply2(Atan2, a, b)
+
+
+def _float_operands(input, other):
+    """Operands of an operator whose integer inputs compute in the default float type: each is cast
+    straight to the float result type (never through the promoted integer type, where uint8 with an
+    int8 -1 would wrap to 255 first). Python scalars become 0-d arrays of that type."""
+    rt = _dt.result_type(input, other)
+    if not rt.is_floating_point:
+        rt = _dt.get_default_dtype()
+    return [x._cast(rt) if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x, rt.np)) for x in (input, other)]
 
 
 arctan2 = atan2
@@ -431,15 +439,8 @@ class Hypot(Op):
 
 @tensor_method()
 def xlogy(input, other):
-    if not isinstance(input, Tensor):
-        input = Tensor._wrap(np.asarray(input, other._data.dtype if other._data.dtype.kind == "f"
-                                        else _dt.get_default_dtype().np))
-    if not isinstance(other, Tensor):
-        other = Tensor._wrap(np.asarray(other, input._data.dtype))
     _check_shapes(input, other)
-    a, b = promote(input, other)
-    if a._data.dtype.kind != "f":
-        a, b = a._cast(_dt.get_default_dtype()), b._cast(_dt.get_default_dtype())
+    a, b = _float_operands(input, other)
     return _apply2(Xlogy, a, b)
 
 

@@ -1,0 +1,109 @@
+"""One small test per bug the property-based tests found (see /work/notes/reliability_bugs.md), so each
+stays fixed even when a CI run's examples do not reach it. Expected values come from the definition (with
+PyTorch installed they are checked against PyTorch too).
+"""
+import math
+
+import numpy as np
+import pytest
+
+import npgrad
+from oracle import HAS_TORCH, torch
+
+LIBS = (npgrad, torch) if HAS_TORCH else (npgrad,)
+
+
+def grads_of(lib, fn, *values, dtype="float64"):
+    ts = [lib.tensor(v, dtype=getattr(lib, dtype), requires_grad=True) for v in values]
+    out = fn(lib, *ts)
+    out.backward(lib.ones_like(out))
+    return out.detach().numpy(), [t.grad.numpy() for t in ts]
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_hypot_does_not_overflow_and_inf_beats_nan(lib):
+    out = lib.hypot(lib.tensor([1e30, np.nan, 3.0]), lib.tensor([1e30, np.inf, 4.0]))
+    assert out.dtype == lib.float32
+    np.testing.assert_allclose(out.numpy(), [math.sqrt(2) * 1e30, np.inf, 5.0], rtol=1e-6)
+    _, (ga, gb) = grads_of(lib, lambda L, a, b: L.hypot(a, b), [3.0], [4.0])
+    np.testing.assert_allclose([ga[0], gb[0]], [0.6, 0.8])
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_xlogy_gradients_where_x_is_zero(lib):
+    # d/dx x*log(y) = log(y) even at x = 0 (while y > 0); where y <= 0 too it is 0; d/dy = x/y (0/0 = NaN)
+    _, (gx, gy) = grads_of(lib, lambda L, x, y: L.xlogy(x, y), [0.0, 0.0, 0.0, 2.0], [1e-30, 0.0, -1.0, np.e])
+    np.testing.assert_allclose(gx, [math.log(1e-30), 0.0, 0.0, 1.0])
+    np.testing.assert_array_equal(np.isnan(gy), [False, True, False, False])
+    out = lib.xlogy(lib.tensor([0.0, 0.0]), lib.tensor([np.nan, 0.0]))
+    np.testing.assert_array_equal(out.numpy(), [np.nan, 0.0])
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_integer_operands_go_straight_to_float(lib):
+    # uint8 with a 0-d int8 promotes to uint8, but atan2/xlogy compute in float: -1 must stay -1, not 255
+    out = lib.atan2(lib.tensor([8], dtype=lib.uint8), lib.tensor(-1, dtype=lib.int8))
+    np.testing.assert_allclose(out.numpy(), [math.atan2(8, -1)], rtol=1e-6)
+    np.testing.assert_allclose(lib.xlogy(lib.tensor([1, 2]), 2.5).numpy(), [math.log(2.5), 2 * math.log(2.5)],
+                               rtol=1e-6)
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_atan2_gradient_at_the_origin_is_zero(lib):
+    _, (ga, gb) = grads_of(lib, lambda L, a, b: L.atan2(a, b), [0.0, 1.0], [0.0, 1.0])
+    np.testing.assert_allclose(ga, [0.0, 0.5])
+    np.testing.assert_allclose(gb, [0.0, -0.5])
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_division_gradient_does_not_square_a_tiny_divisor(lib):
+    # float32: 1e-30 ** 2 underflows to 0; -g * (a / b) / b does not
+    _, (ga, gb) = grads_of(lib, lambda L, a, b: a / b, [-0.0, 1e-20], [1e-30, 1e-10], dtype="float32")
+    assert np.isfinite(gb).all()
+    np.testing.assert_allclose(gb, [0.0, -1.0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_composites_compute_in_the_result_type(lib):
+    a = lib.tensor(0.1, dtype=lib.float64)
+    t = lib.tensor(np.float32(0.3))  # 0-d float32: the result is float64
+    exact = 0.1 + 0.5 * float(np.float32(0.3)) ** 2
+    assert lib.addcmul(a, t, t, value=0.5).item() == pytest.approx(exact, rel=1e-15)
+    assert lib.addcdiv(a, t, t * 0 + 7, value=0.5).item() == pytest.approx(0.1 + 0.5 * float(np.float32(0.3)) / 7,
+                                                                         rel=1e-15)
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_empty_max_reductions_raise_pytorch_errors(lib):
+    x = lib.zeros(1, 0)
+    with pytest.raises(IndexError, match=r"^amax\(\): Expected reduction dim -1 to have non-zero size\.$"):
+        x.amax((0, -1))
+    with pytest.raises(RuntimeError, match=r"^amin\(\): Expected reduction dim to be specified"):
+        lib.zeros(0).amin()
+    with pytest.raises(RuntimeError, match=r"^aminmax\(\): cannot compute aminmax over an empty dimension"):
+        lib.aminmax(lib.zeros(0))
+    with pytest.raises(IndexError, match=r"^aminmax: Expected reduction dim 1 to have non-zero size\.$"):
+        lib.aminmax(lib.zeros(2, 0), dim=-1)
+    with pytest.raises(RuntimeError, match=r"cannot compute the inf norm on the dimension 0because"):
+        lib.zeros(0, 3).norm(float("inf"), dim=0)
+    with pytest.raises(RuntimeError, match=r"cannot compute the -1 norm on an empty tensor"):
+        lib.zeros(0).norm(-1)
+    assert lib.zeros(0, 3).norm(float("inf"), dim=1).shape == (0,)
+    assert lib.zeros(0, 3).norm(2).item() == 0.0
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_norm_gradients_at_nan_follow_sign_of_nan_is_zero(lib):
+    _, (g1,) = grads_of(lib, lambda L, x: x.norm(1), [1.0, -2.0, np.nan])
+    np.testing.assert_array_equal(g1, [1.0, -1.0, 0.0])
+    _, (ginf,) = grads_of(lib, lambda L, x: x.norm(float("inf")), [1e30, np.nan])
+    np.testing.assert_array_equal(ginf, [0.0, 0.0])
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_integer_pow_scalar_checks(lib):
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
+        lib.tensor([2], dtype=lib.uint8) ** 256
+    assert (lib.tensor([2], dtype=lib.int16) ** 256).tolist() == [0]  # fits int16: wraps (2**256 mod 2**16)
+    out = 0 ** lib.tensor(-1, dtype=lib.int8)
+    assert out.dtype == lib.int8 and out.item() == 0
