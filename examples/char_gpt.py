@@ -98,7 +98,7 @@ class GPT(nn.Module):
         logits = self.head(x)
         if targets is None:
             return logits, None
-        loss = F.cross_entropy(logits.view(B * T, -1), targets.view(B * T))
+        loss = F.cross_entropy(logits.reshape(B * T, -1), targets.reshape(B * T))
         return logits, loss
 
     @torch.no_grad()

@@ -50,7 +50,7 @@ def encode_png(image):
     raw = np.zeros((h, 1 + w * c), np.uint8)
     raw[:, 1:] = img.reshape(h, w * c)
     header = struct.pack(">IIBBBBB", w, h, 8, color_type, 0, 0, 0)  # 8 bits, deflate, no filter set, no interlace
-    return (PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(raw.tobytes(), 9))
+    return (PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(raw.tobytes(), 6))
             + _chunk(b"IEND", b""))
 
 

@@ -1,0 +1,360 @@
+"""Smoke tests for the training examples, the ``npgrad train`` command and the PNG curve plotter.
+
+Everything runs on a tiny budget and on data made here (a small synthetic MNIST written as real IDX
+files, a short text), so the tests need no download and no dataset folder: NPGRAD_DATA and the cache
+are pointed at empty folders, so a real copy of MNIST on the machine is never picked up by accident.
+"""
+import gzip
+import importlib.util
+import json
+import os
+import pathlib
+import struct
+import subprocess
+import sys
+import zlib
+
+import numpy as np
+import pytest
+
+import npgrad
+from npgrad.utils import plot
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+try:
+    import matplotlib  # noqa: F401
+    HAS_MPL = True
+except ImportError:
+    HAS_MPL = False
+
+
+def load_example(name):
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def decode_png(data):
+    """(width, height, RGB array) of an 8-bit RGB PNG with filter type 0 (what plot.encode_png writes),
+    checking every chunk's CRC; written independently of the encoder."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, chunks = 8, []
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos:pos + 4])
+        tag, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + length]
+        (crc,) = struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])
+        assert crc == zlib.crc32(tag + body) & 0xFFFFFFFF, f"bad CRC in {tag}"
+        chunks.append((tag, body))
+        pos += 12 + length
+    assert chunks[0][0] == b"IHDR" and chunks[-1][0] == b"IEND"
+    w, h, depth, ctype = struct.unpack(">IIBB", chunks[0][1][:10])
+    assert (depth, ctype) == (8, 2)
+    raw = np.frombuffer(zlib.decompress(b"".join(b for t, b in chunks if t == b"IDAT")), np.uint8)
+    rows = raw.reshape(h, 1 + 3 * w)
+    assert (rows[:, 0] == 0).all()
+    return w, h, rows[:, 1:].reshape(h, w, 3)
+
+
+def hide_modules(monkeypatch, *names):
+    """Make ``import name`` (and its submodules) fail, as if the package were not installed."""
+    for mod in list(sys.modules):
+        if any(mod == n or mod.startswith(n + ".") for n in names):
+            monkeypatch.setitem(sys.modules, mod, None)
+    for n in names:
+        monkeypatch.setitem(sys.modules, n, None)
+
+
+def write_idx(path, array, magic):
+    header = struct.pack(">I", magic) + b"".join(struct.pack(">I", d) for d in array.shape)
+    path.write_bytes(gzip.compress(header + array.astype(np.uint8).tobytes(), compresslevel=1))
+
+
+@pytest.fixture
+def no_real_data(tmp_path, monkeypatch):
+    """Empty NPGRAD_DATA and cache folders: only the data a test provides can be found."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("NPGRAD_DATA", str(empty))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(empty))
+    return empty
+
+
+@pytest.fixture(scope="module")
+def fake_mnist_dir(tmp_path_factory):
+    """A small MNIST look-alike in the original file format: each class is a fixed random blob of
+    pixels with 20% of them dropped per image, so a classifier can learn it from a few hundred images."""
+    rng = np.random.default_rng(0)
+    templates = (rng.random((10, 28, 28)) > 0.75) * 255
+    root = tmp_path_factory.mktemp("mnist_data")
+    folder = root / "mnist"
+    folder.mkdir()
+    for prefix, n in (("train", 512), ("t10k", 200)):
+        labels = rng.integers(0, 10, n)
+        images = templates[labels] * (rng.random((n, 28, 28)) > 0.2)
+        write_idx(folder / f"{prefix}-images-idx3-ubyte.gz", images, 0x803)
+        write_idx(folder / f"{prefix}-labels-idx1-ubyte.gz", labels, 0x801)
+    return root
+
+
+@pytest.fixture
+def fake_mnist(fake_mnist_dir, no_real_data):
+    return fake_mnist_dir
+
+
+def run_cli(args, env_extra, cwd):
+    env = dict(os.environ, **env_extra)
+    return subprocess.run([sys.executable, "-m", "npgrad", *args], capture_output=True, text=True, timeout=120,
+                          cwd=cwd, env=env)
+
+
+def losses_on_fixed_batch(model, x, y, steps=8, lr=1e-2):
+    opt = npgrad.optim.Adam(model.parameters(), lr=lr)
+    out = []
+    for _ in range(steps):
+        loss = npgrad.nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        out.append(loss.item())
+    return out
+
+
+# -- the PNG plotter -------------------------------------------------------------------------------------------
+PANELS = [
+    {"title": "loss", "xlabel": "epoch", "series": [
+        {"label": "train", "x": [0.5, 1.0, 1.5, 2.0], "y": [2.0, 1.0, 0.6, 0.4]},
+        {"label": "test", "x": [1.0, 2.0], "y": [0.9, 0.5], "marker": True}]},
+    {"title": "accuracy (%)", "xlabel": "epoch", "series": [
+        {"label": "train", "x": [0.5, 1.0, 1.5, 2.0], "y": [40.0, 70.0, 85.0, 90.0]}]},
+]
+
+
+def test_png_encoder_round_trips_an_image():
+    img = np.random.default_rng(1).integers(0, 256, (7, 11, 3), dtype=np.uint8)
+    w, h, back = decode_png(plot.encode_png(img))
+    assert (w, h) == (11, 7)
+    np.testing.assert_array_equal(back, img)
+    with pytest.raises(TypeError, match="uint8"):
+        plot.encode_png(img.astype(np.float32))
+    with pytest.raises(ValueError, match="shape"):
+        plot.encode_png(np.zeros((4, 4, 2), np.uint8))
+
+
+def test_numpy_backend_draws_axes_and_every_curve(tmp_path):
+    path = tmp_path / "curves.png"
+    assert plot.save_curves(str(path), PANELS, backend="numpy") == "numpy"
+    w, h, img = decode_png(path.read_bytes())
+    assert (w, h) == (2 * 480, 400)
+    colors = {tuple(c) for c in np.unique(img.reshape(-1, 3), axis=0).tolist()}
+    assert (255, 255, 255) in colors and (0, 0, 0) in colors      # background, frame and text
+    assert plot._COLORS[0] in colors and plot._COLORS[1] in colors  # both series of the first panel
+    right = {tuple(c) for c in np.unique(img[:, 480:].reshape(-1, 3), axis=0).tolist()}
+    assert plot._COLORS[1] not in right                             # the second panel has one series
+    # The first panel's training loss falls: its curve is higher (smaller row) on the left than the right.
+    blue = np.all(img[:, :480] == plot._COLORS[0], axis=2)
+    cols = np.nonzero(blue.any(axis=0))[0]
+    first_rows = np.nonzero(blue[:, cols[0]])[0]
+    last_rows = np.nonzero(blue[:, cols[-1] - 30])[0]  # left of the legend's sample line
+    assert first_rows.mean() < last_rows.mean()
+
+
+def test_plot_rejects_mismatched_series(tmp_path):
+    with pytest.raises(ValueError, match="2 x values but 3 y values"):
+        plot.save_curves(str(tmp_path / "p.png"), [{"series": [{"label": "a", "x": [0, 1], "y": [1, 2, 3]}]}])
+    with pytest.raises(ValueError, match="backend"):
+        plot.save_curves(str(tmp_path / "p.png"), PANELS, backend="svg")
+
+
+def test_auto_backend_without_matplotlib_still_writes_a_png(tmp_path, monkeypatch):
+    hide_modules(monkeypatch, "matplotlib")
+    path = tmp_path / "curves.png"
+    assert plot.save_curves(str(path), PANELS) == "numpy"
+    assert path.read_bytes()[:8] == plot.PNG_SIGNATURE
+    with pytest.raises(ImportError):
+        plot.save_curves(str(path), PANELS, backend="matplotlib")
+
+
+if HAS_MPL:
+    def test_matplotlib_backend_writes_a_png(tmp_path):
+        path = tmp_path / "curves.png"
+        assert plot.save_curves(str(path), PANELS, backend="matplotlib") == "matplotlib"
+        data = path.read_bytes()
+        assert data[:8] == plot.PNG_SIGNATURE
+        assert struct.unpack(">II", data[16:24]) == (2 * 480, 400)  # IHDR width, height
+
+
+# -- npgrad train ------------------------------------------------------------------------------------------------
+def test_cli_falls_back_to_embedded_digits_and_says_so(tmp_path, no_real_data):
+    out = tmp_path / "run"
+    done = run_cli(["train", "mnist", "--max-steps", "6", "--out", str(out), "--progress", "plain"],
+                   {"NPGRAD_DATA": str(no_real_data), "XDG_CACHE_HOME": str(no_real_data)}, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "MNIST was not found" in done.stdout and "8x8 handwritten digits" in done.stdout
+    assert str(no_real_data) in done.stdout          # says where it looked
+    assert "MLP 64-256-128-10" in done.stdout
+    assert "test accuracy:" in done.stdout
+    assert "[" in done.stderr and "6/6" in done.stderr  # the plain progress bar reached the end
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["dataset"] == "digits" and metrics["steps"] == 6
+    assert (out / "curves.png").read_bytes()[:8] == plot.PNG_SIGNATURE
+    # The saved state_dict loads into the model the command describes.
+    model = npgrad.nn.Sequential(npgrad.nn.Linear(64, 256), npgrad.nn.ReLU(), npgrad.nn.Linear(256, 128),
+                                 npgrad.nn.ReLU(), npgrad.nn.Linear(128, 10))
+    model.load_state_dict(npgrad.load(str(out / "model.npgrad")))
+
+
+def test_cli_trains_on_mnist_files_without_tqdm_or_matplotlib(fake_mnist, tmp_path, monkeypatch, capsys):
+    from npgrad import cli
+    hide_modules(monkeypatch, "matplotlib", "tqdm")
+    out = tmp_path / "run"
+    assert cli.main(["train", "mnist", "--data-dir", str(fake_mnist), "--epochs", "3", "--batch-size", "32",
+                     "--lr", "3e-3", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "MLP 784-256-128-10" in captured.out and "on MNIST (512 train / 200 test)" in captured.out
+    assert "drawn without matplotlib" in captured.out
+    assert "epoch 3/3 [" in captured.err              # the plain bar stands in for tqdm
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["dataset"] == "mnist" and metrics["epochs"] == 3
+    assert metrics["test_accuracy"] > 50             # chance is 10%
+    assert metrics["history"]["train_loss"][-1] < metrics["history"]["train_loss"][0]
+    w, h, _ = decode_png((out / "curves.png").read_bytes())
+    assert (w, h) == (960, 400)
+    state = npgrad.load(str(out / "model.npgrad"))
+    assert tuple(state["0.weight"].shape) == (256, 784)
+
+
+def test_cli_no_plot_and_bad_arguments(tmp_path, no_real_data, capsys):
+    from npgrad import cli
+    out = tmp_path / "run"
+    assert cli.main(["train", "digits", "--max-steps", "2", "--no-plot", "--progress", "off", "--out", str(out)]) == 0
+    assert (out / "model.npgrad").exists() and not (out / "curves.png").exists()
+    with pytest.raises(SystemExit):
+        cli.main(["train", "imagenet"])
+    with pytest.raises(SystemExit):
+        cli.main(["train", "mnist", "--epochs", "0"])
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_console_script_is_declared():
+    text = (ROOT / "pyproject.toml").read_text()
+    assert '[project.scripts]\nnpgrad = "npgrad.cli:main"' in text
+    done = subprocess.run([sys.executable, "-m", "npgrad", "--version"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == f"npgrad {npgrad.__version__}"
+
+
+# -- the MNIST examples -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name, cls", [("mnist_mlp", "MLP"), ("mnist_cnn", "CNN")])
+def test_mnist_example_learns_and_saves_a_checkpoint(name, cls, fake_mnist, tmp_path, capsys):
+    ex = load_example(name)
+    npgrad.manual_seed(0)
+    ds = ex.load(str(fake_mnist), True, limit=64)
+    x, y = ds.tensors
+    losses = losses_on_fixed_batch(getattr(ex, cls)(), x, y, lr=3e-3)
+    assert losses[-1] < 0.5 * losses[0]
+
+    r = ex.main(["--data-dir", str(fake_mnist), "--epochs", "3", "--batch-size", "32", "--limit", "256",
+                 "--out", str(tmp_path / name)])
+    assert r["test_acc"] > 0.5
+    assert "final test accuracy" in capsys.readouterr().out
+    model = getattr(ex, cls)()
+    model.load_state_dict(npgrad.load(r["checkpoint"]))
+    model.eval()
+    test = ex.load(str(fake_mnist), False)
+    with npgrad.no_grad():
+        acc = (model(test.tensors[0]).argmax(1) == test.tensors[1]).float().mean().item()
+    assert acc == pytest.approx(r["test_acc"])        # the checkpoint is the model that was evaluated
+
+
+# -- the character-level GPT --------------------------------------------------------------------------------------
+TEXT = "".join(f"{who}:\nWhat say you, {what}? I say {what} is {how}.\n\n"
+               for who, what, how in [("ROMEO", "love", "sweet"), ("JULIET", "night", "long"),
+                                      ("NURSE", "dinner", "late"), ("FRIAR", "time", "short")] * 12)
+
+
+@pytest.fixture
+def text_file(tmp_path):
+    path = tmp_path / "input.txt"
+    path.write_text(TEXT)
+    return path
+
+
+def test_gpt_attention_is_causal_and_the_model_learns(text_file):
+    ex = load_example("char_gpt")
+    npgrad.manual_seed(0)
+    model = ex.GPT(vocab_size=30, block_size=12, n_layer=2, n_head=2, d_model=16)
+    assert model.head.weight is model.tok_emb.weight  # tied weights
+    idx = npgrad.randint(0, 30, (2, 12))
+    changed = idx.clone()
+    changed[:, 8:] = (changed[:, 8:] + 1) % 30
+    with npgrad.no_grad():
+        a, _ = model(idx)
+        b, _ = model(changed)
+    np.testing.assert_allclose(a[:, :8].numpy(), b[:, :8].numpy(), rtol=1e-5, atol=1e-6)  # no peeking ahead
+    assert not np.allclose(a[:, 8:].numpy(), b[:, 8:].numpy())
+
+    x, y = idx[:, :-1], idx[:, 1:]
+    model = ex.GPT(vocab_size=30, block_size=11, n_layer=2, n_head=2, d_model=16)
+    opt = npgrad.optim.AdamW(model.parameters(), lr=1e-2)
+    losses = []
+    for _ in range(10):
+        _, loss = model(x, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    assert losses[-1] < 0.8 * losses[0]
+
+
+def test_gpt_smoke_run_checkpoints_resumes_and_samples(text_file, tmp_path, capsys):
+    ex = load_example("char_gpt")
+    out = tmp_path / "gpt"
+    common = ["--smoke", "--data-dir", str(text_file), "--out", str(out), "--quiet", "--sample-len", "30"]
+    r = ex.main(common + ["--steps", "4", "--prompt", "ROMEO:"])
+    assert r["history"]["step"] == [4]
+    assert len(r["sample"]) == len("ROMEO:") + 30 and r["sample"].startswith("ROMEO:")
+    assert set(r["sample"]) <= set(r["vocab"])
+    state = npgrad.load(r["checkpoint"])
+    assert state["step"] == 4 and state["config"]["d_model"] == 32
+
+    r2 = ex.main(common + ["--steps", "8", "--resume", "--prompt", "JULIET:"])
+    assert r2["history"]["step"] == [4, 8]             # carried on from step 4
+    assert npgrad.load(r2["checkpoint"])["step"] == 8
+    assert len(r2["sample"]) == len("JULIET:") + 30 and set(r2["sample"]) <= set(r2["vocab"])
+
+
+def test_gpt_lr_schedule_warms_up_then_decays():
+    ex = load_example("char_gpt")
+    args = ex.parse_args(["--steps", "100", "--warmup", "10", "--lr", "1e-3", "--min-lr", "1e-4"])
+    lrs = [ex.lr_at(s, args) for s in range(100)]
+    assert lrs[0] == pytest.approx(1e-4) and lrs[9] == pytest.approx(1e-3)
+    assert all(a <= b for a, b in zip(lrs[:10], lrs[1:10]))
+    assert all(a >= b for a, b in zip(lrs[10:], lrs[11:]))
+    assert lrs[-1] == pytest.approx(1e-4, rel=1e-2) and ex.lr_at(100, args) == pytest.approx(1e-4)
+
+
+# -- custom Function and higher-order gradients ----------------------------------------------------------------
+def test_custom_function_example():
+    r = load_example("custom_function").main([])
+    assert r["gradcheck"] and r["gradgradcheck"]
+    assert r["naive"][-1] == float("inf") and r["stable"][-1] == pytest.approx(100.0)
+    assert r["stable_ok"] and r["stable_grad"][-1] == pytest.approx(1.0)
+    assert r["ste_out"] == [-1.0, -1.0, 1.0, 1.0]
+    assert r["ste_grad"] == [0.0, 2.0, 3.0, 0.0]     # passed through only where |w| <= 1
+
+
+def test_higher_order_example():
+    ex = load_example("higher_order")
+
+    class Cube(npgrad.nn.Module):
+        def forward(self, x):
+            return x ** 3
+
+    x = npgrad.linspace(-1, 1, 5).unsqueeze(1)
+    u, d2u = ex.second_derivative(Cube(), x)
+    np.testing.assert_allclose(d2u.detach().numpy(), 6 * x.numpy(), rtol=1e-6)   # (x^3)'' = 6x
+    r = ex.main(["--steps", "120", "--quiet"])
+    assert r["losses"][-1] < 0.01 * r["losses"][0]
+    assert r["max_error"] < 0.05                       # already close to sin(pi x)
