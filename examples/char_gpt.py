@@ -146,7 +146,7 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data-dir", default=None, help="folder (or file) holding tinyshakespeare/input.txt")
     p.add_argument("--out", default=os.path.join("runs", "char_gpt"), help="checkpoint folder")
-    p.add_argument("--steps", type=int, default=5000)
+    p.add_argument("--steps", type=int, default=6000)
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--block-size", type=int, default=64, help="context length in characters")
     p.add_argument("--n-layer", type=int, default=4)

@@ -238,6 +238,19 @@ def test_cli_no_plot_and_bad_arguments(tmp_path, no_real_data, capsys):
     assert "invalid choice" in capsys.readouterr().err
 
 
+def test_cli_reports_a_damaged_mnist_file_without_a_traceback(fake_mnist_dir, tmp_path, no_real_data, capsys):
+    from npgrad import cli
+    bad = tmp_path / "bad" / "mnist"
+    bad.mkdir(parents=True)
+    for f in fake_mnist_dir.joinpath("mnist").iterdir():
+        bad.joinpath(f.name).write_bytes(f.read_bytes())
+    images = bad / "train-images-idx3-ubyte.gz"
+    images.write_bytes(gzip.compress(gzip.decompress(images.read_bytes())[:-100]))  # cut short
+    assert cli.main(["train", "mnist", "--data-dir", str(bad.parent), "--out", str(tmp_path / "run")]) == 1
+    err = capsys.readouterr().err
+    assert str(images) in err and "truncated" in err
+
+
 def test_console_script_is_declared():
     text = (ROOT / "pyproject.toml").read_text()
     assert '[project.scripts]\nnpgrad = "npgrad.cli:main"' in text

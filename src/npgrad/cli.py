@@ -114,7 +114,7 @@ def _load_data(args, say):
             source = "digits"
     if source == "digits":
         train, test = datasets.Digits(train=True), datasets.Digits(train=False)
-        name, scale = "digits (8x8, embedded)", 16.0
+        name, scale = "the embedded 8x8 digits", 16.0
     else:
         name, scale = "MNIST", 255.0
 
@@ -229,9 +229,10 @@ def train(args, say=print):
         history["test_x"].append(step / steps_per_epoch)
         history["test_loss"].append(test_loss)
         history["test_acc"].append(test_acc)
-        say(f"epoch {epoch + 1}/{epochs}  train loss {ep_loss / max(ep_seen, 1):.4f}  "
-            f"acc {100.0 * ep_correct / max(ep_seen, 1):.2f}%  |  test loss {test_loss:.4f}  acc {test_acc:.2f}%  "
-            f"({time.time() - t_epoch:.1f} s)")
+        if epochs <= 10 or (epoch + 1) % math.ceil(epochs / 10) == 0 or epoch + 1 == epochs:
+            say(f"epoch {epoch + 1}/{epochs}  train loss {ep_loss / max(ep_seen, 1):.4f}  "
+                f"acc {100.0 * ep_correct / max(ep_seen, 1):.2f}%  |  test loss {test_loss:.4f}  acc {test_acc:.2f}%  "
+                f"({time.time() - t_epoch:.1f} s)")
     seconds = time.time() - t0
 
     say(f"test accuracy: {test_acc:.2f}% ({test_correct}/{len(data['x_test'])}) after {step} steps "
@@ -306,8 +307,12 @@ def main(argv=None):
     if args.command == "train":
         def say(msg):
             print(msg, flush=True)
+        from .datasets import IDXError
         try:
             train(args, say)
+        except IDXError as e:  # a damaged or wrong dataset file: say which, without a traceback
+            print(f"npgrad train: {e}", file=sys.stderr)
+            return 1
         except KeyboardInterrupt:
             print("\ninterrupted", file=sys.stderr)
             return 130
