@@ -125,9 +125,8 @@ def lr_at(step, args):
 
 
 def make_optimizer(model, args):
-    # Weight decay only on matrices; biases, LayerNorm gains and (tied) embeddings are left alone... except
-    # that the tied embedding is also the output matrix, which GPT-2 does decay. Keep it simple: decay
-    # every parameter with 2 or more dimensions.
+    # Weight decay on the matrices (the linear weights and the tied embedding/output matrix) only: biases
+    # and LayerNorm gains just shift and scale, and pulling them towards zero does not regularise.
     decay = [p for p in model.parameters() if p.dim() >= 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]
     return torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},

@@ -71,7 +71,9 @@ def main(argv=None):
 
     model = CNN()
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
-    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=args.lr, total_steps=args.epochs * len(train_loader))
+    # One-cycle: warm up to max_lr over the first 30% of steps, then anneal to almost zero.
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=args.lr,
+                                                    total_steps=args.epochs * len(train_loader))
 
     history = []
     start = time.time()
