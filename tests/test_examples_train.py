@@ -188,8 +188,8 @@ if HAS_MPL:
 
 # -- npgrad train ------------------------------------------------------------------------------------------------
 def test_cli_falls_back_to_embedded_digits_and_says_so(tmp_path, no_real_data):
-    out = tmp_path / "run"
-    done = run_cli(["train", "mnist", "--max-steps", "6", "--out", str(out), "--progress", "plain"],
+    out = tmp_path / "runs" / "mnist"  # the default output folder, under the working directory
+    done = run_cli(["train", "mnist", "--max-steps", "6", "--progress", "plain"],
                    {"NPGRAD_DATA": str(no_real_data), "XDG_CACHE_HOME": str(no_real_data)}, tmp_path)
     assert done.returncode == 0, done.stderr
     assert "MNIST was not found" in done.stdout and "8x8 handwritten digits" in done.stdout

@@ -287,7 +287,7 @@ def _parser():
     t.add_argument("--data-dir", default=None, help="folder holding the MNIST files (default: $NPGRAD_DATA, "
                    "then ~/.cache/npgrad)")
     t.add_argument("--download", action="store_true", help="download MNIST (md5-checked) when it is missing")
-    t.add_argument("--out", default=os.path.join("runs", "mnist"), help="output folder (default: runs/mnist)")
+    t.add_argument("--out", default=None, help="output folder (default: runs/<dataset>, e.g. runs/mnist)")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--max-steps", type=_positive_int, default=None, help="stop after this many steps (smoke runs)")
     t.add_argument("--no-plot", action="store_true", help="do not write curves.png")
@@ -305,6 +305,9 @@ def main(argv=None):
         parser.print_help()
         return 2
     if args.command == "train":
+        if args.out is None:
+            args.out = os.path.join("runs", args.dataset)
+
         def say(msg):
             print(msg, flush=True)
         from .datasets import IDXError
