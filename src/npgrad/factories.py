@@ -442,7 +442,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if (probs < 0).any() or not np.isfinite(probs).all():
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     g = rng(generator)
-    rows = probs.reshape(-1, probs.shape[-1])
+    rows = probs.reshape(int(np.prod(probs.shape[:-1])), probs.shape[-1])  # (-1, 0) cannot be inferred
     if not replacement and num_samples > rows.shape[1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     result = []
@@ -458,7 +458,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
             keys = np.log(g.random(len(row))) / np.where(row > 0, row, np.nan)
             keys = np.where(row > 0, keys, -np.inf)
             result.append(np.argsort(-keys, kind="stable")[:num_samples])
-    arr = np.stack(result).astype(np.int64)
+    arr = np.stack(result).astype(np.int64) if result else np.zeros((0, num_samples), np.int64)
     return _make(arr if probs.ndim == 2 else arr[0], False, out)
 
 

@@ -506,6 +506,18 @@ def float_power(input, exponent):
     return pow(input, exponent)
 
 
+def _float_power_(self, exponent):
+    # in place, the result (always float64) must fit the tensor: PyTorch refuses any other dtype
+    if self._data.dtype != np.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_dt.scalar_name(self._data.dtype)} but "
+                           "the operation's result requires dtype Double")
+    from .inplace import inplace
+    return inplace(self, float_power, exponent)
+
+
+Tensor.float_power_ = _float_power_
+
+
 @tensor_method("neg", "negative")
 def neg(input):
     if input._data.dtype.kind == "b":

@@ -105,7 +105,7 @@ def expand_as(self, other):
 
 @tensor_method()
 def broadcast_to(input, shape):
-    return expand(input, tuple(shape))
+    return expand(input, (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape))
 
 
 def broadcast_shapes(*shapes):

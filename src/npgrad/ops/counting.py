@@ -160,7 +160,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                            "dimensions of boundaries tensor and input value tensor must match, but we got boundaries "
                            f"tensor {list(seq.shape)} and input value tensor {list(vals.shape)}")
     # One search per row of boundaries (rows are few; each search is vectorised over its values).
-    s2, v2 = seq.reshape(-1, seq.shape[-1]), vals.reshape(-1, vals.shape[-1])
+    rows = int(np.prod(seq.shape[:-1]))  # explicit: reshape(-1, 0) cannot infer the row count
+    s2, v2 = seq.reshape(rows, seq.shape[-1]), vals.reshape(rows, vals.shape[-1])
     out = np.empty(v2.shape, np.int64)
     for r in range(s2.shape[0]):
         out[r] = np.searchsorted(s2[r], v2[r], side=side)

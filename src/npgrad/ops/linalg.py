@@ -41,16 +41,21 @@ class MatMul(Op):
                 ga = g[..., :, None] * b
             if need_b:
                 # One matrix-vector product over the batch folded into rows (no per-batch partial sums).
-                gb = P.swapaxes(P.reshape(a, (-1, a.shape[-1])), 0, 1) @ P.reshape(g, (-1,))
+                gb = P.swapaxes(_rows(a), 0, 1) @ P.reshape(g, (-1,))
             return ga, gb
         if need_a:
             ga = g @ P.swapaxes(b, -1, -2)
         if need_b:
             if bn == 2 and an > 2:  # a batch times one matrix (a linear layer): fold the batch into rows
-                gb = P.swapaxes(P.reshape(a, (-1, a.shape[-1])), 0, 1) @ P.reshape(g, (-1, g.shape[-1]))
+                gb = P.swapaxes(_rows(a), 0, 1) @ _rows(g)
             else:
                 gb = P.swapaxes(a, -1, -2) @ g
         return ga, gb
+
+
+def _rows(x):
+    # (..., k) -> (rows, k); explicit row count, as reshape(-1, 0) cannot infer it for an empty k
+    return P.reshape(x, (int(np.prod(x.shape[:-1])), x.shape[-1]))
 
 
 def _shape_str(s):

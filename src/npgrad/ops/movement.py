@@ -152,14 +152,20 @@ def unsqueeze(input, dim):
     return _reshape(input, shape[:d] + (1,) + shape[d:])
 
 
-def atleast_1d(input):
-    return input if input._data.ndim >= 1 else _reshape(input, (1,))
+def atleast_1d(*tensors):
+    return _atleast(tensors, lambda t: t if t._data.ndim >= 1 else _reshape(t, (1,)))
 
 
-def atleast_2d(input):
-    if input._data.ndim >= 2:
-        return input
-    return _reshape(input, (1,) * (2 - input._data.ndim) + input._data.shape)
+def atleast_2d(*tensors):
+    return _atleast(tensors, lambda t: t if t._data.ndim >= 2 else
+                    _reshape(t, (1,) * (2 - t._data.ndim) + t._data.shape))
+
+
+def _atleast(tensors, one):
+    # PyTorch's forms: f(t) -> a tensor; f(t1, t2, ...) and f([t1, t2]) -> a tuple
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return tuple(one(t) for t in tensors[0])
+    return one(tensors[0]) if len(tensors) == 1 else tuple(one(t) for t in tensors)
 
 
 # -- permutations -------------------------------------------------------------------------------------------
@@ -315,7 +321,7 @@ def repeat(input, *sizes):
 
 @tensor_method()
 def tile(input, dims):
-    reps = tuple(int(s) for s in dims)
+    reps = (int(dims),) if isinstance(dims, (int, np.integer)) else tuple(int(s) for s in dims)
     if len(reps) < input._data.ndim:
         reps = (1,) * (input._data.ndim - len(reps)) + reps
     return Tile.apply(input, reps)
@@ -781,7 +787,14 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 
 
 def meshgrid(*tensors, indexing="ij"):
-    tensors = _sizes(tensors)
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):  # a list of tensors; one tensor stays one
+        tensors = tuple(tensors[0])
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for t in tensors:
+        if t._data.ndim > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got a tensor of "
+                               f"size {list(t._data.shape)}")
     shape = tuple(t._data.shape[0] if t._data.ndim else 1 for t in tensors)
     outs = []
     for i, t in enumerate(tensors):

@@ -72,6 +72,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):  # noqa: A001
 @tensor_method()
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     from .select import where
+    if input._data.dtype.kind != "f":  # no NaN to skip; where(.., 0.0, ..) would turn integers into floats
+        return sum(input, dim, keepdim, dtype=dtype)
     return sum(where(input != input, 0.0, input), dim, keepdim, dtype=dtype)
 
 
@@ -116,6 +118,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
 @tensor_method()
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     from .select import where
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{_dt.scalar_name(input._data.dtype)}")
     keep = input == input
     return nansum(input, dim, keepdim, dtype=dtype) / sum(keep, dim, keepdim)
 
@@ -549,13 +554,18 @@ def _empty_norm_check(input, p, dim):
 @tensor_method()
 def all(input, dim=None, keepdim=False):  # noqa: A001
     dims = canon_dims(dim, input._data.ndim)
-    return Tensor._wrap(np.asarray(np.all(input._data, axis=dims, keepdims=keepdim)))
+    return _logical_result(np.all(input._data, axis=dims, keepdims=keepdim), input)
 
 
 @tensor_method()
 def any(input, dim=None, keepdim=False):  # noqa: A001
     dims = canon_dims(dim, input._data.ndim)
-    return Tensor._wrap(np.asarray(np.any(input._data, axis=dims, keepdims=keepdim)))
+    return _logical_result(np.any(input._data, axis=dims, keepdims=keepdim), input)
+
+
+def _logical_result(r, input):
+    # PyTorch keeps uint8 for all/any of a uint8 tensor (a legacy of byte masks); bool otherwise
+    return Tensor._wrap(np.asarray(r, np.uint8 if input._data.dtype == np.uint8 else np.bool_))
 
 
 @tensor_method()

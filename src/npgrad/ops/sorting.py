@@ -157,6 +157,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     n = x.shape[d] if x.ndim else 1
     k = int(k)
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if x.ndim == 0:

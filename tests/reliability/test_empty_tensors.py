@@ -1,0 +1,472 @@
+"""Empty tensors and zero-size dimensions behave as in PyTorch in every operator: the same values, shapes
+and dtypes (sum of empty is 0, prod 1, mean NaN), the same exception class where PyTorch refuses (max of
+empty), and backward through them gives zero gradients of the right shape.
+
+Two sweeps over the public API (``npgrad.*`` functions and Tensor methods):
+
+* generic calls, ``f(x)``, ``f(x, x)``, ``f(x, dim)`` ..., used for an operator when PyTorch accepts the
+  same call on a non-empty tensor (so the call is meaningful and only the emptiness is under test);
+* a table of operator-specific calls (matmul with a 0 dimension, cat with empties, gather with empty
+  indices, split of an empty dimension ...).
+
+``test_every_operator_is_swept`` fails when a public operator is reached by neither.
+"""
+import inspect
+
+import numpy as np
+import pytest
+
+import npgrad
+import npgrad.nn  # noqa: F401  (attaches the remaining Tensor methods)
+from oracle import HAS_TORCH, torch
+
+EMPTY_SHAPES = [(0,), (2, 0), (0, 3), (3, 0, 2)]
+
+# Public callables that are not operators on tensors (construction, state, dtype queries, I/O).
+NOT_OPERATORS = {
+    "arange", "as_tensor", "asarray", "can_cast", "empty", "eye", "from_numpy", "full", "get_default_dtype",
+    "get_printoptions", "get_rng_state", "initial_seed", "is_grad_enabled", "is_inference_mode_enabled",
+    "is_tensor", "linspace", "load", "logspace", "manual_seed", "ones", "promote_types", "rand", "randint",
+    "randn", "randperm", "range", "result_type", "save", "scalar_tensor", "seed", "set_default_dtype",
+    "set_printoptions", "set_rng_state", "tensor", "tril_indices", "triu_indices", "zeros", "broadcast_shapes",
+    "normal", "numel",
+}
+# Tensor attributes that are not operators, or whose result is about storage rather than values.
+NOT_METHODS = {
+    "backward", "register_hook", "register_post_accumulate_grad_hook", "retain_grad", "numpy", "tolist", "item",
+    "cuda", "cpu", "to", "type", "type_as", "requires_grad_", "detach_", "detach", "data_ptr", "share_memory_",
+    "pin_memory", "storage_offset", "stride", "element_size", "dim", "ndimension", "nelement", "numel", "size",
+    "is_contiguous", "is_floating_point", "is_complex", "is_signed", "new_empty", "new_full", "new_ones",
+    "new_zeros", "new_tensor", "uniform_", "normal_", "random_", "exponential_", "bernoulli_", "geometric_",
+    "cauchy_", "log_normal_", "multinomial", "bernoulli", "float", "double", "half", "long", "int", "short",
+    "char", "byte", "bool", "bfloat16", "apply_", "map_", "tolist", "is_set_to", "is_shared", "is_pinned",
+    "contiguous", "clone", "view", "view_as", "expand", "expand_as", "reshape_as", "repeat", "set_", "resize_",
+    "resize_as_", "untyped_storage", "storage", "dim_order",
+}
+
+
+def _tensor(lib, shape, dtype="float32", grad=False):
+    t = lib.zeros(shape, dtype=getattr(lib, dtype))
+    return t.requires_grad_(True) if grad else t
+
+
+# -- running one call in both libraries --------------------------------------------------------------------
+
+def _outcome(call):
+    try:
+        return call(), None
+    except Exception as e:  # noqa: BLE001 - the sweep compares failures too
+        return None, e
+
+
+def _error_class(e):
+    for cls in (IndexError, ValueError, TypeError, NotImplementedError, RuntimeError):
+        if isinstance(e, cls):
+            return cls
+    return type(e)
+
+
+def _flat(out):
+    if isinstance(out, (tuple, list)):
+        return [o for x in out for o in _flat(x)]
+    return [out]
+
+
+def _compare(n_out, t_out, what):
+    ns, ts = _flat(n_out), _flat(t_out)
+    assert len(ns) == len(ts), f"{what}: {len(ns)} results, PyTorch {len(ts)}"
+    for a, b in zip(ns, ts):
+        if isinstance(b, torch.Tensor):
+            assert isinstance(a, npgrad.Tensor), f"{what}: got {type(a).__name__}, PyTorch a Tensor"
+            assert tuple(a.shape) == tuple(b.shape), f"{what}: shape {tuple(a.shape)} != PyTorch {tuple(b.shape)}"
+            assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1], \
+                f"{what}: dtype {a.dtype} != PyTorch {b.dtype}"
+            np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy(), err_msg=what)
+        elif isinstance(b, (bool, int, float)):
+            assert a == b or (a != a and b != b), f"{what}: {a!r} != PyTorch {b!r}"
+
+
+def _backward_both(n_out, t_out, n_ins, t_ins, what):
+    """Backward from the first float result: the same gradients (zeros, of each input's shape)."""
+    if not _flat(t_out):
+        return  # e.g. unbind of an empty dimension: nothing to differentiate
+    a, b = _flat(n_out)[0], _flat(t_out)[0]
+    if isinstance(b, torch.Tensor) and b.requires_grad and isinstance(a, npgrad.Tensor) and not a.requires_grad:
+        # npgrad marks a non-differentiable result (unique, sort indices ...) as such; PyTorch's result
+        # requires grad but its backward refuses: both refuse to differentiate
+        _, te = _outcome(lambda: b.sum().backward())
+        assert te is not None, f"{what}: PyTorch differentiates, npgrad's result does not require grad"
+        return
+    if not (isinstance(b, torch.Tensor) and b.requires_grad):
+        assert not (isinstance(a, npgrad.Tensor) and a.requires_grad and not b.dtype.is_floating_point), what
+        return
+    assert isinstance(a, npgrad.Tensor) and a.requires_grad, f"{what}: result does not require grad"
+    _, te = _outcome(lambda: b.sum().backward())
+    _, ne = _outcome(lambda: a.sum().backward())
+    if te is not None or ne is not None:
+        assert te is not None and ne is not None and _error_class(ne) is _error_class(te), \
+            f"{what}: backward: npgrad {ne!r}, PyTorch {te!r}"
+        return
+    for i, (x, y) in enumerate(zip(n_ins, t_ins)):
+        if isinstance(y, torch.Tensor) and y.requires_grad:
+            assert (x.grad is None) == (y.grad is None), f"{what}: grad presence of input {i}"
+            if y.grad is not None:
+                assert tuple(x.grad.shape) == tuple(y.grad.shape), f"{what}: grad shape of input {i}"
+                np.testing.assert_array_equal(x.grad.numpy(), y.grad.numpy(), err_msg=f"{what}: grad {i}")
+
+
+def run_both(call, make_inputs, what):
+    """``call(lib, *inputs)`` with ``make_inputs(lib)``; the same result or the same error class."""
+    t_ins, n_ins = make_inputs(torch), make_inputs(npgrad)
+    t_out, t_err = _outcome(lambda: call(torch, *t_ins))
+    n_out, n_err = _outcome(lambda: call(npgrad, *n_ins))
+    if t_err is not None:
+        assert n_err is not None, f"{what}: PyTorch raises {type(t_err).__name__}({t_err}), npgrad returns a result"
+        assert _error_class(n_err) is _error_class(t_err), \
+            f"{what}: npgrad raises {type(n_err).__name__}({n_err}), PyTorch {type(t_err).__name__}({t_err})"
+        return "error"
+    if n_err is not None:
+        raise AssertionError(f"{what}: npgrad raises {type(n_err).__name__}({n_err}); PyTorch returns") from n_err
+    _compare(n_out, t_out, what)
+    _backward_both(n_out, t_out, n_ins, t_ins, what)
+    return "ok"
+
+
+# -- generic calls ---------------------------------------------------------------------------------------------
+
+def _x(lib, shape, grad):
+    return _tensor(lib, shape, grad=grad)
+
+
+GENERIC = {  # pattern -> (args for an input x) ; all positional
+    "f(x)": lambda x: (x,),
+    "f(x, x)": lambda x: (x, x),
+    "f(x, 0)": lambda x: (x, 0),
+    "f(x, -1)": lambda x: (x, -1),
+    "f(x, 1)": lambda x: (x, 1),
+    "f(x, x, x)": lambda x: (x, x, x),
+    "f([x, x])": lambda x: ([x, x],),
+    "f([x, x], -1)": lambda x: ([x, x], -1),
+}
+
+
+def _accepted_patterns(fn_of_lib, ndim):
+    """The generic patterns PyTorch accepts on a non-empty tensor of the same rank."""
+    ok = []
+    for pattern, args in GENERIC.items():
+        x = torch.rand((2, 3, 4)[:ndim]) + 0.5
+        try:
+            fn_of_lib(torch)(*args(x))
+        except Exception:  # noqa: BLE001
+            continue
+        ok.append(pattern)
+    return ok
+
+
+def _public_functions():
+    names = []
+    for n in dir(npgrad):
+        obj = getattr(npgrad, n, None)
+        if n.startswith("_") or n in NOT_OPERATORS or not callable(obj) or inspect.isclass(obj) or \
+                inspect.ismodule(obj):
+            continue
+        if HAS_TORCH and not hasattr(torch, n):
+            continue
+        names.append(n)
+    return sorted(names)
+
+
+def _public_methods():
+    names = []
+    for n in dir(npgrad.Tensor):
+        if n.startswith("_") or n in NOT_METHODS or not callable(getattr(npgrad.Tensor, n, None)):
+            continue
+        if isinstance(inspect.getattr_static(npgrad.Tensor, n), property):
+            continue
+        if HAS_TORCH and not hasattr(torch.Tensor, n):
+            continue
+        names.append(n)
+    return sorted(names)
+
+
+if HAS_TORCH:
+    @pytest.mark.parametrize("name", _public_functions())
+    def test_functions_on_empty_tensors(name):
+        swept = 0
+        for shape in EMPTY_SHAPES:
+            for pattern in _accepted_patterns(lambda lib: getattr(lib, name), len(shape)):
+                args = GENERIC[pattern]
+                run_both(lambda lib, *xs: getattr(lib, name)(*args(xs[0])),
+                         lambda lib: [_x(lib, shape, name not in NO_GRAD)], f"torch.{name} {pattern} {shape}")
+                swept += 1
+        for case in TABLE.get(name, []):
+            run_both(case.call, case.inputs, f"torch.{name}: {case.label}")
+            swept += 1
+        if not swept:
+            pytest.fail(f"torch.{name} is reached by no generic pattern and has no TABLE entry")
+
+    @pytest.mark.parametrize("name", _public_methods())
+    def test_methods_on_empty_tensors(name):
+        inplace = name.endswith("_")
+        swept = 0
+        for shape in EMPTY_SHAPES:
+            for pattern in _accepted_patterns(lambda lib: (lambda x, *a: getattr(x, name)(*a)), len(shape)):
+                args = GENERIC[pattern]
+                run_both(lambda lib, *xs: getattr(xs[0], name)(*args(xs[0])[1:]),
+                         lambda lib: [_x(lib, shape, not inplace and name not in NO_GRAD)],
+                         f"Tensor.{name} {pattern} {shape}")
+                swept += 1
+        for case in TABLE.get(name, []):
+            if inplace:  # in-place rows run here; out-of-place rows already ran as functions
+                run_both(case.call, case.inputs, f"Tensor.{name}: {case.label}")
+            swept += 1
+        if not swept:
+            pytest.fail(f"Tensor.{name} is reached by no generic pattern and has no TABLE entry")
+
+    def test_integer_and_bool_empties():
+        for dtype in ("int64", "int32", "uint8", "bool"):
+            for shape in EMPTY_SHAPES:
+                for name in ("sum", "prod", "cumsum", "mean", "max", "amax", "argmax", "all", "any", "count_nonzero",
+                             "abs", "neg", "sign", "nonzero", "unique", "sort", "clone", "nansum", "square"):
+                    if not hasattr(npgrad, name):
+                        continue
+                    run_both(lambda lib, x: getattr(lib, name)(x), lambda lib: [_tensor(lib, shape, dtype)],
+                             f"torch.{name} {dtype}{shape}")
+
+
+# -- operator-specific calls -------------------------------------------------------------------------------
+
+NO_GRAD = {"bernoulli", "multinomial", "histc", "bincount", "searchsorted", "bucketize"}
+
+
+class Case:
+    def __init__(self, label, call, *specs):
+        """``specs``: one (shape, dtype[, grad]) per input; float inputs require grad unless told."""
+        self.label, self.call, self.specs = label, call, specs
+
+    def inputs(self, lib):
+        out = []
+        for spec in self.specs:
+            shape, dtype = spec[0], spec[1]
+            grad = spec[2] if len(spec) > 2 else dtype.startswith("float")
+            if dtype.startswith("index"):  # an int64 index tensor with values in range(n)
+                n = int(dtype[5:] or 1)
+                out.append(lib.zeros(shape, dtype=lib.int64) + (n - 1 if n else 0))
+            elif dtype == "mask":
+                out.append(lib.zeros(shape, dtype=lib.bool))
+            else:
+                out.append(_tensor(lib, shape, dtype, grad))
+        return out
+
+
+F = "float32"
+
+
+def _cases(*rows):
+    table = {}
+    for name, label, call, *specs in rows:
+        table.setdefault(name, []).append(Case(label, call, *specs))
+    return table
+
+
+TABLE = _cases(
+    ("matmul", "(2,0)@(0,3)", lambda L, a, b: a @ b, ((2, 0), F), ((0, 3), F)),
+    ("matmul", "(0,2)@(2,3)", lambda L, a, b: L.matmul(a, b), ((0, 2), F), ((2, 3), F)),
+    ("matmul", "(4,2,0)@(0,3) batched", lambda L, a, b: L.matmul(a, b), ((4, 2, 0), F), ((0, 3), F)),
+    ("matmul", "(0,)@(0,)", lambda L, a, b: L.matmul(a, b), ((0,), F), ((0,), F)),
+    ("matmul", "(0,2,3)@(3,4)", lambda L, a, b: L.matmul(a, b), ((0, 2, 3), F), ((3, 4), F)),
+    ("mm", "(3,0)@(0,2)", lambda L, a, b: L.mm(a, b), ((3, 0), F), ((0, 2), F)),
+    ("bmm", "(0,2,3)@(0,3,1)", lambda L, a, b: L.bmm(a, b), ((0, 2, 3), F), ((0, 3, 1), F)),
+    ("bmm", "(2,2,0)@(2,0,1)", lambda L, a, b: L.bmm(a, b), ((2, 2, 0), F), ((2, 0, 1), F)),
+    ("mv", "(2,0)@(0,)", lambda L, a, b: L.mv(a, b), ((2, 0), F), ((0,), F)),
+    ("dot", "(0,).(0,)", lambda L, a, b: L.dot(a, b), ((0,), F), ((0,), F)),
+    ("vdot", "(0,).(0,)", lambda L, a, b: L.vdot(a, b), ((0,), F), ((0,), F)),
+    ("inner", "(2,0).(3,0)", lambda L, a, b: L.inner(a, b), ((2, 0), F), ((3, 0), F)),
+    ("outer", "(0,)x(3,)", lambda L, a, b: L.outer(a, b), ((0,), F), ((3,), F)),
+    ("ger", "(2,)x(0,)", lambda L, a, b: L.ger(a, b), ((2,), F), ((0,), F)),
+    ("addmm", "(2,3)+(2,0)@(0,3)", lambda L, c, a, b: L.addmm(c, a, b), ((2, 3), F), ((2, 0), F), ((0, 3), F)),
+    ("baddbmm", "batch 0", lambda L, c, a, b: L.baddbmm(c, a, b), ((0, 2, 3), F), ((0, 2, 4), F), ((0, 4, 3), F)),
+    ("einsum", "ij,jk (j=0)", lambda L, a, b: L.einsum("ij,jk->ik", a, b), ((2, 0), F), ((0, 3), F)),
+    ("einsum", "trace of (0,0)", lambda L, a: L.einsum("ii->", a), ((0, 0), F)),
+    ("tensordot", "dims=1 over 0", lambda L, a, b: L.tensordot(a, b, dims=1), ((2, 0), F), ((0, 3), F)),
+    ("kron", "(0,2)x(2,2)", lambda L, a, b: L.kron(a, b), ((0, 2), F), ((2, 2), F)),
+    ("cross", "(0,3)x(0,3)", lambda L, a, b: L.cross(a, b, dim=1), ((0, 3), F), ((0, 3), F)),
+    ("cdist", "(0,3) to (2,3)", lambda L, a, b: L.cdist(a, b), ((0, 3), F), ((2, 3), F)),
+    ("cat", "empties along 0", lambda L, a, b: L.cat([a, b]), ((0, 3), F), ((2, 3), F)),
+    ("cat", "legacy (0,) with (2,3)", lambda L, a, b: L.cat([a, b]), ((0,), F), ((2, 3), F)),
+    ("cat", "all empty", lambda L, a, b: L.cat([a, b], 1), ((2, 0), F), ((2, 0), F)),
+    ("cat", "mismatched with empty", lambda L, a, b: L.cat([a, b], 0), ((0, 2), F), ((2, 3), F)),
+    ("cat", "no tensors", lambda L: L.cat([])),
+    ("concat", "along 1", lambda L, a, b: L.concat([a, b], 1), ((2, 0), F), ((2, 3), F)),
+    ("concatenate", "along 0", lambda L, a, b: L.concatenate([a, b], 0), ((0, 3), F), ((1, 3), F)),
+    ("stack", "two (0,3)", lambda L, a, b: L.stack([a, b], 1), ((0, 3), F), ((0, 3), F)),
+    ("stack", "no tensors", lambda L: L.stack([])),
+    ("hstack", "(2,0),(2,1)", lambda L, a, b: L.hstack([a, b]), ((2, 0), F), ((2, 1), F)),
+    ("vstack", "(0,3),(1,3)", lambda L, a, b: L.vstack([a, b]), ((0, 3), F), ((1, 3), F)),
+    ("gather", "empty index", lambda L, x, i: L.gather(x, 1, i), ((2, 3), F), ((2, 0), "index3")),
+    ("gather", "empty input and index", lambda L, x, i: L.gather(x, 0, i), ((0, 3), F), ((0, 3), "index1")),
+    ("scatter", "empty index", lambda L, x, i, s: L.scatter(x, 1, i, s), ((2, 3), F), ((2, 0), "index3"),
+     ((2, 0), F)),
+    ("scatter_add", "empty index", lambda L, x, i, s: L.scatter_add(x, 0, i, s), ((2, 3), F), ((0, 3), "index2"),
+     ((0, 3), F)),
+    ("index_select", "empty index", lambda L, x, i: L.index_select(x, 0, i), ((2, 3), F), ((0,), "index2")),
+    ("index_select", "empty input", lambda L, x, i: L.index_select(x, 1, i), ((0, 3), F), ((2,), "index3")),
+    ("index_add", "empty index", lambda L, x, i, s: L.index_add(x, 0, i, s), ((2, 3), F), ((0,), "index2"),
+     ((0, 3), F)),
+    ("take", "empty index", lambda L, x, i: L.take(x, i), ((2, 3), F), ((0,), "index6")),
+    ("take_along_dim", "empty", lambda L, x, i: L.take_along_dim(x, i, 1), ((2, 3), F), ((2, 0), "index3")),
+    ("masked_fill", "empty", lambda L, x, m: L.masked_fill(x, m, 1.0), ((0, 3), F), ((0, 3), "mask")),
+    ("masked_select", "empty", lambda L, x, m: L.masked_select(x, m), ((2, 0), F), ((2, 0), "mask")),
+    ("where", "empty condition", lambda L, m, a, b: L.where(m, a, b), ((0, 3), "mask"), ((0, 3), F), ((1, 3), F)),
+    ("where", "one-argument", lambda L, m: L.where(m), ((2, 0), "mask")),
+    ("nonzero", "as_tuple", lambda L, x: L.nonzero(x, as_tuple=True), ((2, 0), F)),
+    ("split", "an empty dim", lambda L, x: L.split(x, 2, 1), ((3, 0), F)),
+    ("split", "sizes with 0", lambda L, x: L.split(x, [0, 2, 0], 0), ((2, 3), F)),
+    ("chunk", "empty dim", lambda L, x: L.chunk(x, 3, 0), ((0, 2), F)),
+    ("tensor_split", "sections", lambda L, x: L.tensor_split(x, 3, 1), ((2, 0), F)),
+    ("unbind", "an empty dim", lambda L, x: L.unbind(x, 1), ((2, 0), F)),
+    ("narrow", "length 0", lambda L, x: L.narrow(x, 1, 1, 0), ((2, 3), F)),
+    ("select", "from an empty dim", lambda L, x: L.select(x, 1, 0), ((2, 0), F)),
+    ("select", "along a nonempty dim", lambda L, x: L.select(x, 0, 1), ((2, 0), F)),
+    ("reshape", "(0,3)->(3,0,1)", lambda L, x: L.reshape(x, (3, 0, 1)), ((0, 3), F)),
+    ("reshape", "-1 with 0 elements", lambda L, x: L.reshape(x, (-1, 0)), ((0, 3), F)),
+    ("reshape", "(0,)->(-1,)", lambda L, x: L.reshape(x, (-1,)), ((2, 0), F)),
+    ("broadcast_to", "(1,3)->(0,3)", lambda L, x: L.broadcast_to(x, (0, 3)), ((1, 3), F)),
+    ("broadcast_tensors", "with an empty", lambda L, a, b: L.broadcast_tensors(a, b), ((0, 1), F), ((1, 3), F)),
+    ("tile", "reps 0", lambda L, x: L.tile(x, (0, 2)), ((2, 3), F)),
+    ("repeat_interleave", "empty repeats", lambda L, x: L.repeat_interleave(x, 2, 0), ((0, 3), F)),
+    ("flip", "empty", lambda L, x: L.flip(x, (0, 1)), ((0, 3), F)),
+    ("roll", "empty", lambda L, x: L.roll(x, 2, 1), ((3, 0), F)),
+    ("permute", "empty", lambda L, x: L.permute(x, (1, 0, 2)), ((3, 0, 2), F)),
+    ("transpose", "empty", lambda L, x: L.transpose(x, 0, 1), ((0, 3), F)),
+    ("swapaxes", "empty", lambda L, x: L.swapaxes(x, 0, 1), ((0, 3), F)),
+    ("swapdims", "empty", lambda L, x: L.swapdims(x, 0, 1), ((0, 3), F)),
+    ("movedim", "empty", lambda L, x: L.movedim(x, 0, 1), ((0, 3), F)),
+    ("moveaxis", "empty", lambda L, x: L.moveaxis(x, 1, 0), ((0, 3), F)),
+    ("unflatten", "an empty dim", lambda L, x: L.unflatten(x, 1, (0, 4)), ((2, 0), F)),
+    ("diagonal", "of (0,3)", lambda L, x: L.diagonal(x), ((0, 3), F)),
+    ("diag_embed", "of (0,)", lambda L, x: L.diag_embed(x), ((2, 0), F)),
+    ("trace", "of (0,0)", lambda L, x: L.trace(x), ((0, 0), F)),
+    ("tril", "of (0,3)", lambda L, x: L.tril(x), ((0, 3), F)),
+    ("triu", "of (2,0)", lambda L, x: L.triu(x, 1), ((2, 0), F)),
+    ("clamp", "empty", lambda L, x: L.clamp(x, -1, 1), ((0, 3), F)),
+    ("clip", "empty", lambda L, x: L.clip(x, max=1), ((0, 3), F)),
+    ("clamp_min", "empty", lambda L, x: L.clamp_min(x, 0), ((2, 0), F)),
+    ("clamp_max", "empty", lambda L, x: L.clamp_max(x, 0), ((2, 0), F)),
+    ("lerp", "empty", lambda L, a, b: L.lerp(a, b, 0.5), ((0, 3), F), ((0, 3), F)),
+    ("addcmul", "empty", lambda L, a, b, c: L.addcmul(a, b, c), ((0, 3), F), ((1, 3), F), ((0, 1), F)),
+    ("addcdiv", "empty", lambda L, a, b, c: L.addcdiv(a, b, c), ((0, 3), F), ((1, 3), F), ((0, 1), F)),
+    ("pow", "scalar base", lambda L, x: L.pow(2.0, x), ((0, 3), F)),
+    ("float_power", "empty", lambda L, x: L.float_power(x, 2), ((0, 3), F)),
+    ("rsub", "empty", lambda L, x: L.rsub(x, 1.0), ((0, 3), F)),
+    ("isclose", "empty", lambda L, a, b: L.isclose(a, b), ((0, 3), F), ((0, 3), F)),
+    ("allclose", "empty", lambda L, a, b: L.allclose(a, b), ((0, 3), F), ((0, 3), F)),
+    ("equal", "empty vs empty", lambda L, a, b: L.equal(a, b), ((0, 3), F), ((0, 3), F)),
+    ("equal", "(0,3) vs (3,0)", lambda L, a, b: L.equal(a, b), ((0, 3), F), ((3, 0), F)),
+    ("norm", "p=2 dim=1", lambda L, x: L.norm(x, 2, 1), ((0, 3), F)),
+    ("norm", "p=inf empty", lambda L, x: L.norm(x, float("inf")), ((0, 3), F)),
+    ("logsumexp", "over the empty dim", lambda L, x: L.logsumexp(x, 0), ((0, 3), F)),
+    ("softmax", "over the empty dim", lambda L, x: L.softmax(x, 1), ((3, 0), F)),
+    ("log_softmax", "along the other dim", lambda L, x: L.log_softmax(x, 0), ((3, 0), F)),
+    ("std", "of an empty dim", lambda L, x: L.std(x, 0), ((0, 3), F)),
+    ("var", "correction=0", lambda L, x: L.var(x, 0, correction=0), ((0, 3), F)),
+    ("var_mean", "dim 1", lambda L, x: L.var_mean(x, 1), ((0, 3), F)),
+    ("std_mean", "dim 0", lambda L, x: L.std_mean(x, 0), ((0, 3), F)),
+    ("max", "dim 0 of (0,3)", lambda L, x: L.max(x, 0), ((0, 3), F)),
+    ("max", "dim 1 of (0,3)", lambda L, x: L.max(x, 1), ((0, 3), F)),
+    ("min", "elementwise with empty", lambda L, a, b: L.min(a, b), ((0, 3), F), ((1, 3), F)),
+    ("amax", "dim (0,1)", lambda L, x: L.amax(x, (0, 1)), ((2, 0), F)),
+    ("aminmax", "dim=0", lambda L, x: L.aminmax(x, dim=0), ((2, 0), F)),
+    ("kthvalue", "k=1 of empty dim", lambda L, x: L.kthvalue(x, 1, 0), ((0, 3), F)),
+    ("topk", "k=0", lambda L, x: L.topk(x, 0, 1), ((2, 0), F)),
+    ("topk", "k=1 of empty dim", lambda L, x: L.topk(x, 1, 1), ((2, 0), F)),
+    ("sort", "empty dim", lambda L, x: L.sort(x, 1), ((2, 0), F)),
+    ("median", "dim 1", lambda L, x: L.median(x, 1), ((2, 0), F)),
+    ("quantile", "empty", lambda L, x: L.quantile(x, 0.5), ((0,), F)),
+    ("cummax", "dim 0", lambda L, x: L.cummax(x, 0), ((0, 3), F)),
+    ("cumsum", "dim 1", lambda L, x: L.cumsum(x, 1), ((3, 0), F)),
+    ("cumprod", "dim 0", lambda L, x: L.cumprod(x, 0), ((0, 3), F)),
+    ("diff", "dim 1", lambda L, x: L.diff(x, dim=1), ((2, 0), F)),
+    ("unique", "dim 0", lambda L, x: L.unique(x, dim=0), ((0, 3), F)),
+    ("bincount", "empty", lambda L, x: L.bincount(x), ((0,), "int64")),
+    ("histc", "empty", lambda L, x: L.histc(x, 4), ((0,), F)),
+    ("searchsorted", "empty values", lambda L, s, v: L.searchsorted(s, v), ((3,), F, False), ((0,), F, False)),
+    ("bucketize", "empty input", lambda L, v, b: L.bucketize(v, b), ((0,), F, False), ((3,), F, False)),
+    ("meshgrid", "with an empty", lambda L, a, b: L.meshgrid(a, b, indexing="ij"), ((0,), F), ((3,), F)),
+    ("multinomial", "from empty rows", lambda L, p: L.multinomial(p, 1), ((0, 3), F, False)),
+    ("bernoulli", "empty", lambda L, p: L.bernoulli(p), ((0, 3), F, False)),
+    ("count_nonzero", "dim 0", lambda L, x: L.count_nonzero(x, 0), ((0, 3), F)),
+    ("nan_to_num", "empty", lambda L, x: L.nan_to_num(x, 0.0), ((0, 3), F)),
+    ("logcumsumexp", "dim 0", lambda L, x: L.logcumsumexp(x, 0), ((0, 3), F)),
+    ("repeat_interleave", "tensor repeats", lambda L, r: L.repeat_interleave(r), ((0,), "int64")),
+    ("bitwise_and", "int empties", lambda L, a, b: L.bitwise_and(a, b), ((0, 3), "int64"), ((1, 3), "int64")),
+    ("bitwise_or", "int empties", lambda L, a, b: L.bitwise_or(a, b), ((0, 3), "int64"), ((1, 3), "int64")),
+    ("bitwise_xor", "bool empties", lambda L, a, b: L.bitwise_xor(a, b), ((0,), "bool"), ((0,), "bool")),
+    ("bitwise_not", "int empty", lambda L, a: L.bitwise_not(a), ((2, 0), "int32")),
+    ("bitwise_left_shift", "int empties", lambda L, a, b: L.bitwise_left_shift(a, b), ((0, 3), "int64"),
+     ((1, 3), "int64")),
+    ("bitwise_right_shift", "uint8 empty", lambda L, a: L.bitwise_right_shift(a, 1), ((0,), "uint8")),
+    ("polygamma", "n=1", lambda L, x: L.polygamma(1, x), ((0, 3), F)),
+    ("matrix_power", "batch of 0", lambda L, x: L.matrix_power(x, 3), ((0, 2, 2), F)),
+    ("matrix_power", "0x0", lambda L, x: L.matrix_power(x, 2), ((0, 0), F)),
+    ("cholesky", "batch of 0", lambda L, x: L.cholesky(x), ((0, 2, 2), F)),
+    ("cholesky_inverse", "0x0", lambda L, x: L.cholesky_inverse(x), ((0, 0), F)),
+    ("cholesky_solve", "0x0 system", lambda L, b, u: L.cholesky_solve(b, u), ((0, 2), F), ((0, 0), F)),
+    ("logdet", "batch of 0", lambda L, x: L.logdet(x), ((0, 3, 3), F)),
+    ("slogdet", "batch of 0", lambda L, x: L.slogdet(x)[1], ((0, 3, 3), F)),
+    # in-place methods, on tensors that do not require grad
+    ("addmm_", "k=0", lambda L, c, a, b: c.addmm_(a, b), ((2, 3), F, False), ((2, 0), F), ((0, 3), F)),
+    ("baddbmm_", "batch 0", lambda L, c, a, b: c.baddbmm_(a, b), ((0, 2, 3), F, False), ((0, 2, 1), F),
+     ((0, 1, 3), F)),
+    ("bitwise_and_", "int", lambda L, a, b: a.bitwise_and_(b), ((0, 3), "int64"), ((1, 3), "int64")),
+    ("bitwise_or_", "int", lambda L, a, b: a.bitwise_or_(b), ((0, 3), "int64"), ((0, 3), "int64")),
+    ("bitwise_xor_", "bool", lambda L, a, b: a.bitwise_xor_(b), ((0,), "bool"), ((0,), "bool")),
+    ("bitwise_not_", "int", lambda L, a: a.bitwise_not_(), ((2, 0), "int16")),
+    ("float_power_", "float64", lambda L, a: a.float_power_(2), ((0, 3), "float64", False)),
+    ("float_power_", "float32 refused", lambda L, a: a.float_power_(2), ((0, 3), F, False)),
+    ("index_add_", "empty index", lambda L, x, i, s: x.index_add_(0, i, s), ((2, 3), F, False), ((0,), "index2"),
+     ((0, 3), F)),
+    ("masked_fill_", "empty", lambda L, x, m: x.masked_fill_(m, 2.0), ((0, 3), F, False), ((0, 3), "mask")),
+    ("scatter_", "empty index", lambda L, x, i, s: x.scatter_(1, i, s), ((2, 3), F, False), ((2, 0), "index3"),
+     ((2, 0), F)),
+    ("scatter_add_", "empty index", lambda L, x, i, s: x.scatter_add_(0, i, s), ((2, 3), F, False),
+     ((0, 3), "index2"), ((0, 3), F)),
+    ("swapaxes_", "empty", lambda L, x: x.swapaxes_(0, 1), ((0, 3), F, False)),
+    ("swapdims_", "empty", lambda L, x: x.swapdims_(0, 1), ((0, 3), F, False)),
+    ("transpose_", "empty", lambda L, x: x.transpose_(0, 1), ((2, 0), F, False)),
+    ("det", "batch of 0", lambda L, x: L.det(x), ((0, 2, 2), F)),
+    ("det", "0x0 matrix", lambda L, x: L.det(x), ((0, 0), F)),
+    ("inverse", "batch of 0", lambda L, x: L.inverse(x), ((0, 3, 3), F)),
+)
+
+
+def test_table_names_are_public_operators():
+    missing = sorted(n for n in TABLE if not hasattr(npgrad, n) and not hasattr(npgrad.Tensor, n))
+    assert not missing, f"TABLE rows for names npgrad does not have: {missing}"
+
+
+# -- the headline facts, without PyTorch ------------------------------------------------------------------------
+
+def test_reductions_of_empty_tensors():
+    x = npgrad.zeros(0, 3, requires_grad=True)
+    assert x.sum().item() == 0.0 and x.prod().item() == 1.0
+    assert np.isnan(x.mean().item())
+    assert x.sum(0).tolist() == [0.0, 0.0, 0.0] and x.sum(1).shape == (0,)
+    with pytest.raises(RuntimeError, match="Expected reduction dim to be specified for input.numel\\(\\) == 0"):
+        x.max()
+    with pytest.raises(IndexError, match="Expected reduction dim 0 to have non-zero size"):
+        x.max(0)
+    assert x.max(1).values.shape == (0,)
+    (x.sum() + x.prod() + x.logsumexp(1).sum()).backward()
+    assert x.grad.shape == (0, 3)
+
+
+def test_matmul_and_cat_with_empties():
+    a = npgrad.zeros(2, 0, requires_grad=True)
+    b = npgrad.zeros(0, 3, requires_grad=True)
+    out = a @ b
+    assert out.shape == (2, 3) and out.abs().sum().item() == 0.0
+    (out * npgrad.ones(2, 3)).sum().backward()
+    assert a.grad.shape == (2, 0) and b.grad.shape == (0, 3)
+    c = npgrad.cat([npgrad.zeros(0, 3), npgrad.ones(2, 3), npgrad.zeros(0)])  # legacy (0,) is skipped
+    assert c.shape == (2, 3)
