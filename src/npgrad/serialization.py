@@ -100,7 +100,9 @@ class _Encoder:
             kind = "size" if isinstance(obj, Size) else "tuple"
             return {_TAG: kind, "items": [self.encode(v, f"{where}[{i}]") for i, v in enumerate(obj)]}
         if isinstance(obj, (set, frozenset)):
-            return {_TAG: type(obj).__name__, "items": [self.encode(v, where) for v in obj]}
+            # in a stable order: iteration order of a set of strings changes with the process's hash seed
+            items = sorted(obj, key=lambda v: (type(v).__name__, repr(v)))
+            return {_TAG: type(obj).__name__, "items": [self.encode(v, where) for v in items]}
         if isinstance(obj, dict):
             kind = "Counter" if isinstance(obj, Counter) else "OrderedDict" if isinstance(obj, OrderedDict) else "dict"
             items = []
@@ -129,7 +131,8 @@ def _is_parameter(t):
 def _write_archive(fh, structure, arrays):
     import zipfile  # zipfile and json load on first use: `import npgrad` stays quick
     with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
-        zf.writestr(_STRUCTURE, structure)
+        # a fixed timestamp (as the array entries get): the same object always saves to the same bytes
+        zf.writestr(zipfile.ZipInfo(_STRUCTURE, date_time=(1980, 1, 1, 0, 0, 0)), structure)
         for name, arr in arrays:
             with zf.open(name, "w", force_zip64=arr.nbytes > 0x7FFF0000) as out:
                 np.lib.format.write_array(out, arr, allow_pickle=False)
