@@ -179,14 +179,15 @@ class _LoaderIter:
         self._collate = loader.collate_fn
         self._auto = loader._auto_collation
         self._length = None
+        # (a flag, not a stored bound method: self._next = self._method would be a reference cycle,
+        # keeping every finished epoch's iterator and its last batch alive until the cycle collector runs)
+        self._iterable = loader._iterable
         if loader._iterable:
             self._data_iter = iter(loader.dataset)
-            self._next = self._next_iterable
         else:
             self._indices = iter(loader._index_sampler)
             self._fast = (_tensor_batch_source(loader.dataset)
                           if self._auto and loader.collate_fn is default_collate else None)
-            self._next = self._next_map
 
     def __iter__(self):
         return self
@@ -195,7 +196,7 @@ class _LoaderIter:
         return len(self._loader)
 
     def __next__(self):
-        return self._next()
+        return self._next_iterable() if self._iterable else self._next_map()
 
     def _next_map(self):
         index = next(self._indices)
