@@ -34,7 +34,7 @@ class Tensor:
     """An n-dimensional array that can record the operations applied to it for differentiation."""
 
     __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_out_idx", "_vc", "_view_of",
-                 "_accum", "_retains_grad", "__weakref__", "__dict__")
+                 "_retains_grad", "__weakref__", "__dict__")
 
     # NumPy defers to Tensor for `ndarray <op> Tensor`, so the result is a differentiable Tensor.
     __array_priority__ = 1000
@@ -87,11 +87,20 @@ class Tensor:
             vc = self._vc = [0]
         return vc
 
+    _accum = None  # a leaf's AccumulateGrad node, made on first use
+    _edge = None   # (_accum, 0), kept so each use of a leaf as an input does not build a new tuple
+
     def _grad_accumulator(self):
-        acc = getattr(self, "_accum", None)
+        acc = self._accum
         if acc is None:
             acc = self._accum = _engine.new_accumulator(self)
         return acc
+
+    def _leaf_edge(self):
+        e = self._edge
+        if e is None:
+            e = self._edge = (self._grad_accumulator(), 0)
+        return e
 
     # -- basic properties ----------------------------------------------------------------------------
     @property
@@ -399,7 +408,7 @@ class Tensor:
         if getattr(self, "__dict__", None):
             import copy
             for k, v in self.__dict__.items():
-                if k not in ("_accum", "_retains_grad"):
+                if k not in ("_accum", "_edge", "_retains_grad"):
                     setattr(new, k, copy.deepcopy(v, memo))
         memo[id(self)] = new
         return new

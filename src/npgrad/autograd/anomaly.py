@@ -13,6 +13,9 @@ class _State(threading.local):
 
 
 _state = _State()
+# True once any thread has turned anomaly mode on: the per-op path reads this plain flag first and only
+# then the thread-local state, so recording stays cheap for everyone who never uses anomaly mode.
+any_enabled = [False]
 
 
 def enabled():
@@ -52,6 +55,7 @@ class set_detect_anomaly:
     def __init__(self, mode, check_nan=True):
         self.prev = (_state.enabled, _state.check_nan)
         _state.enabled, _state.check_nan = bool(mode), bool(check_nan)
+        any_enabled[0] = any_enabled[0] or bool(mode)
 
     def __enter__(self):
         return self
@@ -72,6 +76,7 @@ class detect_anomaly:
     def __enter__(self):
         self.prev = (_state.enabled, _state.check_nan)
         _state.enabled, _state.check_nan = True, self.check_nan
+        any_enabled[0] = True
         return self
 
     def __exit__(self, *exc):

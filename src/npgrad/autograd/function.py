@@ -35,6 +35,11 @@ _FREED_MSG = (
     "graph a second time or if you need to access saved tensors after calling backward.")
 
 
+# Bumped by every in-place write (ops.inplace.bump_version). A node remembers the epoch it was created
+# in; while it is unchanged no saved tensor can have been modified, so the per-tensor check is skipped.
+INPLACE_EPOCH = [0]
+
+
 class FreedError(RuntimeError, AttributeError):
     """Reading a node's saved values after backward released them. An AttributeError too, so
     ``getattr(node, name, default)`` still returns the default."""
@@ -93,6 +98,7 @@ class Function:
     # an _OutputRef is this node, left as None to avoid a reference cycle.
     _saved_versions = None
     _released = False
+    _epoch = -1              # INPLACE_EPOCH when the saved versions were recorded
     _pre_hooks = None
     _post_hooks = None
     _trace = None
@@ -141,9 +147,8 @@ class Function:
     def saved_tensors(self):
         if self._released:
             raise RuntimeError(_FREED_MSG)
-        versions = self._saved_versions
-        if versions is not None:
-            _check_versions(self, versions)
+        if self._epoch != INPLACE_EPOCH[0] and self._saved_versions is not None:
+            _check_versions(self, self._saved_versions)
         if self._array_forward and not _grad_state.enabled:
             return self._saved  # a plain backward of a built-in works on the arrays directly
         refs = self._saved_refs
@@ -214,6 +219,8 @@ class Function:
         if d.get("_saved") is not None:
             self._saved = self._saved_refs = self._saved_versions = None
             self._released = True
+        if d.keys() <= _ENGINE_KEYS:
+            return
         # Arrays kept as ctx attributes (masks, indices, intermediates) are saved values too.
         arrays = [k for k, v in d.items() if type(v) is np.ndarray]
         if arrays:
@@ -229,6 +236,11 @@ class Function:
 
 
 FunctionCtx = Function
+
+# Attributes the machinery itself keeps in a node's __dict__ (none of them an array to release).
+_ENGINE_KEYS = frozenset({"_saved", "_saved_refs", "_saved_versions", "_released", "_epoch", "_n_out", "_trace",
+                          "_pre_hooks", "_post_hooks", "_non_diff", "_materialize", "_dirty", "_out_shapes",
+                          "_metadata"})
 
 
 class Op(Function):
@@ -283,22 +295,31 @@ def _apply_op(cls, args):
         return T._wrap(out)
 
     node = object.__new__(cls)
-    edges = []
-    meta = []
-    for x in args:
-        if isinstance(x, T) and x._requires_grad:
-            if x._view_of is not None:
-                _refresh_view(x)  # its base may have changed in place since the view was taken
-            fn = x._grad_fn
-            edges.append((x._grad_accumulator(), 0) if fn is None else (fn, x._out_idx))
-            d = x._data
-            meta.append((d.shape, d.dtype))
-        else:
-            edges.append(_NO_EDGE if isinstance(x, T) else _NOT_TENSOR)
-            meta.append(None)
-    node._edges = tuple(edges)
-    node.needs_input_grad = tuple([m is not None for m in meta])
-    node._in_meta = meta
+    if n == 1:
+        node._edges = (_edge_of_input(a),)
+        node.needs_input_grad = _NEEDS1
+        d = a._data
+        node._in_meta = ((d.shape, d.dtype),)
+    elif n == 2 and ta and tb:
+        ga, gb = a._requires_grad, b._requires_grad
+        da, db = a._data, b._data
+        node._edges = (_edge_of_input(a) if ga else _NO_EDGE, _edge_of_input(b) if gb else _NO_EDGE)
+        node.needs_input_grad = _NEEDS2[ga, gb]
+        node._in_meta = ((da.shape, da.dtype) if ga else None, (db.shape, db.dtype) if gb else None)
+    else:
+        edges = []
+        meta = []
+        for x in args:
+            if isinstance(x, T) and x._requires_grad:
+                edges.append(_edge_of_input(x))
+                d = x._data
+                meta.append((d.shape, d.dtype))
+            else:
+                edges.append(_NO_EDGE if isinstance(x, T) else _NOT_TENSOR)
+                meta.append(None)
+        node._edges = tuple(edges)
+        node.needs_input_grad = tuple([m is not None for m in meta])
+        node._in_meta = tuple(meta)
     out = cls.forward(node, *vals)
     if type(out) is not tuple:
         if type(out) is not np.ndarray:
@@ -306,15 +327,27 @@ def _apply_op(cls, args):
         result = T._wrap(out, node) if out.dtype.kind == "f" else T._wrap(out)
         if node._saved is not None:
             _fix_saved(node, args, vals, (result,))
-        if _anomaly.enabled():
+        if _anomaly.any_enabled[0] and _anomaly.enabled():
             node._trace = _anomaly.creation_trace()
         return result
     outputs = _wrap_outputs(node, out)
     if node._saved is not None:
         _fix_saved(node, args, vals, outputs)
-    if _anomaly.enabled():
+    if _anomaly.any_enabled[0] and _anomaly.enabled():
         node._trace = _anomaly.creation_trace()
     return outputs
+
+
+_NEEDS1 = (True,)
+_NEEDS2 = {(True, True): (True, True), (True, False): (True, False), (False, True): (False, True)}
+
+
+def _edge_of_input(x):
+    """``(node, output_index)`` the gradient of input ``x`` flows to (``x`` requires grad)."""
+    if x._view_of is not None:
+        _refresh_view(x)  # its base may have changed in place since the view was taken
+    fn = x._grad_fn
+    return x._leaf_edge() if fn is None else (fn, x._out_idx)
 
 
 _NO_EDGE = (None, 0)      # a Tensor input that needs no gradient
@@ -351,37 +384,44 @@ def _fix_saved(node, args, vals, outputs):
     """Turn what forward saved into references that survive the call: input Tensors, output refs
     (no cycle), or constants; remember the version of each saved Tensor for the in-place check."""
     T = Tensor
-    refs = []
-    versions = []
+    saved = node._saved
+    refs = None
+    versions = None
     n = len(vals)
-    for k, s in enumerate(node._saved):
-        ref = s
-        if type(s) is np.ndarray:
-            # Prefer the input at the same position: `x * x.detach()` shares one array between two inputs.
-            src = args[k] if k < n and vals[k] is s else None
-            if src is None or not isinstance(src, T):
-                src = None
-                for a, v in zip(args, vals):
-                    if v is s and isinstance(a, T):
-                        src = a
-                        break
-            if src is not None:
-                ref = src
-                vc = src._vc
-                versions.append((src, vc[0] if vc is not None else 0, src._grad_fn, src._out_idx))
-            else:
-                for i, o in enumerate(outputs):
-                    if o is not None and o._data is s:
-                        vc = o._vc
-                        if vc is None:
-                            vc = o._vc = [0]
-                        ref = _OutputRef(s, i, vc, vc[0])
-                        versions.append((ref, vc[0], None, i))  # not the node itself: no cycle
-                        break
-        refs.append(ref)
+    for k, s in enumerate(saved):
+        if type(s) is not np.ndarray:
+            continue
+        if refs is None:
+            refs = list(saved)
+            versions = []
+        # Prefer the input at the same position: `x * x.detach()` shares one array between two inputs.
+        src = args[k] if k < n and vals[k] is s else None
+        if src is None or not isinstance(src, T):
+            src = None
+            for a, v in zip(args, vals):
+                if v is s and isinstance(a, T):
+                    src = a
+                    break
+        if src is not None:
+            refs[k] = src
+            vc = src._vc
+            versions.append((src, vc[0] if vc is not None else 0, src._grad_fn, src._out_idx))
+            continue
+        for i, o in enumerate(outputs):
+            if o is not None and o._data is s:
+                vc = o._vc
+                if vc is None:
+                    vc = o._vc = [0]
+                ref = refs[k] = _OutputRef(s, i, vc, vc[0])
+                versions.append((ref, vc[0], None, i))  # not the node itself: no cycle
+                break
+    if refs is None:
+        node._saved_refs = saved  # nothing but constants
+        return
     node._saved_refs = refs
     if versions:
         node._saved_versions = versions
+        node._epoch = INPLACE_EPOCH[0]
 
 
 def relink_saved_output(node, index, vc):

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import Op
+from ..autograd.function import Op, _apply_op
 from ..tensor import Tensor
 from . import _poly as P
 from ._registry import tensor_method
@@ -584,13 +584,29 @@ def _through(fn, reflected=False):
     return op
 
 
-_def("__add__", _forward(Add))
+def _fast(cls, general):
+    """The operator with a shortcut for the common case, a float tensor with a tensor of the same
+    dtype or with a Python number: no promotion is needed, so the Op is applied directly."""
+    def op(self, other):
+        d = self._data.dtype
+        if d.kind == "f" and ((isinstance(other, Tensor) and other._data.dtype is d) or
+                              type(other) is float or type(other) is int):
+            try:
+                return _apply_op(cls, (self, other))
+            except ValueError as e:
+                _raise_shape_error(self, other, e)
+        return general(self, other)
+    op.__name__ = general.__name__
+    return op
+
+
+_def("__add__", _fast(Add, _forward(Add)))
 _def("__radd__", _reflected(Add))
-_def("__sub__", _through(_sub))
+_def("__sub__", _fast(Sub, _through(_sub)))
 _def("__rsub__", _through(_sub, reflected=True))
-_def("__mul__", _forward(Mul))
+_def("__mul__", _fast(Mul, _forward(Mul)))
 _def("__rmul__", _reflected(Mul))
-_def("__truediv__", _through(div))
+_def("__truediv__", _fast(Div, _through(div)))
 _def("__rtruediv__", _through(lambda self, other: mul(self.reciprocal(), other)))  # PyTorch's scalar / tensor:
 # reciprocal(tensor) * scalar, so the rounding is PyTorch's and backward saves only the reciprocal's output
 _def("__floordiv__", _forward(FloorDivide))

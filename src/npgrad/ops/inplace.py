@@ -10,7 +10,7 @@ requires grad (or a view of one) raise PyTorch's error.
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import Op, relink_saved_output
+from ..autograd.function import INPLACE_EPOCH, Op, relink_saved_output
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
 from . import _poly as P
@@ -24,6 +24,7 @@ LEAF_MSG, VIEW_LEAF_MSG = _LEAF_MSG, _VIEW_LEAF_MSG  # public names (indexing.py
 
 
 def bump_version(t):
+    INPLACE_EPOCH[0] += 1
     vc = t._vc
     if vc is None:
         t._vc = [1]  # saved-tensor checks treat a missing counter as version 0

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import Op
+from ..autograd.function import Op, _apply_op
 from ..tensor import Tensor
 from . import _poly as P
 from ._registry import tensor_method
@@ -56,38 +56,56 @@ def _sign(x):
 
 
 class _Unary(Op):
-    """Base for the table rows below: ``y = fn(x)``, ``dx = g * deriv(x, y)``."""
+    """Base for the table rows below: ``y = fn(x)``, ``dx = g * deriv(x, y)``.
+
+    ``_make`` gives each row its own forward/backward, specialised to what the derivative needs
+    (the input ``x``, the output ``y``, both, or nothing for a zero derivative).
+    """
 
     __slots__ = ()
     fn = None
     deriv = None
     saves = ""   # "x", "y", "xy" or "" (a constant derivative such as zero)
 
-    @classmethod
-    def forward(cls, ctx, x):
-        y = cls.fn(x)
-        s = cls.saves
-        if s == "y":
-            ctx.save_for_backward(y)
-        elif s == "x":
-            ctx.save_for_backward(x)
-        elif s == "xy":
-            ctx.save_for_backward(x, y)
-        return y
 
-    @classmethod
-    def backward(cls, ctx, g):
-        s = cls.saves
-        if s == "y":
+def _unary_forward(fn, saves):
+    if saves == "y":
+        def forward(ctx, x):
+            y = fn(x)
+            ctx.save_for_backward(y)
+            return y
+    elif saves == "x":
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return fn(x)
+    elif saves == "xy":
+        def forward(ctx, x):
+            y = fn(x)
+            ctx.save_for_backward(x, y)
+            return y
+    else:
+        def forward(ctx, x):
+            return fn(x)
+    return staticmethod(forward)
+
+
+def _unary_backward(deriv, saves):
+    if saves == "y":
+        def backward(ctx, g):
             (y,) = ctx.saved_tensors
-            return g * cls.deriv(None, y)
-        if s == "x":
+            return g * deriv(None, y)
+    elif saves == "x":
+        def backward(ctx, g):
             (x,) = ctx.saved_tensors
-            return g * cls.deriv(x, None)
-        if s == "xy":
+            return g * deriv(x, None)
+    elif saves == "xy":
+        def backward(ctx, g):
             x, y = ctx.saved_tensors
-            return g * cls.deriv(x, y)
-        return P.zeros_like(g)
+            return g * deriv(x, y)
+    else:
+        def backward(ctx, g):
+            return P.zeros_like(g)
+    return staticmethod(backward)
 
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
@@ -132,7 +150,8 @@ _OPS = {}
 def _make(name, fn, saves, deriv, keeps_int):
     cls = type(name.capitalize(), (_Unary,), {
         "__slots__": (), "fn": staticmethod(fn), "saves": saves,
-        "deriv": staticmethod(deriv) if deriv else None, "__module__": __name__})
+        "deriv": staticmethod(deriv) if deriv else None, "__module__": __name__,
+        "forward": _unary_forward(fn, saves), "backward": _unary_backward(deriv, saves)})
     _OPS[name] = cls
     integral_identity = name in ("floor", "ceil", "trunc")
 
@@ -149,7 +168,7 @@ def _make(name, fn, saves, deriv, keeps_int):
                 return input.clone()
             if not keeps_int:
                 input = input._cast(_dt.get_default_dtype())
-        return cls.apply(input)
+        return _apply_op(cls, (input,))
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise {name}, differentiable."
@@ -176,11 +195,13 @@ for _row in _TABLE:
 class Frac(_Unary):
     # frac(x) = x - trunc(x): derivative 1 everywhere it is defined.
     __slots__ = ()
-    fn = staticmethod(lambda x: x - np.trunc(x))
-    saves = ""
 
-    @classmethod
-    def backward(cls, ctx, g):
+    @staticmethod
+    def forward(ctx, x):
+        return x - np.trunc(x)
+
+    @staticmethod
+    def backward(ctx, g):
         return g
 
 

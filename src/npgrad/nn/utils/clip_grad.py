@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from ...ops.inplace import bump_version
 from ...tensor import Tensor
 
 
@@ -54,9 +55,7 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     for g in grads:
         d = g._data
         np.multiply(d, np.asarray(coef, d.dtype), out=d)
-        vc = g._vc
-        if vc is not None:
-            vc[0] += 1
+        bump_version(g)
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
@@ -87,6 +86,4 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     for g in _grads(parameters):
         d = g._data
         np.clip(d, -clip_value, clip_value, out=d)
-        vc = g._vc
-        if vc is not None:
-            vc[0] += 1
+        bump_version(g)
