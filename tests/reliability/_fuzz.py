@@ -69,6 +69,13 @@ def dims_for(ndim, allow_tuple=True, allow_none=True):
 seeds = st.integers(0, 2 ** 32 - 1)
 
 
+def per_op(fraction=0.4):
+    """Settings for a property parametrised over many operators: each operator gets ``fraction`` of the
+    profile's examples (at least 5), so the whole table costs about what a few plain properties do."""
+    from hypothesis import settings
+    return settings(max_examples=max(5, int(settings.default.max_examples * fraction)))
+
+
 # -- values --------------------------------------------------------------------------------------------------
 
 def values(seed, shape, dtype, low=-2.0, high=2.0, away_from=None, full_int_range=False):
@@ -246,6 +253,11 @@ def _check_fd(fn, arrays, ref, tol, no_grad_inputs, upstream_seed, what, eps):
             continue
         assert g is not None, f"{what}: no gradient for input {i}"
         assert g.dtype == np.float64, f"{what}: a float64 input got a {g.dtype} gradient"
+        if not np.isfinite(out).all():
+            # a NaN output (var of one element...) has no derivative to difference: where it makes the
+            # gradient NaN, only PyTorch can say whether that NaN is right (the torch mode checks it)
+            keep = np.isfinite(g)
+            g, e = g[keep], e[keep]
         scale = 1.0 + np.max(np.abs(e), initial=0.0)
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6 * scale, err_msg=f"{what}: finite-difference grad {i}")
     return "ok"

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import npgrad
-from _fuzz import MODES, broadcast_pair, check, dims_for, seeds, shapes, values
+from _fuzz import MODES, check, dims_for, seeds, shapes, values
 from _op_tables import BINARY, REDUCTIONS, UNARY
 from _shape_ops import INDEXING, MOVEMENT
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from _fuzz import ALL_DTYPES, FLOAT_DTYPES, MODES, broadcast_pair, check, seeds, shapes, values
+from _fuzz import ALL_DTYPES, FLOAT_DTYPES, MODES, broadcast_pair, check, per_op, seeds, shapes, values
 from _op_tables import BINARY, PROMOTION, UNARY
 from oracle import HAS_TORCH
 
@@ -18,6 +18,7 @@ FD_NUMEL = 24
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("op", UNARY, ids=str)
+@per_op(0.34)
 @given(data=st.data(), seed=seeds)
 def test_unary(op, mode, data, seed):
     if mode == "fd" and not op.fd:
@@ -30,6 +31,7 @@ def test_unary(op, mode, data, seed):
 
 if HAS_TORCH:
     @pytest.mark.parametrize("op", UNARY, ids=str)
+    @per_op(0.34)
     @given(data=st.data(), seed=seeds)
     def test_unary_integer_and_half_inputs(op, data, seed):
         """Integer and bool inputs promote as in PyTorch (or fail the same way); float16 computes in float16."""
@@ -44,6 +46,7 @@ if HAS_TORCH:
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("op", BINARY, ids=str)
+@per_op(0.5)
 @given(data=st.data(), seed=seeds)
 def test_binary_broadcasting(op, mode, data, seed):
     if mode == "fd" and not op.fd:
@@ -65,6 +68,7 @@ if HAS_TORCH:
                          st.sampled_from([0, 0.0, -0.0, 127, 255, 256, -129, 2 ** 31, 1e10]))
 
     @pytest.mark.parametrize("name,fn,scalars", PROMOTION, ids=[p[0] for p in PROMOTION])
+    @per_op(0.5)
     @given(data=st.data(), seed=seeds)
     def test_binary_dtype_pairs(name, fn, scalars, data, seed):
         """Every dtype pair (and Python scalars where PyTorch takes them): PyTorch's result type and

@@ -5,7 +5,7 @@ reductions, gradients) and with NumPy references and float64 finite differences 
 import pytest
 from hypothesis import given, strategies as st
 
-from _fuzz import FLOAT_DTYPES, MODES, check, dims_for, seeds, shapes, values
+from _fuzz import FLOAT_DTYPES, MODES, check, dims_for, per_op, seeds, shapes, values
 from _op_tables import REDUCTIONS
 
 FD_NUMEL = 24
@@ -28,6 +28,7 @@ def _ref(op):
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("op", REDUCTIONS, ids=str)
+@per_op(0.5)
 @given(data=st.data(), seed=seeds)
 def test_reduction(op, mode, data, seed):
     if mode == "fd" and not op.fd:

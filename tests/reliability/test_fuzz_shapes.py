@@ -6,7 +6,7 @@ differences without it.
 import pytest
 from hypothesis import given, strategies as st
 
-from _fuzz import FLOAT_DTYPES, MODES, check, seeds, shapes, values
+from _fuzz import FLOAT_DTYPES, MODES, check, per_op, seeds, shapes, values
 from _shape_ops import INDEXING, MOVEMENT
 
 FD_NUMEL = 24
@@ -14,6 +14,7 @@ FD_NUMEL = 24
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("op", MOVEMENT + INDEXING, ids=str)
+@per_op(0.34)
 @given(data=st.data(), seed=seeds)
 def test_shape_op(op, mode, data, seed):
     if mode == "fd":  # the finite-difference oracle needs elements to perturb

@@ -124,7 +124,8 @@ def test_integer_division_by_zero_raises(name, fn, dtype):
             with pytest.raises(RuntimeError, match="^ZeroDivisionError$"):
                 fn(lib, lib.tensor(a), d)
     # the kernel never meets the zero when the result is empty: no error, as in PyTorch
-    empty = fn(npgrad, npgrad.zeros((0, 1), dtype=getattr(npgrad, dtype)), npgrad.zeros(3, dtype=getattr(npgrad, dtype)))
+    t = getattr(npgrad, dtype)
+    empty = fn(npgrad, npgrad.zeros((0, 1), dtype=t), npgrad.zeros(3, dtype=t))
     assert empty.shape == (0, 3)
 
 
