@@ -28,6 +28,7 @@ class AccumulateGrad(Function):
 
     __slots__ = ("_variable",)
     _array_forward = True
+    _plain = False
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
@@ -46,21 +47,22 @@ def new_accumulator(leaf):
 
 
 def _count_dependencies(root_nodes, needed):
+    """For every node below the roots, how many edges lead into it (it runs when that many arrived)."""
     deps = {}
+    roots = set(root_nodes)
     stack = list(root_nodes)
-    seen = set(root_nodes)
+    pop, push, get = stack.pop, stack.append, deps.get
     while stack:
-        node = stack.pop()
-        for nxt, _ in node._edges:
+        for nxt, _ in pop()._edges:
             if nxt is None or (needed is not None and nxt not in needed):
                 continue
-            if nxt in deps:
-                deps[nxt] += 1
-            else:
+            c = get(nxt)
+            if c is None:
                 deps[nxt] = 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
+                if nxt not in roots:  # first time seen: walk below it once
+                    push(nxt)
+            else:
+                deps[nxt] = c + 1
     return deps
 
 
@@ -132,8 +134,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, capture=None, accu
             if buf is None:
                 _skip_node(node, deps, ready, needed)
                 continue
-            if not (simple and node._array_forward and node._pre_hooks is None and node._post_hooks is None
-                    and node._n_out == 1) or type(node) is AccumulateGrad:
+            if not (simple and node._plain):
                 _run_node(node, buf, buffers, deps, ready, keep_graph, create_graph, captured, accumulate,
                           needed, check_nan)
                 continue

@@ -105,6 +105,9 @@ class Function:
     _non_diff = ()
     _materialize = True
     _n_out = 1
+    # True where the engine's inline loop may run this node: a built-in Op with one output and no hooks
+    # (Op sets it; multi-output nodes and hook registration clear it per node).
+    _plain = False
     _dirty = ()
 
     # -- the API a subclass writes -------------------------------------------------------------
@@ -145,12 +148,16 @@ class Function:
 
     @property
     def saved_tensors(self):
+        if self._epoch == INPLACE_EPOCH[0] and self._array_forward and not _grad_state.enabled:
+            saved = self._saved
+            if saved is not None:
+                return saved  # a plain backward of a built-in works on the arrays directly
         if self._released:
             raise RuntimeError(_FREED_MSG)
         if self._epoch != INPLACE_EPOCH[0] and self._saved_versions is not None:
             _check_versions(self, self._saved_versions)
         if self._array_forward and not _grad_state.enabled:
-            return self._saved  # a plain backward of a built-in works on the arrays directly
+            return self._saved
         refs = self._saved_refs
         if refs is None:
             return ()
@@ -185,6 +192,7 @@ class Function:
         from .hooks import RemovableHandle
         if self._post_hooks is None:
             self._post_hooks = {}
+        self._plain = False
         return RemovableHandle(self._post_hooks, fn)
 
     def register_prehook(self, fn):
@@ -196,6 +204,7 @@ class Function:
         from .hooks import RemovableHandle
         if self._pre_hooks is None:
             self._pre_hooks = {}
+        self._plain = False
         return RemovableHandle(self._pre_hooks, (index, fn))
 
     @property
@@ -216,9 +225,11 @@ class Function:
         d = self.__dict__
         if not d:
             return
-        if d.get("_saved") is not None:
-            self._saved = self._saved_refs = self._saved_versions = None
-            self._released = True
+        if "_saved" in d:
+            if d["_saved"] is not None:
+                d["_saved"] = d["_saved_refs"] = None
+                d.pop("_saved_versions", None)
+                d["_released"] = True
         if d.keys() <= _ENGINE_KEYS:
             return
         # Arrays kept as ctx attributes (masks, indices, intermediates) are saved values too.
@@ -238,7 +249,8 @@ class Function:
 FunctionCtx = Function
 
 # Attributes the machinery itself keeps in a node's __dict__ (none of them an array to release).
-_ENGINE_KEYS = frozenset({"_saved", "_saved_refs", "_saved_versions", "_released", "_epoch", "_n_out", "_trace",
+_ENGINE_KEYS = frozenset({"_saved", "_saved_refs", "_saved_versions", "_released", "_epoch", "_n_out", "_plain",
+                          "_trace",
                           "_pre_hooks", "_post_hooks", "_non_diff", "_materialize", "_dirty", "_out_shapes",
                           "_metadata"})
 
@@ -248,6 +260,7 @@ class Op(Function):
 
     __slots__ = ()
     _array_forward = True
+    _plain = True
 
 
 def _refresh_view(t):
@@ -296,16 +309,28 @@ def _apply_op(cls, args):
 
     node = object.__new__(cls)
     if n == 1:
-        node._edges = (_edge_of_input(a),)
+        fn = a._grad_fn
+        node._edges = ((fn, a._out_idx) if fn is not None and a._view_of is None else _edge_of_input(a),)
         node.needs_input_grad = _NEEDS1
         d = a._data
         node._in_meta = ((d.shape, d.dtype),)
     elif n == 2 and ta and tb:
         ga, gb = a._requires_grad, b._requires_grad
         da, db = a._data, b._data
-        node._edges = (_edge_of_input(a) if ga else _NO_EDGE, _edge_of_input(b) if gb else _NO_EDGE)
+        fa, fb = a._grad_fn, b._grad_fn
+        node._edges = ((fa, a._out_idx) if fa is not None and a._view_of is None else
+                       _edge_of_input(a) if ga else _NO_EDGE,
+                       (fb, b._out_idx) if fb is not None and b._view_of is None else
+                       _edge_of_input(b) if gb else _NO_EDGE)
         node.needs_input_grad = _NEEDS2[ga, gb]
         node._in_meta = ((da.shape, da.dtype) if ga else None, (db.shape, db.dtype) if gb else None)
+    elif n == 2 and ta:  # tensor <op> Python number
+        fn = a._grad_fn
+        node._edges = ((fn, a._out_idx) if fn is not None and a._view_of is None else _edge_of_input(a),
+                       _NOT_TENSOR)
+        node.needs_input_grad = _NEEDS_T_SCALAR
+        d = a._data
+        node._in_meta = ((d.shape, d.dtype), None)
     else:
         edges = []
         meta = []
@@ -324,7 +349,15 @@ def _apply_op(cls, args):
     if type(out) is not tuple:
         if type(out) is not np.ndarray:
             out = _as_array_output(node, out)
-        result = T._wrap(out, node) if out.dtype.kind == "f" else T._wrap(out)
+        if out.dtype.kind == "f":
+            result = object.__new__(T)  # T._wrap(out, node), inlined: this runs for every recorded op
+            result._data = out
+            result._grad_fn = node
+            result._requires_grad = True
+            result._grad = result._vc = result._view_of = None
+            result._out_idx = 0
+        else:
+            result = T._wrap(out)
         if node._saved is not None:
             _fix_saved(node, args, vals, (result,))
         if _anomaly.any_enabled[0] and _anomaly.enabled():
@@ -339,6 +372,7 @@ def _apply_op(cls, args):
 
 
 _NEEDS1 = (True,)
+_NEEDS_T_SCALAR = (True, False)
 _NEEDS2 = {(True, True): (True, True), (True, False): (True, False), (False, True): (False, True)}
 
 
@@ -357,6 +391,7 @@ _NOT_TENSOR = (None, -1)  # a non-Tensor argument (hidden from next_functions)
 def _wrap_outputs(node, out):
     T = Tensor
     node._n_out = len(out)
+    node._plain = False
     non_diff = node._non_diff
     res = []
     for i, o in enumerate(out):
@@ -385,6 +420,16 @@ def _fix_saved(node, args, vals, outputs):
     (no cycle), or constants; remember the version of each saved Tensor for the in-place check."""
     T = Tensor
     saved = node._saved
+    if len(saved) == 2 and len(vals) == 2 and saved[0] is vals[0] and saved[1] is vals[1]:
+        # The common case (Mul, Div, MatMul ...): both inputs saved, in order.
+        a, b = args
+        if type(a) is T and type(b) is T:
+            va, vb = a._vc, b._vc
+            node._saved_refs = args
+            node._saved_versions = ((a, va[0] if va is not None else 0, a._grad_fn, a._out_idx),
+                                    (b, vb[0] if vb is not None else 0, b._grad_fn, b._out_idx))
+            node._epoch = INPLACE_EPOCH[0]
+            return
     refs = None
     versions = None
     n = len(vals)
@@ -415,13 +460,13 @@ def _fix_saved(node, args, vals, outputs):
                 ref = refs[k] = _OutputRef(s, i, vc, vc[0])
                 versions.append((ref, vc[0], None, i))  # not the node itself: no cycle
                 break
+    node._epoch = INPLACE_EPOCH[0]
     if refs is None:
         node._saved_refs = saved  # nothing but constants
         return
     node._saved_refs = refs
     if versions:
         node._saved_versions = versions
-        node._epoch = INPLACE_EPOCH[0]
 
 
 def relink_saved_output(node, index, vc):
