@@ -1,0 +1,94 @@
+"""Every code block of README.md runs.
+
+Python blocks run as written (they assert their own results). Shell blocks run command by command;
+the few that would be recursive or long run in a cheap but real form, listed in ``_SHELL``:
+installs as ``pip --dry-run``, the test command as a collection of the suite (plus a check that CI
+runs exactly it), the benchmark on one small workload. ``text`` blocks are sample output, not code.
+"""
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+README = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+BLOCKS = re.findall(r"^```(\w*)\n(.*?)^```", README, flags=re.S | re.M)
+TEST_COMMAND = 'python -m pip install --quiet -e ".[test]" && python -m pytest'
+
+
+def _run(args, cwd=ROOT, env=None, timeout=600):
+    out = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert out.returncode == 0, f"{args} failed ({out.returncode}):\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+    return out
+
+
+def _pip_dry_run(spec):
+    _run([sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--no-build-isolation", "-e", spec])
+
+
+def _train_mnist(tmp_path):
+    # The real command, on the embedded digits: MNIST and the cache are pointed at empty folders.
+    exe = shutil.which("npgrad")
+    assert exe, "the `npgrad` console script is not installed (pip install -e .)"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    env = dict(os.environ, NPGRAD_DATA=str(empty), XDG_CACHE_HOME=str(empty), HOME=str(tmp_path),
+               OPENBLAS_NUM_THREADS="1")
+    out = _run([exe, "train", "mnist"], cwd=tmp_path, env=env)
+    assert "embedded" in out.stdout and "test accuracy" in out.stdout
+    assert (tmp_path / "runs" / "mnist" / "model.npgrad").exists()
+    assert (tmp_path / "runs" / "mnist" / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _test_command(tmp_path):
+    ci = open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8").read()
+    assert TEST_COMMAND in ci, ".ci/run must run the README's test command verbatim"
+    _pip_dry_run(".[test]")
+    _run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"])
+
+
+def _benchmark(tmp_path):
+    out = _run([sys.executable, "-m", "benchmarks.run", "overhead", "--repeats", "1", "--warmup", "0"])
+    assert "| overhead" in out.stdout
+
+
+_SHELL = {
+    "pip install -e .": lambda tmp: _pip_dry_run("."),
+    'pip install -e ".[examples]"': lambda tmp: _pip_dry_run(".[examples]"),
+    "npgrad train mnist": _train_mnist,
+    TEST_COMMAND: _test_command,
+    "python -m benchmarks.run": _benchmark,
+}
+
+
+def _commands(body):
+    for line in body.splitlines():
+        line = line.split("  #")[0].strip()
+        if line:
+            yield line
+
+
+CODE = [(lang, body) for lang, body in BLOCKS if lang != "text"]
+
+
+def test_readme_has_the_blocks_this_test_knows():
+    assert {lang for lang, _ in BLOCKS} <= {"python", "bash", "text"}
+    shell = [c for lang, body in CODE if lang == "bash" for c in _commands(body)]
+    assert TEST_COMMAND in shell and "npgrad train mnist" in shell
+    assert sum(lang == "python" for lang, _ in CODE) >= 2
+
+
+@pytest.mark.parametrize("index", [i for i, (lang, _) in enumerate(CODE) if lang == "python"])
+def test_python_block_runs(index):
+    _run([sys.executable, "-c", CODE[index][1]], env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
+
+
+@pytest.mark.parametrize("command", [c for lang, body in CODE if lang == "bash" for c in _commands(body)],
+                         ids=lambda c: shlex.split(c)[0] + ":" + c[:40])
+def test_shell_command_runs(command, tmp_path):
+    assert command in _SHELL, f"README command {command!r} has no runner in tests/test_readme.py"
+    _SHELL[command](tmp_path)
