@@ -177,3 +177,23 @@ def deep(lib, ops=100_000):
         loss.backward()
         return loss
     return None, step
+
+
+# -- residual: backward through a deep residual network -------------------------------------------------------
+
+def residual(lib, layers=1000, width=16):
+    rng = np.random.default_rng(7)
+    ws = [lib.tensor(rng.standard_normal((width, width)).astype(np.float32) * 0.1, requires_grad=True)
+          for _ in range(layers)]
+    x = lib.tensor(rng.standard_normal((4, width)).astype(np.float32), requires_grad=True)
+
+    def step():
+        for w in ws:
+            w.grad = None
+        h = x
+        for w in ws:
+            h = h + (h @ w).tanh()  # each layer: the skip connection plus a branch
+        loss = h.pow(2).mean()
+        loss.backward()
+        return loss
+    return None, step

@@ -141,6 +141,14 @@ def main(argv=None):
             scale = times[100_000]["npgrad"] / times[10_000]["npgrad"]
             add("deep: time(100k) / time(10k)", f"{scale:.1f}x", "", None, None,
                 f" (linear if <= 12: {'yes' if scale <= 12 else 'no'})")
+            for layers in (100, 1000):
+                row = compare(f"residual{layers}", lambda lib, n=layers: models.residual(lib, n), 3, 1)
+                times[layers] = row
+                add(f"residual net ({layers} layers)", fmt_time(row["npgrad"]),
+                    fmt_time(row["torch"]) if "torch" in row else "", row.get("ratio"), None)
+            scale = times[1000]["npgrad"] / times[100]["npgrad"]
+            add("residual: time(1000) / time(100)", f"{scale:.1f}x", "", None, None,
+                f" (linear if <= 12: {'yes' if scale <= 12 else 'no'})")
         elif w == "memory":
             fw = ["npgrad"] + (["torch"] if torch else [])
             mem = {f: peak_rss(f, "mlp", 20, threads) for f in fw}
