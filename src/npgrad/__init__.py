@@ -12,8 +12,8 @@ from .tensor import Tensor, Size, Device as device  # noqa: F401
 from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode  # noqa: F401
 from .autograd import is_inference_mode_enabled  # noqa: F401
 from . import autograd  # noqa: F401
+from . import ops  # noqa: F401
 from .ops import *  # noqa: F401,F403
-del linalg, special  # noqa: F821 - operator modules of npgrad.ops; the namespaces of those names load lazily
 from .factories import *  # noqa: F401,F403
 from .random import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state, default_generator  # noqa
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: E402,F401
@@ -36,6 +36,11 @@ _LAZY_ATTRS = {"save": "serialization", "load": "serialization"}
 
 def __getattr__(name):
     import importlib
+    if name in ops.LAZY_NAMES:
+        ops.load_lazy_families()
+        value = getattr(importlib.import_module(f".ops.{ops.LAZY_NAMES[name]}", __name__), name)
+        globals()[name] = value
+        return value
     if name in _LAZY_MODULES:
         return importlib.import_module(f".{name}", __name__)
     if name in _LAZY_ATTRS:
@@ -46,4 +51,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | _LAZY_MODULES | set(_LAZY_ATTRS))
+    return sorted(set(globals()) | _LAZY_MODULES | set(_LAZY_ATTRS) | set(ops.LAZY_NAMES))

@@ -6,8 +6,18 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
 from .anomaly import (detect_anomaly, set_detect_anomaly, is_anomaly_enabled,  # noqa: F401
                       is_anomaly_check_nan_enabled)
 from . import graph  # noqa: F401
-from . import functional  # noqa: F401
-# Imported by name so that `npgrad.autograd.gradcheck` is the function (as in PyTorch), while
-# `from npgrad.autograd.gradcheck import GradcheckError` still finds the module. Both modules import
-# the operators lazily, inside their functions, so importing them here creates no cycle.
-from .gradcheck import gradcheck, gradgradcheck, GradcheckError  # noqa: F401
+
+
+def __getattr__(name):
+    # functional and gradcheck load on first use (import time). `npgrad.autograd.gradcheck` is then the
+    # function, as in PyTorch, while `from npgrad.autograd.gradcheck import GradcheckError` still finds
+    # the module in sys.modules. importlib (not `from . import`) so this hook is not re-entered.
+    import importlib
+    if name == "functional":
+        return importlib.import_module(".functional", __name__)
+    if name in ("gradcheck", "gradgradcheck", "GradcheckError"):
+        module = importlib.import_module(".gradcheck", __name__)
+        for n in ("gradcheck", "gradgradcheck", "GradcheckError"):
+            globals()[n] = getattr(module, n)
+        return globals()[name]
+    raise AttributeError(f"module 'npgrad.autograd' has no attribute '{name}'")

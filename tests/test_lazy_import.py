@@ -1,0 +1,44 @@
+"""`import npgrad` stays light: subpackages and the less common operator families load on first use,
+and everything they define is still reachable as npgrad.<name> and as Tensor methods."""
+import importlib
+import subprocess
+import sys
+
+import npgrad
+from npgrad import ops
+
+
+def test_lazy_family_name_lists_match_the_modules():
+    for family, names in ops.LAZY_FAMILIES.items():
+        module = importlib.import_module(f"npgrad.ops.{family}")
+        assert sorted(module.__all__) == sorted(names), family
+
+
+def test_import_loads_only_the_core():
+    code = ("import sys, npgrad; print(sorted(m for m in sys.modules if m.startswith('npgrad.')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    for lazy in ("npgrad.nn", "npgrad.optim", "npgrad.utils", "npgrad.serialization", "npgrad.datasets",
+                 "npgrad.autograd.gradcheck", "npgrad.autograd.functional",
+                 *(f"npgrad.ops.{f}" for f in ops.LAZY_FAMILIES)):
+        assert f"'{lazy}'" not in loaded, lazy
+    assert "'npgrad.ops.arith'" in loaded
+
+
+def test_lazy_names_resolve_as_functions_and_methods():
+    code = """
+import npgrad as t
+x = t.tensor([3.0, 1.0, 2.0], requires_grad=True)
+assert x.sort().values.tolist() == [1.0, 2.0, 3.0]          # a method, before anything was loaded
+assert t.topk(x, 2).indices.tolist() == [0, 2]              # a function
+z = t.tensor([0.2, 0.5]); z.erfinv_()                        # an in-place variant made after loading
+assert abs(z[0].item() - 0.1791) < 1e-3
+assert t.linalg.det(2 * t.eye(2)).item() == 4.0
+assert callable(t.autograd.gradcheck) and hasattr(t.autograd.functional, 'jacobian')
+assert not hasattr(x, 'no_such_method')
+"""
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_every_lazy_name_is_on_npgrad():
+    for name, family in ops.LAZY_NAMES.items():
+        assert getattr(npgrad, name) is getattr(importlib.import_module(f"npgrad.ops.{family}"), name)
