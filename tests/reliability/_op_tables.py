@@ -147,7 +147,8 @@ BINARY = [
     Binary("xlogy", lambda lib, a, b: lib.xlogy(a, b), _xlogy, b=(0.1, 3.0)),
     Binary("remainder", lambda lib, a, b: a % b, np.remainder, a=(0.1, 1.9), b=(2.0, 3.0),
            special_filter=_no_huge_quotients),
-    Binary("fmod", lambda lib, a, b: lib.fmod(a, b), np.fmod, a=(-1.9, 1.9), b=(2.0, 3.0)),
+    Binary("fmod", lambda lib, a, b: lib.fmod(a, b), np.fmod, a=(-1.9, 1.9), b=(2.0, 3.0),
+           special_filter=_no_huge_quotients),
     Binary("lerp", lambda lib, a, b: lib.lerp(a, b, 0.3), lambda a, b: a + 0.3 * (b - a)),
     Binary("addcmul", lambda lib, a, b: lib.addcmul(a, b, b, value=0.5), lambda a, b: a + 0.5 * b * b,
            special_filter=_no_huge_products),
@@ -204,6 +205,9 @@ class Reduction:
     # elements, PyTorch divides the result by the element, so inf/inf gives NaN there; var_mean: PyTorch's
     # Welford mean turns [inf, 0] into NaN)
     special_grads: bool = True
+    # False: +-1e30 stay out of the special values (var/std of equal huge values depends on PyTorch's kernel:
+    # [-1e30]*3 gives 2.97e28 as a 1-d full reduction and 0 along dim 0 of a 3-d tensor; npgrad gives 0)
+    special_huge: bool = True
 
     def __str__(self):
         return self.name
@@ -256,8 +260,9 @@ REDUCTIONS = [
     Reduction("argmax", lambda lib, x, d, k: x.argmax(**_kw(d, k)),
               lambda x, d, k: _np_reduce(np.argmax)(x, d, k) if d is not None else np.argmax(x), dims="int"),
     Reduction("var", lambda lib, x, d, k: x.var(**_kw(d, k)),
-              lambda x, d, k: np.var(x, axis=d, ddof=1, keepdims=k if d is not None else False)),
-    Reduction("std_c0", lambda lib, x, d, k: x.std(correction=0, **_kw(d, k)), _np_reduce(np.std)),
+              lambda x, d, k: np.var(x, axis=d, ddof=1, keepdims=k if d is not None else False), special_huge=False),
+    Reduction("std_c0", lambda lib, x, d, k: x.std(correction=0, **_kw(d, k)), _np_reduce(np.std),
+              special_huge=False),
     Reduction("var_mean", lambda lib, x, d, k: lib.var_mean(x, correction=0, **_kw(d, k)), _np_reduce(np.var),
               special_grads=False),
     Reduction("logsumexp", lambda lib, x, d, k: lib.logsumexp(x, d, keepdim=k), _logsumexp, dims="required"),

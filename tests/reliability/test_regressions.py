@@ -107,3 +107,36 @@ def test_integer_pow_scalar_checks(lib):
     assert (lib.tensor([2], dtype=lib.int16) ** 256).tolist() == [0]  # fits int16: wraps (2**256 mod 2**16)
     out = 0 ** lib.tensor(-1, dtype=lib.int8)
     assert out.dtype == lib.int8 and out.item() == 0
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_nan_gradient_does_not_reach_inputs_that_lost(lib):
+    """maximum/relu/max() select their gradient: an input that did not influence the result gets an exact 0
+    even when the upstream gradient is NaN (found by a chain: maximum(x, y) -> acosh)."""
+    up = np.array([np.nan, 1.0, 2.0])
+    cases = [(lambda L, x: L.maximum(x, L.full((3,), 0.5, dtype=x.dtype)), [0.0, 1.0, 0.0]),
+             (lambda L, x: L.fmin(x, L.full((3,), 0.5, dtype=x.dtype)), [np.nan, 0.0, 2.0]),
+             (lambda L, x: (x - 0.5).relu(), [0.0, 1.0, 0.0]),
+             (lambda L, x: x.max().expand(3), [0.0, np.nan, 0.0])]
+    for fn, expected in cases:
+        x = lib.tensor([0.2, 0.9, 0.4], dtype=lib.float64, requires_grad=True)
+        fn(lib, x).backward(lib.tensor(up))
+        np.testing.assert_array_equal(x.grad.numpy(), expected)
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_bool_tensor_to_a_bool_power(lib):
+    t = lib.tensor([True, False])
+    assert (t ** False).dtype == lib.bool and (t ** False).tolist() == [True, True]
+    assert (t ** True).tolist() == [True, False]
+    with pytest.raises(NotImplementedError, match="\"pow\" not implemented for 'Bool'"):
+        True ** t
+    assert (lib.pow(lib.tensor(-np.inf), lib.tensor(0.5))).item() == np.inf  # C's pow(-inf, 0.5)
+
+
+def test_variance_of_equal_huge_values_is_zero():
+    # corrected two-pass: the mean's own rounding error is removed (the plain two-pass gave 2.97e28)
+    x = npgrad.tensor([-1e30] * 3, dtype=npgrad.float64)
+    assert x.var().item() == 0.0 and x.std().item() == 0.0
+    y = npgrad.tensor(np.full((3, 2), 7.3e25))
+    assert y.var(0).tolist() == [0.0, 0.0]

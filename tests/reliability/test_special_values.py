@@ -70,6 +70,8 @@ def test_binary_special_values(op, mode, shape, seed, dtype):
 @given(shape=shapes(min_dims=1, max_dims=3, sides=(1, 2, 3, 4)), seed=seeds, data=st.data())
 def test_reduction_special_values(op, mode, shape, seed, data):
     x = special_values(seed, shape, "float64")
+    if not op.special_huge:
+        x = np.where(np.abs(x) == 1e30, np.sign(x) * 3.0, x)
     dim = data.draw(st.integers(-len(shape), len(shape) - 1), label="dim")
     if _forward_only(mode):
         with np.errstate(all="ignore"):

@@ -102,6 +102,10 @@ class Pow(Op):
             out = np.power(a, b)
         except ValueError:  # NumPy refuses integer ** negative integer; PyTorch truncates it to an integer
             out = _int_pow(a, b)
+        if np.ndim(out) == 0 and out != out and isinstance(b, np.ndarray):
+            # NumPy's 0-d path gives NaN for (-inf) ** tensor(0.5); its array path, C's pow and PyTorch give
+            # inf (with a Python exponent PyTorch takes a square root: NaN, as NumPy)
+            out = np.power(np.reshape(a, 1), np.reshape(b, 1)).reshape(()).astype(out.dtype)
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -493,6 +497,8 @@ def pow(input, exponent):
         a, b = promote(input, exponent)
     if isinstance(b, Tensor) and a._data.dtype.kind == "b" and b._data.dtype.kind == "b":
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    if a._data.dtype.kind == "b" and _is_bool(b):  # PyTorch: bool ** bool scalar stays bool (x ** False is True)
+        return Tensor._wrap(np.array(a._data) if b else np.ones_like(a._data))
     return _apply2(Pow, a, b)
 
 
@@ -534,6 +540,13 @@ def positive(input):
     if input._data.dtype.kind == "b":
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
+
+
+def _rpow(base, t):
+    """``base ** t`` for a scalar base; PyTorch has no kernel for a bool scalar to a bool tensor's power."""
+    if _is_bool(base) and t._data.dtype.kind == "b":
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    return _rbinary(Pow, base, t)
 
 
 def _out(result, out):
@@ -614,6 +627,6 @@ _def("__rfloordiv__", _reflected(FloorDivide))
 _def("__mod__", _forward(Remainder))
 _def("__rmod__", _reflected(Remainder))
 _def("__pow__", _through(pow))
-_def("__rpow__", _reflected(Pow))
+_def("__rpow__", _through(lambda base, t: _rpow(base, t), reflected=True))
 _def("__neg__", neg)
 _def("__pos__", positive)

@@ -225,7 +225,10 @@ class AMax(Op):
             mask |= (xd != xd) & (outd != outd)
         count = np.sum(mask, axis=dims, keepdims=True)
         weight = (mask / count).astype(xd.dtype)
-        return _keep(g, dims, keepdim) * weight, None, None, None
+        gk = _keep(g, dims, keepdim) * weight
+        if dims is None:  # PyTorch's max()/min() fill the gradient in (other elements: exact 0, even from NaN);
+            gk = P.where(mask, gk, 0.0)  # amax/amin multiply by the mask (NaN * 0 stays NaN), as here
+        return gk, None, None, None
 
 
 class MaxDim(Op):
@@ -357,6 +360,9 @@ class Var(Op):
         if x.size == 0:
             return np.full(_reduced(x.shape, dims, keepdim), np.nan, x.dtype)
         d = x - np.mean(x, axis=dims, keepdims=True)
+        # corrected two-pass: remove the rounding error of the mean itself, so equal values (even 1e30s)
+        # give exactly 0, as PyTorch's Welford does, and tiny spreads around a large mean keep their digits
+        d -= np.mean(d, axis=dims, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):
             # PyTorch clamps the divisor at 0 (inf/nan), but its gradient uses n - correction as is.
             return np.asarray(np.sum(d * d, axis=dims, keepdims=keepdim) / _builtin_max(n - correction, 0)) \

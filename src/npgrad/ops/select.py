@@ -96,7 +96,15 @@ class MaxMin(Op):
             wa = np.where(tie, half, (~a_loses).astype(dt))
             wb = np.where(tie, half, (~b_loses).astype(dt))
         need_a, need_b = ctx.needs_input_grad
-        return (g * wa if need_a else None), (g * wb if need_b else None)
+        return (_select(g, wa) if need_a else None), (_select(g, wb) if need_b else None)
+
+
+def _select(g, w):
+    # Selected, not just multiplied: the losing side gets an exact 0 even where the upstream gradient is
+    # NaN or inf (PyTorch's masked_fill), since it did not influence the result.
+    zero = w == 0
+    gw = g * w
+    return P.where(zero, 0.0, gw) if zero.any() else gw
 
 
 class Maximum(MaxMin):

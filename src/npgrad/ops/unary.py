@@ -192,6 +192,15 @@ for _row in _TABLE:
     _make(*_row)
 
 
+def _relu_backward(ctx, g):
+    # PyTorch's threshold_backward selects: inputs relu zeroed get an exact 0 even from a NaN gradient
+    (y,) = ctx.saved_tensors
+    return P.where(_relu_mask(y), g, 0.0)
+
+
+_OPS["relu"].backward = staticmethod(_relu_backward)
+
+
 class Frac(_Unary):
     # frac(x) = x - trunc(x): derivative 1 everywhere it is defined.
     __slots__ = ()
