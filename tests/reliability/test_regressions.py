@@ -117,7 +117,8 @@ def test_nan_gradient_does_not_reach_inputs_that_lost(lib):
     cases = [(lambda L, x: L.maximum(x, L.full((3,), 0.5, dtype=x.dtype)), [0.0, 1.0, 0.0]),
              (lambda L, x: L.fmin(x, L.full((3,), 0.5, dtype=x.dtype)), [np.nan, 0.0, 2.0]),
              (lambda L, x: (x - 0.5).relu(), [0.0, 1.0, 0.0]),
-             (lambda L, x: x.max().expand(3), [0.0, np.nan, 0.0])]
+             (lambda L, x: x.max().expand(3), [0.0, np.nan, 0.0]),
+             (lambda L, x: x.median().expand(3), [0.0, 0.0, np.nan])]
     for fn, expected in cases:
         x = lib.tensor([0.2, 0.9, 0.4], dtype=lib.float64, requires_grad=True)
         fn(lib, x).backward(lib.tensor(up))

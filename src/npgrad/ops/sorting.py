@@ -208,7 +208,8 @@ class Median(Op):
         x, out = ctx.saved_tensors
         xd, v = P.data_of(x), P.data_of(out)
         mask = np.isnan(xd) if np.isnan(v) else xd == v
-        return g * (mask / np.sum(mask)).astype(xd.dtype), None
+        # selected, as PyTorch: a NaN upstream gradient reaches only the elements equal to the median
+        return P.where(mask, g * (mask / np.sum(mask)).astype(xd.dtype), 0.0), None
 
 
 class Nanmedian(Median):
