@@ -125,7 +125,7 @@ def _leaves(lib, arrays, no_grad_inputs):
     return ts
 
 
-def _run(lib, fn, arrays, no_grad_inputs, upstream_seed, backward=True, finite_only=False):
+def _run(lib, fn, arrays, no_grad_inputs, upstream_seed, backward=True, finite_only=False, upstream_nan=False):
     """Forward (and backward with a random upstream gradient): (outputs, grads) or the exception raised.
     ``finite_only``: the upstream gradient is 0 where the output is not finite (finite differences
     carry no information there)."""
@@ -142,6 +142,9 @@ def _run(lib, fn, arrays, no_grad_inputs, upstream_seed, backward=True, finite_o
         up = rng.standard_normal(tuple(first.shape)).astype(dtype_name(first))
         if finite_only:
             up[~np.isfinite(to_numpy(first))] = 0
+        if upstream_nan and up.size:  # NaN and inf arriving from above: where may they go?
+            up.flat[rng.integers(0, up.size, size=max(1, up.size // 3))] = np.nan
+            up.flat[rng.integers(0, up.size)] = np.inf
         try:
             first.backward(torch.from_numpy(up) if lib is torch else npgrad.tensor(up))
         except Exception as e:  # noqa: BLE001
@@ -176,7 +179,7 @@ def assert_same_values(actual, expected, what, tol=None):
 
 
 def check(fn, arrays, mode="torch", ref=None, tol=None, grad_tol=None, no_grad_inputs=(), upstream_seed=0,
-          what="", fd_eps=1e-6):
+          what="", fd_eps=1e-6, upstream_nan=False):
     """Run ``fn(lib, *tensors)`` on ``arrays`` and compare npgrad with the oracle of ``mode``.
 
     Float arrays become leaves that require grad (except the positions in ``no_grad_inputs``); other
@@ -185,13 +188,13 @@ def check(fn, arrays, mode="torch", ref=None, tol=None, grad_tol=None, no_grad_i
     so a wrong reference cannot hide).
     """
     if mode == "torch":
-        return _check_torch(fn, arrays, ref, tol, grad_tol, no_grad_inputs, upstream_seed, what)
+        return _check_torch(fn, arrays, ref, tol, grad_tol, no_grad_inputs, upstream_seed, what, upstream_nan)
     return _check_fd(fn, arrays, ref, tol, no_grad_inputs, upstream_seed, what, fd_eps)
 
 
-def _check_torch(fn, arrays, ref, tol, grad_tol, no_grad_inputs, upstream_seed, what):
-    t_outs, t_grads = _run(torch, fn, arrays, no_grad_inputs, upstream_seed)
-    n_outs, n_grads = _run(npgrad, fn, arrays, no_grad_inputs, upstream_seed)
+def _check_torch(fn, arrays, ref, tol, grad_tol, no_grad_inputs, upstream_seed, what, upstream_nan=False):
+    t_outs, t_grads = _run(torch, fn, arrays, no_grad_inputs, upstream_seed, upstream_nan=upstream_nan)
+    n_outs, n_grads = _run(npgrad, fn, arrays, no_grad_inputs, upstream_seed, upstream_nan=upstream_nan)
     # A result computed from lower-precision inputs is judged at their precision (PyTorch and npgrad may
     # promote at different steps of a composite operator).
     in_dtypes = [a.dtype.name for a in arrays if isinstance(a, np.ndarray) and a.dtype.kind == "f"]

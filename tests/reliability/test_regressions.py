@@ -141,3 +141,16 @@ def test_variance_of_equal_huge_values_is_zero():
     assert x.var().item() == 0.0 and x.std().item() == 0.0
     y = npgrad.tensor(np.full((3, 2), 7.3e25))
     assert y.var(0).tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_lerp_keeps_an_infinite_gradient_infinite(lib):
+    # the composite a + w * (b - a) gave a the gradient inf - 0.3 * inf = NaN; PyTorch's is (1 - w) * inf
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
+    b = lib.tensor([4.0, 0.0], requires_grad=True)
+    out = lib.lerp(a, b, 0.3)
+    out.backward(lib.tensor([np.inf, 1.0]))
+    np.testing.assert_array_equal(a.grad.numpy(), [np.inf, np.float32(0.7)])
+    np.testing.assert_array_equal(b.grad.numpy(), [np.inf, np.float32(0.3)])
+    # both of PyTorch's formulas: exact at the ends
+    assert lib.lerp(lib.tensor([0.1]), lib.tensor([0.7]), 1.0).item() == np.float32(0.7)

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, strategies as st
 
 import npgrad
-from _fuzz import MODES, check, per_op, seeds, shapes
+from _fuzz import MODES, check, per_op, seeds, shapes, values
 from _op_tables import BINARY, REDUCTIONS, UNARY
+from _shape_ops import INDEXING, MOVEMENT
 from oracle import HAS_TORCH, torch
 
 SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-30, -1e-30, 1e30, -1e30, 1.0, -1.0, 0.5, -2.5, 3.0])
@@ -152,3 +153,35 @@ if HAS_TORCH:
     def test_functional_special_values(name, call, shape, seed):
         x = special_values(seed, shape, "float64")
         check(lambda lib, t: call(TF if lib is torch else NF, t), [x], "torch", what=f"F.{name} {x.tolist()}")
+
+
+if HAS_TORCH:
+    _UPSTREAM_OPS = ([pytest.param("unary", u, id=f"unary-{u.name}") for u in UNARY] +
+                     [pytest.param("binary", b, id=f"binary-{b.name}") for b in BINARY] +
+                     [pytest.param("reduction", r, id=f"reduction-{r.name}") for r in REDUCTIONS if r.fd] +
+                     [pytest.param("shape", m, id=f"shape-{m.name}") for m in MOVEMENT + INDEXING])
+
+    @pytest.mark.parametrize("family,op", _UPSTREAM_OPS)
+    @per_op(0.25)
+    @given(data=st.data(), seed=seeds)
+    def test_nan_upstream_gradient(family, op, data, seed):
+        """NaN and inf in the gradient arriving from above reach exactly the inputs PyTorch sends them to:
+        an input that did not influence an output (the loser of a max, a relu'd element, an unselected
+        index) gets an exact 0 from it where PyTorch's backward selects rather than multiplies."""
+        shape = data.draw(shapes(max_dims=3, sides=(1, 2, 3, 4)), label="shape")
+        x = values(seed, shape, "float64", getattr(op, "low", -2.0), getattr(op, "high", 2.0),
+                   getattr(op, "away", ()))
+        if family == "unary":
+            fn, arrays = op.fn, [x]
+        elif family == "binary":
+            fn, arrays = op.fn, [values(seed, shape, "float64", *op.a), values(seed + 1, shape, "float64", *op.b,
+                                                                              away_from=op.b_away)]
+        elif family == "reduction":
+            dim = data.draw(st.integers(-max(len(shape), 1), max(len(shape), 1) - 1), label="dim")
+            fn, arrays = (lambda lib, t: op.fn(lib, t, dim, False)), [x]
+        else:
+            args = op.draw(data, shape)
+            if args is None:
+                return
+            fn, arrays = (lambda lib, t: op.fn(lib, t, args)), [x]
+        check(fn, arrays, "torch", upstream_nan=True, what=f"{op.name}{shape} with NaN upstream")

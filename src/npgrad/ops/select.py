@@ -384,7 +384,35 @@ def lerp(input, end, weight):
         kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dt.scalar_name(input.dtype)}'")
     _check_shapes(input, end, weight)
-    return input + weight * (end - input)
+    if not isinstance(end, Tensor):
+        return input + weight * (end - input)
+    return (LerpTensorWeight if isinstance(weight, Tensor) else Lerp).apply(input, end, weight)
+
+
+class Lerp(Op):
+    """PyTorch's lerp: its two formulas (exact at both ends) and its gradients, g * (1 - w) and g * w, which
+    keep an infinite upstream gradient infinite (the composite a + w * (b - a) turned it into inf - inf)."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, a, b, w):
+        ctx.save_for_backward(a, b, w)
+        d = b - a
+        if isinstance(w, np.ndarray):
+            return np.where(np.abs(w) < 0.5, a + w * d, b - d * (1 - w))
+        return a + w * d if abs(w) < 0.5 else b - d * (1 - w)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b, w = ctx.saved_tensors
+        need_a, need_b, need_w = ctx.needs_input_grad
+        return (g * (1 - w) if need_a else None), (g * w if need_b else None), (g * (b - a) if need_w else None)
+
+
+class LerpTensorWeight(Lerp):
+    __slots__ = ()
+    node_name = "LerpBackward1"  # PyTorch's name when the weight is a tensor
 
 
 @tensor_method()
