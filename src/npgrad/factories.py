@@ -430,6 +430,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
+    if p is not None and not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    if p is None and ((input._data < 0) | (input._data > 1)).any():
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
     probs = input._data if p is None else np.full(input._data.shape, p)
     arr = (rng(generator).random(input._data.shape) < probs).astype(input._data.dtype)
     return _make(arr, False, out)

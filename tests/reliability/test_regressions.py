@@ -154,3 +154,33 @@ def test_lerp_keeps_an_infinite_gradient_infinite(lib):
     np.testing.assert_array_equal(b.grad.numpy(), [np.inf, np.float32(0.3)])
     # both of PyTorch's formulas: exact at the ends
     assert lib.lerp(lib.tensor([0.1]), lib.tensor([0.7]), 1.0).item() == np.float32(0.7)
+
+
+BAD_ARGUMENTS = [  # (call, exception): found by the empty-tensor sweep's generic calls; each used to fail deep
+    (lambda L: L.repeat_interleave(L.ones(3), L.ones(3)), NotImplementedError),  # in NumPy, or not at all
+    (lambda L: L.repeat_interleave(L.ones(3), -1), RuntimeError),
+    (lambda L: L.repeat_interleave(L.ones(3), L.tensor([1, -1, 2])), RuntimeError),
+    (lambda L: L.repeat_interleave(L.ones(3), L.tensor([1, 2])), RuntimeError),
+    (lambda L: L.bernoulli(L.ones(3), -1), RuntimeError),
+    (lambda L: L.bernoulli(L.tensor([1.5])), RuntimeError),
+    (lambda L: L.tensor_split(L.ones(3), 0), RuntimeError),
+    (lambda L: L.tensor_split(L.ones(3), L.tensor([1.0])), RuntimeError),
+    (lambda L: L.einsum(L.ones(2), L.ones(2)), TypeError),
+    (lambda L: L.fmod(2, L.ones(2)), TypeError),
+    (lambda L: L.fliplr(L.ones(3)), RuntimeError),
+    (lambda L: L.flipud(L.ones(())), RuntimeError),
+]
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+@pytest.mark.parametrize("case", range(len(BAD_ARGUMENTS)))
+def test_bad_arguments_raise_pytorchs_exception(lib, case):
+    call, exc = BAD_ARGUMENTS[case]
+    with pytest.raises(exc):
+        call(lib)
+
+
+def test_tensor_split_and_repeat_interleave_still_work():
+    assert [t.shape for t in npgrad.tensor_split(npgrad.ones(5), npgrad.tensor([1, 3]))] == [(1,), (2,), (2,)]
+    assert npgrad.repeat_interleave(npgrad.tensor([2, 0, 1])).tolist() == [0, 0, 2]
+    assert npgrad.repeat_interleave(npgrad.tensor([1.0, 2.0]), npgrad.tensor([0, 2])).tolist() == [2.0, 2.0]

@@ -476,6 +476,8 @@ def remainder(input, other):
 
 @tensor_method()
 def fmod(input, other):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"fmod(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return _binary(Fmod, input, other)
 
 

@@ -475,6 +475,9 @@ def _einsum_grad(k, g, xs, ins, out, sizes):
 
 
 def einsum(equation, *operands):
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum(): the equation must be a string, got {type(equation).__name__} (einsum(equation, "
+                        "*operands))")
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     for i, o in enumerate(operands):

@@ -330,17 +330,34 @@ def tile(input, dims):
 @tensor_method()
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:  # repeat_interleave(repeats): each index i repeated repeats[i] times
-        counts = input._data.reshape(-1)
+        counts = _check_repeats(input._data)
         return Tensor._wrap(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
     if dim is None:
         input = input.reshape(-1)
         dim = 0
     d = canon_dim(dim, input._data.ndim)
     if isinstance(repeats, Tensor):
-        repeats = repeats._data
+        repeats = _check_repeats(repeats._data)
+        if repeats.size not in (1, input._data.shape[d]):
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{repeats.size} and input.size({d}) = {input._data.shape[d]}")
+    elif int(repeats) < 0:
+        raise RuntimeError("Repeats must be non-negative")
     idx = np.repeat(np.arange(input._data.shape[d]), repeats)
     from .indexing import index_select
     return index_select(input, d, Tensor._wrap(idx))
+
+
+def _check_repeats(counts):
+    # PyTorch's checks, before NumPy's (which would speak of casting rules and negative dimensions)
+    if counts.dtype.kind not in "iu":
+        raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{_dt.scalar_name(counts.dtype)}'")
+    if counts.ndim > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    counts = counts.reshape(-1)
+    if (counts < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    return counts
 
 
 class Flip(Op):
@@ -367,11 +384,15 @@ def flip(input, *dims):
 
 @tensor_method()
 def fliplr(input):
+    if input._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
     return flip(input, 1)
 
 
 @tensor_method()
 def flipud(input):
+    if input._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
     return flip(input, 0)
 
 
@@ -525,8 +546,16 @@ def unbind(input, dim=0):
 def tensor_split(input, indices_or_sections, dim=0):
     d = canon_dim(dim, input._data.ndim)
     size = input._data.shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        t = indices_or_sections._data
+        if t.dtype != np.int64:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{_dt.scalar_name(t.dtype)}")
+        indices_or_sections = int(t) if t.ndim == 0 else t.tolist()
     if isinstance(indices_or_sections, int):
         n = indices_or_sections
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
         q, r = divmod(size, n)
         sizes = [q + 1] * r + [q] * (n - r)
     else:
