@@ -42,3 +42,17 @@ assert not hasattr(x, 'no_such_method')
 def test_every_lazy_name_is_on_npgrad():
     for name, family in ops.LAZY_NAMES.items():
         assert getattr(npgrad, name) is getattr(importlib.import_module(f"npgrad.ops.{family}"), name)
+
+
+def test_method_stub_list_is_exactly_what_the_families_attach():
+    code = """
+import npgrad
+from npgrad import ops
+stubs = {n for n, v in vars(npgrad.Tensor).items() if getattr(v, '_lazy_stub', False)}
+before = {n for n, v in vars(npgrad.Tensor).items() if not getattr(v, '_lazy_stub', False)}
+ops.load_lazy_families()
+after = set(vars(npgrad.Tensor))
+assert not any(getattr(v, '_lazy_stub', False) for v in vars(npgrad.Tensor).values())
+assert after - before == stubs == set(ops.LAZY_METHODS), (sorted(after - before), sorted(stubs))
+"""
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -81,16 +81,6 @@ class Tensor:
         t._vc = self._version_counter()
         return t
 
-    def __getattr__(self, name):
-        # Only reached when normal lookup fails. The less common operator families (sorting, linalg
-        # decompositions, special functions ...) attach their methods on first use; see npgrad.ops.
-        if not name.startswith("__"):
-            from . import ops
-            if not ops.lazy_families_loaded():
-                ops.load_lazy_families()
-                return getattr(self, name)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
     def _version_counter(self):
         vc = self._vc
         if vc is None:

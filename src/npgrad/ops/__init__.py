@@ -23,8 +23,10 @@ from .softmax_methods import *  # noqa: E402,F401,F403
 
 
 # Families used less often load on first use, which keeps `import npgrad` fast: their functions are
-# found through npgrad.__getattr__ and their Tensor methods through Tensor.__getattr__. The names are
-# listed here so they can be found before the modules are imported (a test keeps the lists exact).
+# found through npgrad.__getattr__, and their Tensor methods start as stubs that load the families and
+# are then replaced by the real methods. (Not a Tensor.__getattr__: defining one slows every attribute
+# access on every tensor.) The names are listed here so they exist before the modules are imported; a
+# test keeps the lists exact.
 LAZY_FAMILIES = {
     "sorting": ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "quantile",
                 "nanquantile"],
@@ -37,18 +39,47 @@ LAZY_FAMILIES = {
                "pinverse", "matrix_power"],
 }
 LAZY_NAMES = {name: family for family, names in LAZY_FAMILIES.items() for name in names}
+LAZY_METHODS = ["argsort", "bincount", "cholesky", "cholesky_inverse", "cholesky_solve", "cummax", "cummin", "det",
+                "diff", "digamma", "digamma_", "erf", "erf_", "erfc", "erfc_", "erfinv", "erfinv_", "histc", "inverse",
+                "kthvalue", "lgamma", "lgamma_", "logcumsumexp", "logdet", "logit", "logit_", "matrix_power",
+                "median", "mode", "msort", "mvlgamma", "mvlgamma_", "nanmedian", "nanquantile", "pinverse",
+                "polygamma", "polygamma_", "qr", "quantile", "sinc", "sinc_", "slogdet", "sort", "svd", "topk",
+                "unique", "unique_consecutive"]
 _lazy_loaded = [False]
 
 
+def _method_stub(name):
+    def stub(self, *args, **kwargs):
+        load_lazy_families()
+        return getattr(self, name)(*args, **kwargs)
+    stub.__name__ = name
+    stub._lazy_stub = True
+    return stub
+
+
 def load_lazy_families():
-    """Import the lazily loaded operator families (once); they attach their Tensor methods."""
+    """Import the lazily loaded operator families (once); they replace the method stubs."""
     if _lazy_loaded[0]:
         return
     _lazy_loaded[0] = True
     import importlib
+    from ..tensor import Tensor
+    for name in LAZY_METHODS:  # remove the stubs so the families' own registration takes their place
+        if getattr(Tensor.__dict__.get(name), "_lazy_stub", False):
+            delattr(Tensor, name)
     for family in LAZY_FAMILIES:
         importlib.import_module(f".{family}", __name__)
     inplace.register_generic_inplace()  # now that their methods exist: erfinv_, logit_, ...
+
+
+def _install_method_stubs():
+    from ..tensor import Tensor
+    for name in LAZY_METHODS:
+        if name not in Tensor.__dict__:
+            setattr(Tensor, name, _method_stub(name))
+
+
+_install_method_stubs()
 
 
 def lazy_families_loaded():
