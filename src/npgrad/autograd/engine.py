@@ -16,7 +16,7 @@ import weakref
 import numpy as np
 
 from . import anomaly as _anomaly
-from .function import Function
+from .function import Function, _new_node
 from .grad_mode import state as _grad_state
 
 Tensor = None  # set by npgrad.tensor
@@ -39,8 +39,7 @@ class AccumulateGrad(Function):
 
 
 def new_accumulator(leaf):
-    node = object.__new__(AccumulateGrad)
-    node._edges = node.needs_input_grad = node._in_meta = ()
+    node = _new_node(AccumulateGrad)
     # A weak reference: the leaf owns its accumulator, not the other way round (no cycle).
     node._variable = weakref.ref(leaf)
     return node

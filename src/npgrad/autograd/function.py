@@ -89,16 +89,16 @@ class Function:
 
     # Only what every node sets lives in slots; the rest are class defaults that a node overrides in
     # its __dict__ when it needs to (hooks, saved values ...), which keeps node creation cheap.
-    __slots__ = ("_edges", "needs_input_grad", "_in_meta", "__weakref__", "__dict__")
+    # _saved: what forward passed to save_for_backward; _saved_refs: the same as references that survive
+    # forward (see _fix_saved); _saved_versions: ((tensor or _OutputRef, version at save time, producing
+    # node, output index), ...) for the in-place check (an _OutputRef's producer is this node, left as
+    # None to avoid a reference cycle); _epoch: INPLACE_EPOCH when they were recorded. Every node sets
+    # these slots when it is made (see _new_node).
+    __slots__ = ("_edges", "needs_input_grad", "_in_meta", "_saved", "_saved_refs", "_saved_versions", "_epoch",
+                 "__weakref__", "__dict__")
 
     _array_forward = False  # True for Op: forward sees NumPy arrays
-    _saved = None            # what forward passed to save_for_backward
-    _saved_refs = None       # the same, as references that survive forward (see _fix_saved)
-    # ((tensor or _OutputRef, version at save time, producing node, output index), ...); the producer of
-    # an _OutputRef is this node, left as None to avoid a reference cycle.
-    _saved_versions = None
     _released = False
-    _epoch = -1              # INPLACE_EPOCH when the saved versions were recorded
     _pre_hooks = None
     _post_hooks = None
     _trace = None
@@ -222,35 +222,46 @@ class Function:
         return _apply_function(cls, args, kwargs)
 
     def _release(self):
+        if self._saved is not None:
+            self._saved = self._saved_refs = self._saved_versions = None
+            self._released = True
         d = self.__dict__
-        if not d:
+        if not d or d.keys() <= _ENGINE_KEYS:
             return
-        if "_saved" in d:
-            if d["_saved"] is not None:
-                d["_saved"] = d["_saved_refs"] = None
-                d.pop("_saved_versions", None)
-                d["_released"] = True
-        if d.keys() <= _ENGINE_KEYS:
-            return
-        # Arrays kept as ctx attributes (masks, indices, intermediates) are saved values too.
+        # Arrays kept as ctx attributes (masks, indices, intermediates) are saved values too. They are
+        # replaced by a value that raises PyTorch's error when a second backward tries to use it.
         arrays = [k for k, v in d.items() if type(v) is np.ndarray]
+        for k in arrays:
+            d[k] = FREED
         if arrays:
-            for k in arrays:
-                del d[k]
             self._released = True
 
-    def __getattr__(self, name):
-        # Only reached when normal lookup fails: a ctx attribute dropped by _release.
-        if self.__dict__.get("_released") and not name.startswith("__"):
-            raise FreedError(_FREED_MSG)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+class _Freed:
+    """Stands in for a released ctx array: any use raises the "backward a second time" error."""
+
+    __slots__ = ()
+
+    def _fail(self, *args, **kwargs):
+        raise FreedError(_FREED_MSG)
+
+    __getattr__ = __array__ = __array_ufunc__ = __getitem__ = __iter__ = __len__ = __bool__ = _fail
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _fail
+    __matmul__ = __rmatmul__ = __pow__ = __rpow__ = __neg__ = __eq__ = __ne__ = __lt__ = __gt__ = _fail
+    __le__ = __ge__ = __and__ = __or__ = __invert__ = __index__ = __float__ = __int__ = _fail
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return "<freed saved value>"
+
+
+FREED = _Freed()
 
 
 FunctionCtx = Function
 
 # Attributes the machinery itself keeps in a node's __dict__ (none of them an array to release).
-_ENGINE_KEYS = frozenset({"_saved", "_saved_refs", "_saved_versions", "_released", "_epoch", "_n_out", "_plain",
-                          "_trace",
+_ENGINE_KEYS = frozenset({"_released", "_n_out", "_plain", "_trace",
                           "_pre_hooks", "_post_hooks", "_non_diff", "_materialize", "_dirty", "_out_shapes",
                           "_metadata"})
 
@@ -261,6 +272,15 @@ class Op(Function):
     __slots__ = ()
     _array_forward = True
     _plain = True
+
+
+def _new_node(cls):
+    """A node with every slot set (nodes are made with object.__new__: no __init__ on the per-op path)."""
+    node = object.__new__(cls)
+    node._edges = node.needs_input_grad = node._in_meta = ()
+    node._saved = node._saved_refs = node._saved_versions = None
+    node._epoch = -1
+    return node
 
 
 def _refresh_view(t):
@@ -308,6 +328,8 @@ def _apply_op(cls, args):
         return T._wrap(out)
 
     node = object.__new__(cls)
+    node._saved = node._saved_refs = node._saved_versions = None
+    node._epoch = -1
     if n == 1:
         fn = a._grad_fn
         node._edges = ((fn, a._out_idx) if fn is not None and a._view_of is None else _edge_of_input(a),)
@@ -521,7 +543,7 @@ def _apply_function(cls, args, kwargs):
     """Run a user Function: forward on the Tensors themselves under no_grad, then record."""
     T = Tensor
     record = _grad_state.enabled and any(isinstance(a, T) and a._requires_grad for a in args)
-    node = object.__new__(cls)  # forward may set attributes on ctx whether or not anything is recorded
+    node = _new_node(cls)  # forward may set attributes on ctx whether or not anything is recorded
     node.needs_input_grad = tuple(isinstance(a, T) and a._requires_grad for a in args)
     node._edges = ()
     node._in_meta = ()
