@@ -1,9 +1,10 @@
-"""The backward engine: an iterative walk of the graph in dependency order.
+"""The backward engine: an iterative walk of the graph in reverse creation order.
 
-``run_backward`` first counts, for every node reachable from the roots, how many edges lead into it;
-a node runs once all its consumers have delivered their gradients (Kahn's algorithm, no recursion, so
-graphs of 10^5+ nodes are fine). Each gradient is popped from the buffer as soon as its node runs, and
-a node's saved values are released after it runs unless the graph is retained.
+Every node has a creation number, and a node's inputs always exist before it, so running the nodes
+that received a gradient in decreasing creation number (a heap) visits each node after all of its
+consumers: a topological order, without recursion (graphs of 10^5+ nodes are fine) and without a
+separate pass to count dependencies. Each gradient is popped from the buffer as soon as its node runs,
+and a node's saved values are released after it runs unless the graph is retained.
 
 Gradients are NumPy arrays in a plain backward and Tensors under ``create_graph=True`` (then grad mode
 is on while formulas run, so the gradient computation itself is recorded). Each input's gradient is
@@ -12,6 +13,7 @@ broadcast-shaped gradients.
 """
 import warnings
 import weakref
+from heapq import heappop, heappush
 
 import numpy as np
 
@@ -45,26 +47,6 @@ def new_accumulator(leaf):
     return node
 
 
-def _count_dependencies(root_nodes, needed):
-    """For every node below the roots, how many edges lead into it (it runs when that many arrived)."""
-    deps = {}
-    roots = set(root_nodes)
-    stack = list(root_nodes)
-    pop, push, get = stack.pop, stack.append, deps.get
-    while stack:
-        for nxt, _ in pop()._edges:
-            if nxt is None or (needed is not None and nxt not in needed):
-                continue
-            c = get(nxt)
-            if c is None:
-                deps[nxt] = 1
-                if nxt not in roots:  # first time seen: walk below it once
-                    push(nxt)
-            else:
-                deps[nxt] = c + 1
-    return deps
-
-
 def _needed_nodes(root_nodes, targets):
     """Nodes from which some target node can be reached (only those need to run for autograd.grad)."""
     needed = {}
@@ -96,17 +78,21 @@ def run_backward(roots, root_grads, keep_graph, create_graph, capture=None, accu
 
     ``capture``: ``(node, output_index)`` pairs whose total gradient is returned (autograd.grad);
     ``accumulate``: whether leaves' ``.grad`` are written (backward) or left alone (grad).
+
+    Nodes run in decreasing creation number (``_seq``), from a heap of the nodes that have received a
+    gradient. Every consumer of a node was created after it, so by the time a node comes off the heap
+    all its gradient contributions have arrived: a topological order with no dependency-counting pass.
     """
     global _poly
     if _poly is None:
         from ..ops import _poly as p
         _poly = p
-    root_nodes = []
     buffers = {}
+    heap = []
     for (node, idx), g in zip(roots, root_grads):
+        if node not in buffers:
+            heappush(heap, (-node._seq, node))
         _add_to_buffer(buffers, node, idx, g)
-        if node not in root_nodes:
-            root_nodes.append(node)
 
     captured = None
     needed = None
@@ -114,8 +100,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, capture=None, accu
         captured = {key: None for key in capture}
         targets = {n for n, _ in capture}
         if not accumulate:
-            needed = _needed_nodes(root_nodes, targets)
-    deps = _count_dependencies(root_nodes, needed)
+            needed = _needed_nodes([n for _, n in heap], targets)
 
     prev_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
@@ -124,18 +109,14 @@ def run_backward(roots, root_grads, keep_graph, create_graph, capture=None, accu
     # goes through _run_node, which handles hooks, capture, user Functions and anomaly checks.
     simple = captured is None and needed is None and not check_nan
     sum_to, cast = _poly.sum_to, _poly.cast
+    take = buffers.pop
     try:
-        ready = [n for n in root_nodes if n not in deps]
-        pop, push, take = ready.pop, ready.append, buffers.pop
-        while ready:
-            node = pop()
-            buf = take(node, None)
-            if buf is None:
-                _skip_node(node, deps, ready, needed)
-                continue
+        while heap:
+            node = heappop(heap)[1]
+            buf = take(node)
             if not (simple and node._plain):
-                _run_node(node, buf, buffers, deps, ready, keep_graph, create_graph, captured, accumulate,
-                          needed, check_nan)
+                _run_node(node, buf, buffers, heap, keep_graph, create_graph, captured, accumulate, needed,
+                          check_nan)
                 continue
             out = type(node).backward(node, buf)
             if type(out) is not tuple:
@@ -151,17 +132,19 @@ def run_backward(roots, root_grads, keep_graph, create_graph, capture=None, accu
                         shape, dt = meta[k]
                         if g.shape != shape:
                             g = sum_to(g, shape, node, k)
-                        if g.dtype != dt:
+                        if g.dtype is not dt and g.dtype != dt:
                             g = cast(g, dt)
                         if nxt._n_out == 1:
                             old = buffers.get(nxt)
-                            buffers[nxt] = g if old is None else old + g
+                            if old is None:
+                                buffers[nxt] = g
+                                heappush(heap, (-nxt._seq, nxt))
+                            else:
+                                buffers[nxt] = old + g
                         else:
+                            if nxt not in buffers:
+                                heappush(heap, (-nxt._seq, nxt))
                             _add_to_buffer(buffers, nxt, idx, g)
-                    left = deps[nxt] - 1
-                    deps[nxt] = left
-                    if left == 0:
-                        push(nxt)
                 k += 1
     finally:
         _grad_state.enabled = prev_mode
@@ -183,19 +166,7 @@ def _add_to_buffer(buffers, node, idx, g):
         slots[idx] = g if old is None else old + g
 
 
-def _skip_node(node, deps, ready, needed):
-    # No gradient reached this node: its inputs get none from it, but they still stop waiting for it.
-    for nxt, _ in node._edges:
-        if nxt is None or (needed is not None and nxt not in needed):
-            continue
-        left = deps[nxt] - 1
-        deps[nxt] = left
-        if left == 0:
-            ready.append(nxt)
-
-
-def _run_node(node, buf, buffers, deps, ready, keep_graph, create_graph, captured, accumulate, needed,
-              check_nan):
+def _run_node(node, buf, buffers, heap, keep_graph, create_graph, captured, accumulate, needed, check_nan):
     multi = node._n_out != 1
     grads = buf if multi else [buf]
     if node._pre_hooks:
@@ -240,11 +211,9 @@ def _run_node(node, buf, buffers, deps, ready, keep_graph, create_graph, capture
                 g = _poly.sum_to(g, shape, node, k)
             if g.dtype != dt:
                 g = _poly.cast(g, dt)
+            if nxt not in buffers:
+                heappush(heap, (-nxt._seq, nxt))
             _add_to_buffer(buffers, nxt, idx, g)
-        left = deps[nxt] - 1
-        deps[nxt] = left
-        if left == 0:
-            ready.append(nxt)
 
 
 def _call_backward(node, grads, create_graph):

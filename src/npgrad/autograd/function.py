@@ -16,6 +16,7 @@ There are two flavours, sharing everything but the types ``forward`` sees:
   operators and the helpers in ``npgrad.ops._poly``, which work on both, so one formula serves first
   and higher-order gradients.
 """
+import itertools
 import re
 
 import numpy as np
@@ -34,6 +35,9 @@ _FREED_MSG = (
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
     "graph a second time or if you need to access saved tensors after calling backward.")
 
+
+# Creation numbers of nodes (a C-level counter: cheap, and safe across threads).
+_next_seq = itertools.count().__next__
 
 # Bumped by every in-place write (ops.inplace.bump_version). A node remembers the epoch it was created
 # in; while it is unchanged no saved tensor can have been modified, so the per-tensor check is skipped.
@@ -93,9 +97,10 @@ class Function:
     # forward (see _fix_saved); _saved_versions: ((tensor or _OutputRef, version at save time, producing
     # node, output index), ...) for the in-place check (an _OutputRef's producer is this node, left as
     # None to avoid a reference cycle); _epoch: INPLACE_EPOCH when they were recorded. Every node sets
-    # these slots when it is made (see _new_node).
+    # these slots when it is made (see _new_node). _seq: the node's creation number; a node's inputs
+    # are always made before it, so the engine runs nodes in decreasing _seq (see engine.py).
     __slots__ = ("_edges", "needs_input_grad", "_in_meta", "_saved", "_saved_refs", "_saved_versions", "_epoch",
-                 "__weakref__", "__dict__")
+                 "_seq", "__weakref__", "__dict__")
 
     _array_forward = False  # True for Op: forward sees NumPy arrays
     _released = False
@@ -280,6 +285,7 @@ def _new_node(cls):
     node._edges = node.needs_input_grad = node._in_meta = ()
     node._saved = node._saved_refs = node._saved_versions = None
     node._epoch = -1
+    node._seq = _next_seq()
     return node
 
 
@@ -367,6 +373,9 @@ def _apply_op(cls, args):
         node._edges = tuple(edges)
         node.needs_input_grad = tuple([m is not None for m in meta])
         node._in_meta = tuple(meta)
+    # Numbered after its inputs' edges exist (a leaf's accumulator may have just been made): the
+    # engine relies on every node being newer than the nodes it points to.
+    node._seq = _next_seq()
     out = cls.forward(node, *vals)
     if type(out) is not tuple:
         if type(out) is not np.ndarray:
@@ -570,6 +579,7 @@ def _apply_function(cls, args, kwargs):
         return out
     node._edges = tuple(_edge(a) if isinstance(a, T) and a._requires_grad else
                         (_NO_EDGE if isinstance(a, T) else _NOT_TENSOR) for a in args)
+    node._seq = _next_seq()  # after the edges: newer than every node it points to
     node._in_meta = [(a._data.shape, a._data.dtype) if isinstance(a, T) and a._requires_grad else None
                      for a in args]
     node._tensor_args = tuple(isinstance(a, T) for a in args)
