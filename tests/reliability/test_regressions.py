@@ -184,3 +184,10 @@ def test_tensor_split_and_repeat_interleave_still_work():
     assert [t.shape for t in npgrad.tensor_split(npgrad.ones(5), npgrad.tensor([1, 3]))] == [(1,), (2,), (2,)]
     assert npgrad.repeat_interleave(npgrad.tensor([2, 0, 1])).tolist() == [0, 0, 2]
     assert npgrad.repeat_interleave(npgrad.tensor([1.0, 2.0]), npgrad.tensor([0, 2])).tolist() == [2.0, 2.0]
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_half_pow_exponent_must_fit_half(lib):
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type c10::Half without overflow$"):
+        lib.tensor([0.5], dtype=lib.float16) ** 70000
+    assert (lib.tensor([0.5], dtype=lib.float16) ** 65504).item() == 0.0

@@ -109,7 +109,7 @@ if HAS_TORCH:
         ("tanhshrink", lambda F, x: F.tanhshrink(x)),
         ("softmax", lambda F, x: F.softmax(x, -1)),
         ("log_softmax", lambda F, x: F.log_softmax(x, -1)),
-        ("layer_norm", lambda F, x: F.layer_norm(x, x.shape[-1:])),
+        ("layer_norm", lambda F, x: F.layer_norm(x, x.shape[-1:])),  # (without +-1e30: KNOWN_BUGS)
         ("normalize", lambda F, x: F.normalize(x, dim=-1)),
         ("mse", lambda F, x: F.mse_loss(x, x.flip(-1), reduction="none")),
         ("l1", lambda F, x: F.l1_loss(x, x.flip(-1), reduction="none")),
@@ -135,6 +135,8 @@ if HAS_TORCH:
         ("hardshrink", lambda F, x: F.hardshrink(x), [np.nan, 2.0], _ZEROED),
         ("smooth_l1", lambda F, x: F.smooth_l1_loss(x, x.new_zeros(x.shape), reduction="none"), [np.inf, -np.inf], _NAN_GRAD),
         ("huber", lambda F, x: F.huber_loss(x, x.new_zeros(x.shape), reduction="none"), [np.inf, -np.inf], _NAN_GRAD),
+        ("layer_norm", lambda F, x: F.layer_norm(x, x.shape[-1:]), [1e30, 1e30],
+         "the mean of equal huge values is rounded: nonzero gradient where PyTorch's is 0 (reported)"),
     ]
 
     @pytest.mark.parametrize("name,call,values,reason", [
@@ -152,6 +154,8 @@ if HAS_TORCH:
     @given(shape=shapes(min_dims=1, max_dims=2, sides=(2, 3, 4)), seed=seeds)
     def test_functional_special_values(name, call, shape, seed):
         x = special_values(seed, shape, "float64")
+        if name == "layer_norm":
+            x = np.where(np.abs(x) == 1e30, np.sign(x) * 3.0, x)
         check(lambda lib, t: call(TF if lib is torch else NF, t), [x], "torch", what=f"F.{name} {x.tolist()}")
 
 

@@ -485,6 +485,10 @@ def fmod(input, other):
 def pow(input, exponent):
     if not isinstance(input, Tensor):
         return _rbinary(Pow, input, exponent)
+    e = _scalar_value(exponent)
+    if input._data.dtype == np.float16 and type(e) in (int, float) and math.isfinite(e) and abs(e) > 65504:
+        # the exponent is converted to the tensor's type with a check, as for integers below
+        raise RuntimeError("value cannot be converted to type c10::Half without overflow")
     if isinstance(exponent, Tensor) or isinstance(exponent, float) or input._data.dtype.kind == "f":
         a, b = promote(input, exponent)
     else:
