@@ -88,7 +88,6 @@ class Tensor:
         return vc
 
     _accum = None  # a leaf's AccumulateGrad node, made on first use
-    _edge = None   # (_accum, 0), kept so each use of a leaf as an input does not build a new tuple
 
     def _grad_accumulator(self):
         acc = self._accum
@@ -96,13 +95,6 @@ class Tensor:
             acc = self._accum = _engine.new_accumulator(self)
         return acc
 
-    def _leaf_edge(self):
-        e = self._edge
-        if e is None:
-            e = self._edge = (self._grad_accumulator(), 0)
-        return e
-
-    # -- basic properties ----------------------------------------------------------------------------
     @property
     def shape(self):
         return Size(self._data.shape)
@@ -408,7 +400,7 @@ class Tensor:
         if getattr(self, "__dict__", None):
             import copy
             for k, v in self.__dict__.items():
-                if k not in ("_accum", "_edge", "_retains_grad"):
+                if k not in ("_accum", "_retains_grad"):
                     setattr(new, k, copy.deepcopy(v, memo))
         memo[id(self)] = new
         return new

@@ -57,7 +57,7 @@ def _needed_nodes(root_nodes, targets):
         if finished:
             hit = node in targets
             if not hit:
-                for c, _ in node._edges:
+                for c in node._fns:
                     if c is not None and needed.get(c):
                         hit = True
                         break
@@ -67,7 +67,7 @@ def _needed_nodes(root_nodes, targets):
             continue
         expanded.add(node)
         stack.append((node, True))
-        for c, _ in node._edges:
+        for c in node._fns:
             if c is not None and c not in needed and c not in expanded:
                 stack.append((c, False))
     return {n for n, hit in needed.items() if hit}
@@ -125,7 +125,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, capture=None, accu
                 node._release()
             meta = node._in_meta
             k = 0
-            for nxt, idx in node._edges:
+            for nxt in node._fns:
                 if nxt is not None:
                     g = out[k]
                     if g is not None:
@@ -144,7 +144,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, capture=None, accu
                         else:
                             if nxt not in buffers:
                                 heappush(heap, (-nxt._seq, nxt))
-                            _add_to_buffer(buffers, nxt, idx, g)
+                            _add_to_buffer(buffers, nxt, node._idxs[k], g)
                 k += 1
     finally:
         _grad_state.enabled = prev_mode
@@ -181,7 +181,7 @@ def _run_node(node, buf, buffers, heap, keep_graph, create_graph, captured, accu
             if node._post_hooks:  # register_post_accumulate_grad_hook
                 _run_post_hooks(node, (), grads, create_graph)
         return
-    if needed is not None and not any(n in needed for n, _ in node._edges):
+    if needed is not None and not any(n in needed for n in node._fns):
         return  # only captured, nothing below it is wanted
 
     if check_nan:  # anomaly mode: any failure here is reported with the node's forward traceback
@@ -201,7 +201,7 @@ def _run_node(node, buf, buffers, heap, keep_graph, create_graph, captured, accu
         node._release()
 
     meta = node._in_meta
-    for k, (nxt, idx) in enumerate(node._edges):
+    for k, nxt in enumerate(node._fns):
         if nxt is None or (needed is not None and nxt not in needed):
             continue
         g = in_grads[k] if k < len(in_grads) else None
@@ -213,7 +213,7 @@ def _run_node(node, buf, buffers, heap, keep_graph, create_graph, captured, accu
                 g = _poly.cast(g, dt)
             if nxt not in buffers:
                 heappush(heap, (-nxt._seq, nxt))
-            _add_to_buffer(buffers, nxt, idx, g)
+            _add_to_buffer(buffers, nxt, node._idxs[k], g)
 
 
 def _call_backward(node, grads, create_graph):
@@ -232,7 +232,7 @@ def _call_backward(node, grads, create_graph):
     out = cls.backward(node, *grads)
     if type(out) is not tuple:
         out = (out,)
-    n_in = len(node._edges)
+    n_in = len(node._fns)
     if len(out) != n_in:
         if len(out) > n_in and all(o is None for o in out[n_in:]):
             out = out[:n_in]
@@ -248,7 +248,7 @@ def _call_backward(node, grads, create_graph):
         if is_tensor_arg is not None and not is_tensor_arg[k]:
             raise RuntimeError(f"function {node.name()} returned a gradient different than None at position "
                                f"{k + 1}, but the corresponding forward input was not a Variable")
-        if node._edges[k][0] is None:
+        if node._fns[k] is None:
             res.append(None)  # the input does not require grad: its gradient is dropped
         elif isinstance(o, T):
             res.append(o if create_graph else o._data)

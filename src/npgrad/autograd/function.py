@@ -99,8 +99,8 @@ class Function:
     # None to avoid a reference cycle); _epoch: INPLACE_EPOCH when they were recorded. Every node sets
     # these slots when it is made (see _new_node). _seq: the node's creation number; a node's inputs
     # are always made before it, so the engine runs nodes in decreasing _seq (see engine.py).
-    __slots__ = ("_edges", "needs_input_grad", "_in_meta", "_saved", "_saved_refs", "_saved_versions", "_epoch",
-                 "_seq", "__weakref__", "__dict__")
+    __slots__ = ("_fns", "_idxs", "needs_input_grad", "_in_meta", "_saved", "_saved_refs", "_saved_versions",
+                 "_epoch", "_seq", "__weakref__", "__dict__")
 
     _array_forward = False  # True for Op: forward sees NumPy arrays
     _released = False
@@ -179,10 +179,12 @@ class Function:
     def next_functions(self):
         """``((node, output_index), ...)`` per Tensor input, ``(None, 0)`` where it needs no gradient.
 
-        ``_edges`` has one entry per forward argument (the engine pairs them with backward's results);
-        PyTorch lists Tensor inputs only, so the entries of non-Tensor arguments are left out here.
+        The node keeps one entry per forward argument in ``_fns`` (the node each input's gradient goes
+        to) and ``_idxs`` (which output of that node; -1 for a non-Tensor argument), two flat tuples
+        rather than a tuple of pairs: fewer objects per node for the garbage collector to walk. PyTorch
+        lists Tensor inputs only, so non-Tensor arguments are left out here.
         """
-        return tuple([e for e in self._edges if e is not _NOT_TENSOR])
+        return tuple([(f, i) for f, i in zip(self._fns, self._idxs) if i >= 0])
 
     def name(self):
         if self._array_forward:
@@ -282,7 +284,7 @@ class Op(Function):
 def _new_node(cls):
     """A node with every slot set (nodes are made with object.__new__: no __init__ on the per-op path)."""
     node = object.__new__(cls)
-    node._edges = node.needs_input_grad = node._in_meta = ()
+    node._fns = node._idxs = node.needs_input_grad = node._in_meta = ()
     node._saved = node._saved_refs = node._saved_versions = None
     node._epoch = -1
     node._seq = _next_seq()
@@ -338,39 +340,58 @@ def _apply_op(cls, args):
     node._epoch = -1
     if n == 1:
         fn = a._grad_fn
-        node._edges = ((fn, a._out_idx) if fn is not None and a._view_of is None else _edge_of_input(a),)
+        if fn is None or a._view_of is not None:
+            fn = _input_node(a)
+        node._fns = (fn,)
+        i = a._out_idx
+        node._idxs = _IDX[i] if i < 4 else (i,)
         node.needs_input_grad = _NEEDS1
         d = a._data
         node._in_meta = ((d.shape, d.dtype),)
     elif n == 2 and ta and tb:
         ga, gb = a._requires_grad, b._requires_grad
         da, db = a._data, b._data
-        fa, fb = a._grad_fn, b._grad_fn
-        node._edges = ((fa, a._out_idx) if fa is not None and a._view_of is None else
-                       _edge_of_input(a) if ga else _NO_EDGE,
-                       (fb, b._out_idx) if fb is not None and b._view_of is None else
-                       _edge_of_input(b) if gb else _NO_EDGE)
+        fa = fb = None
+        ia = ib = 0
+        if ga:
+            fa = a._grad_fn
+            if fa is None or a._view_of is not None:
+                fa = _input_node(a)
+            ia = a._out_idx
+        if gb:
+            fb = b._grad_fn
+            if fb is None or b._view_of is not None:
+                fb = _input_node(b)
+            ib = b._out_idx
+        node._fns = (fa, fb)
+        node._idxs = _IDX00 if not (ia or ib) else (ia, ib)
         node.needs_input_grad = _NEEDS2[ga, gb]
         node._in_meta = ((da.shape, da.dtype) if ga else None, (db.shape, db.dtype) if gb else None)
     elif n == 2 and ta:  # tensor <op> Python number
         fn = a._grad_fn
-        node._edges = ((fn, a._out_idx) if fn is not None and a._view_of is None else _edge_of_input(a),
-                       _NOT_TENSOR)
+        if fn is None or a._view_of is not None:
+            fn = _input_node(a)
+        node._fns = (fn, None)
+        node._idxs = _IDX0_SCALAR if a._out_idx == 0 else (a._out_idx, -1)
         node.needs_input_grad = _NEEDS_T_SCALAR
         d = a._data
         node._in_meta = ((d.shape, d.dtype), None)
     else:
-        edges = []
+        fns = []
+        idxs = []
         meta = []
         for x in args:
             if isinstance(x, T) and x._requires_grad:
-                edges.append(_edge_of_input(x))
+                fns.append(_input_node(x))
+                idxs.append(x._out_idx)
                 d = x._data
                 meta.append((d.shape, d.dtype))
             else:
-                edges.append(_NO_EDGE if isinstance(x, T) else _NOT_TENSOR)
+                fns.append(None)
+                idxs.append(0 if isinstance(x, T) else -1)
                 meta.append(None)
-        node._edges = tuple(edges)
+        node._fns = tuple(fns)
+        node._idxs = tuple(idxs)
         node.needs_input_grad = tuple([m is not None for m in meta])
         node._in_meta = tuple(meta)
     # Numbered after its inputs' edges exist (a leaf's accumulator may have just been made): the
@@ -407,16 +428,20 @@ _NEEDS_T_SCALAR = (True, False)
 _NEEDS2 = {(True, True): (True, True), (True, False): (True, False), (False, True): (False, True)}
 
 
-def _edge_of_input(x):
-    """``(node, output_index)`` the gradient of input ``x`` flows to (``x`` requires grad)."""
+def _input_node(x):
+    """The node the gradient of input ``x`` (which requires grad) flows to: its grad_fn, re-derived
+    first if ``x`` is a view whose base changed in place, or a leaf's AccumulateGrad. The output
+    index is then ``x._out_idx`` (0 for a leaf)."""
     if x._view_of is not None:
         _refresh_view(x)  # its base may have changed in place since the view was taken
     fn = x._grad_fn
-    return x._leaf_edge() if fn is None else (fn, x._out_idx)
+    return x._grad_accumulator() if fn is None else fn
 
 
-_NO_EDGE = (None, 0)      # a Tensor input that needs no gradient
-_NOT_TENSOR = (None, -1)  # a non-Tensor argument (hidden from next_functions)
+# Output-index tuples shared by every node whose inputs are outputs 0 (the usual case): no allocation.
+_IDX = [(0,), (1,), (2,), (3,)]
+_IDX00 = (0, 0)
+_IDX0_SCALAR = (0, -1)  # -1 marks a non-Tensor argument (hidden from next_functions)
 
 
 def _wrap_outputs(node, out):
@@ -554,7 +579,7 @@ def _apply_function(cls, args, kwargs):
     record = _grad_state.enabled and any(isinstance(a, T) and a._requires_grad for a in args)
     node = _new_node(cls)  # forward may set attributes on ctx whether or not anything is recorded
     node.needs_input_grad = tuple(isinstance(a, T) and a._requires_grad for a in args)
-    node._edges = ()
+    node._fns = node._idxs = ()
     node._in_meta = ()
     new_style = cls.setup_context is not Function.setup_context
     if kwargs:
@@ -577,8 +602,8 @@ def _apply_function(cls, args, kwargs):
     outs = out if is_tuple else (out,)
     if not record:
         return out
-    node._edges = tuple(_edge(a) if isinstance(a, T) and a._requires_grad else
-                        (_NO_EDGE if isinstance(a, T) else _NOT_TENSOR) for a in args)
+    node._fns = tuple([_input_node(a) if isinstance(a, T) and a._requires_grad else None for a in args])
+    node._idxs = tuple([(a._out_idx if a._requires_grad else 0) if isinstance(a, T) else -1 for a in args])
     node._seq = _next_seq()  # after the edges: newer than every node it points to
     node._in_meta = [(a._data.shape, a._data.dtype) if isinstance(a, T) and a._requires_grad else None
                      for a in args]
@@ -622,13 +647,7 @@ def _rebase_dirty(t):
         raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
     vc = t._version_counter()
     vc[0] += 1
-
-
-def _edge(t):
-    fn = t._grad_fn
-    if fn is None:
-        return (t._grad_accumulator(), 0)
-    return (fn, t._out_idx)
+    INPLACE_EPOCH[0] += 1
 
 
 def _fix_saved_function(node, args, outs, res):
