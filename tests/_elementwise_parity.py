@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import npgrad
-from oracle import HAS_TORCH, TOL, assert_close, make_arrays, to_numpy, torch
+from oracle import HAS_TORCH, TOL, assert_close, first_output, leaves, make_arrays, to_numpy, torch
 
 
 def dtype_name(t):
@@ -78,14 +78,7 @@ def _graph_nodes(root):
 def check_no_upcast(case, seed=0):
     """Every node's backward answers a float32 input with a float32 gradient (dtype casts excepted)."""
     arrays = make_arrays(case, np.float32, seed)
-    ts = []
-    for spec, a in zip(case.inputs, arrays):
-        t = npgrad.tensor(a)
-        if spec.grad and a.dtype.kind == "f":
-            t.requires_grad_(True)
-        ts.append(t)
-    out = case.fn(npgrad, *ts)
-    out = out[0] if isinstance(out, (tuple, list)) else out
+    out = first_output(case.fn(npgrad, *leaves(npgrad, case, arrays)))
     if out.grad_fn is None:
         return
     bad = []

@@ -73,19 +73,26 @@ def make_arrays(case, dtype, seed=0):
     return arrays
 
 
-def _first(out):
+def first_output(out):
+    """The checked result of ``case.fn``: its first element when it returns a tuple."""
     return out[0] if isinstance(out, (tuple, list)) else out
+
+
+def leaves(lib, case, arrays):
+    """``lib`` tensors of ``arrays``; float inputs marked ``grad`` in the case require grad."""
+    ts = []
+    for spec, a in zip(case.inputs, arrays):
+        t = lib.tensor(a)
+        if spec.grad and a.dtype.kind == "f":
+            t.requires_grad_(True)
+        ts.append(t)
+    return ts
 
 
 def run(lib, case, arrays, upstream_seed=1):
     """Forward then backward with a fixed random upstream gradient; returns (out, [grads])."""
-    ts = []
-    for spec, a in zip(case.inputs, arrays):
-        t = lib.tensor(a) if lib is not npgrad else npgrad.tensor(a)
-        if spec.grad and a.dtype.kind == "f":
-            t.requires_grad_(True)
-        ts.append(t)
-    out = _first(case.fn(lib, *ts))
+    ts = leaves(lib, case, arrays)
+    out = first_output(case.fn(lib, *ts))
     grads = [None] * len(ts)
     if out.requires_grad:
         up = np.random.default_rng(upstream_seed).standard_normal(tuple(out.shape)).astype(to_numpy(out).dtype)
@@ -132,7 +139,7 @@ def numeric_grads(case, arrays, upstream_seed=1):
     def f(arrs):
         ts = [npgrad.tensor(a) for a in arrs]
         with npgrad.no_grad():
-            return to_numpy(_first(case.fn(npgrad, *ts))).astype(np.float64)
+            return to_numpy(first_output(case.fn(npgrad, *ts))).astype(np.float64)
 
     out = f(arrays)
     up = np.random.default_rng(upstream_seed).standard_normal(out.shape)

@@ -14,7 +14,7 @@ import npgrad
 from oracle import HAS_TORCH, In, OpCase, check_against_torch, check_finite_differences, torch
 
 if HAS_TORCH:
-    from _double_backward import check_double_backward
+    from _second_order import check_double_backward
 
 
 def _wellcond(shape):

@@ -12,7 +12,7 @@ from oracle import HAS_TORCH, In, OpCase, check_against_torch, check_finite_diff
 from _elementwise_parity import check_error, check_error_like_torch, check_forward, check_no_upcast
 
 if HAS_TORCH:
-    from _double_backward import check_double_backward
+    from _second_order import check_double_backward
 
 F64 = np.float64
 

@@ -10,7 +10,7 @@ import npgrad
 from oracle import HAS_TORCH, In, OpCase, check_against_torch, check_finite_differences, torch
 
 if HAS_TORCH:
-    from _double_backward import check_double_backward
+    from _second_order import check_double_backward
 
 
 def _away_from_integers(low, high, shape):

@@ -13,7 +13,7 @@ from oracle import HAS_TORCH, In, OpCase, check_against_torch, check_finite_diff
 from _elementwise_parity import check_forward, check_like_torch, check_no_upcast
 
 if HAS_TORCH:
-    from _double_backward import check_double_backward
+    from _second_order import check_double_backward
 
 
 def _away_from_integers(shape, low=-3.0, high=3.0):
