@@ -118,11 +118,13 @@ def assert_close(actual, expected, rtol, atol, what=""):
         np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
 
 
-def check_against_torch(case, dtype, seed=0):
+def check_against_torch(case, dtype, seed=0, tol=None):
+    """Forward value and dtype, and each input's gradient, equal PyTorch's (within ``tol``, by default the
+    dtype's; gradients within the case's ``grad_tol`` when it has one)."""
     arrays = make_arrays(case, dtype, seed)
     out_n, grads_n = run(npgrad, case, arrays)
     out_t, grads_t = run(torch, case, arrays)
-    tol = TOL.get(dtype, dict(rtol=1e-3, atol=1e-3))
+    tol = tol or TOL.get(dtype, dict(rtol=1e-3, atol=1e-3))
     assert str(out_n.dtype).split(".")[-1] == str(out_t.dtype).split(".")[-1], \
         f"{case.name}: dtype {out_n.dtype} != torch {out_t.dtype}"
     assert_close(to_numpy(out_n), to_numpy(out_t), what=f"{case.name} forward", **tol)

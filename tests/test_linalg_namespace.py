@@ -11,10 +11,8 @@ import numpy as np
 import pytest
 
 import npgrad
-from oracle import HAS_TORCH, In, OpCase, check_against_torch, check_finite_differences, torch
-
-if HAS_TORCH:
-    from _second_order import check_double_backward
+from oracle import HAS_TORCH, In, OpCase, check_against_torch, torch
+from _table_tests import double_backward_test, finite_difference_test
 
 
 def _wellcond(shape):
@@ -158,29 +156,19 @@ if HAS_TORCH:
     def test_matches_torch(case, dtype):
         if dtype == np.float32:  # LAPACK's float32 results differ in the last digits between builds
             case = OpCase(case.name, case.fn, case.inputs, grad_tol=dict(rtol=1e-4, atol=1e-5))
-            import oracle
-            saved = oracle.TOL[np.float32]
-            oracle.TOL[np.float32] = dict(rtol=1e-4, atol=1e-5)
-            try:
-                check_against_torch(case, dtype)
-            finally:
-                oracle.TOL[np.float32] = saved
-            return
-        check_against_torch(case, dtype)
+            check_against_torch(case, dtype, tol=dict(rtol=1e-4, atol=1e-5))
+        else:
+            check_against_torch(case, dtype)
 
     SECOND_ORDER = [c for c in CASES if c.name in {
         "inv", "det", "slogdet_logabs", "solve_matrix_broadcast", "cholesky", "qr_tall_both", "qr_wide",
         "eigh_both_batched", "svd_tall", "svd_wide", "svdvals", "pinv_tall", "matrix_power_neg2",
         "matrix_norm_nuc", "multi_dot_chain", "cholesky_solve"}]
 
-    @pytest.mark.parametrize("case", SECOND_ORDER, ids=str)
-    def test_double_backward_matches_torch(case):
-        check_double_backward(case)
+    test_double_backward_matches_torch = double_backward_test(SECOND_ORDER)
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.fd], ids=str)
-def test_finite_differences(case):
-    check_finite_differences(case)
+test_finite_differences = finite_difference_test([c for c in CASES if c.fd])
 
 
 # -- values by hand (no torch needed) ----------------------------------------------------------------------------------

@@ -4,10 +4,8 @@ import numpy as np
 import pytest
 
 import npgrad
-from oracle import HAS_TORCH, In, OpCase, check_against_torch, check_finite_differences, torch
-
-if HAS_TORCH:
-    from _second_order import check_double_backward
+from oracle import HAS_TORCH, In, OpCase, torch
+from _table_tests import double_backward_test, errors_like_torch_test, finite_difference_test, torch_parity_test
 
 
 def _idx(lib, a, dtype=None):
@@ -77,21 +75,14 @@ GET = [
 
 
 if HAS_TORCH:
-    @pytest.mark.parametrize("case", GET, ids=str)
-    @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-    def test_getitem_matches_torch(case, dtype):
-        check_against_torch(case, dtype)
+    test_getitem_matches_torch = torch_parity_test(GET)
 
-    @pytest.mark.parametrize("case", [c for c in GET if c.name in {
+    test_getitem_double_backward_matches_torch = double_backward_test([c for c in GET if c.name in {
         "slice_step", "list_repeated", "two_tensors_broadcast", "mask_full", "list_slice_list_separated",
-        "chained_advanced", "large_repeated", "none_middle"}], ids=str)
-    def test_getitem_double_backward_matches_torch(case):
-        check_double_backward(case)
+        "chained_advanced", "large_repeated", "none_middle"}])
 
 
-@pytest.mark.parametrize("case", GET, ids=str)
-def test_getitem_finite_differences(case):
-    check_finite_differences(case)
+test_getitem_finite_differences = finite_difference_test(GET)
 
 
 def test_repeated_indices_accumulate():
@@ -185,20 +176,13 @@ SET += [
 ]
 
 if HAS_TORCH:
-    @pytest.mark.parametrize("case", SET, ids=str)
-    @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-    def test_setitem_matches_torch(case, dtype):
-        check_against_torch(case, dtype)
+    test_setitem_matches_torch = torch_parity_test(SET)
 
-    @pytest.mark.parametrize("case", [c for c in SET if c.name in {
-        "set_slice", "set_mask", "set_two_lists", "set_value_depends_on_target", "set_through_view"}], ids=str)
-    def test_setitem_double_backward_matches_torch(case):
-        check_double_backward(case)
+    test_setitem_double_backward_matches_torch = double_backward_test([c for c in SET if c.name in {
+        "set_slice", "set_mask", "set_two_lists", "set_value_depends_on_target", "set_through_view"}])
 
 
-@pytest.mark.parametrize("case", SET, ids=str)
-def test_setitem_finite_differences(case):
-    check_finite_differences(case)
+test_setitem_finite_differences = finite_difference_test(SET)
 
 
 def test_setitem_gradient_rules_by_hand():
@@ -317,10 +301,4 @@ if HAS_TORCH:
         "set_float_index": lambda L: L.ones(3).__setitem__(L.tensor([0.5]), 1.0),
     }
 
-    @pytest.mark.parametrize("name", sorted(ERRORS))
-    def test_errors_match_torch(name):
-        with pytest.raises(Exception) as et:
-            ERRORS[name](torch)
-        with pytest.raises(type(et.value)) as en:
-            ERRORS[name](npgrad)
-        assert str(en.value) == str(et.value)
+    test_errors_match_torch = errors_like_torch_test(ERRORS)

@@ -5,10 +5,8 @@ import numpy as np
 import pytest
 
 import npgrad
-from oracle import HAS_TORCH, In, OpCase, check_against_torch, check_finite_differences, torch
-
-if HAS_TORCH:
-    from _second_order import check_double_backward
+from oracle import HAS_TORCH, In, OpCase, check_against_torch, torch
+from _table_tests import double_backward_test, errors_like_torch_test, finite_difference_test, torch_parity_test
 
 
 def _w(lib, t):
@@ -243,16 +241,12 @@ if HAS_TORCH:
         if dtype in case.dtypes:
             check_against_torch(case, dtype)
 
-    @pytest.mark.parametrize("case", [c for c in CASES if c.name in {
+    test_double_backward_matches_torch = double_backward_test([c for c in CASES if c.name in {
         "mul_", "chained_inplace", "view_of_view", "transposed_view_add_", "diagonal_view", "unbind_views",
-        "row_imul", "narrow_views", "unary_inplace", "view_of_plain_base"}], ids=str)
-    def test_double_backward_matches_torch(case):
-        check_double_backward(case)
+        "row_imul", "narrow_views", "unary_inplace", "view_of_plain_base"}])
 
 
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_finite_differences(case):
-    check_finite_differences(case)
+test_finite_differences = finite_difference_test(CASES)
 
 
 # -- views created before the base changes -------------------------------------------------------------------
@@ -279,15 +273,10 @@ STALE = [
 ]
 
 if HAS_TORCH:
-    @pytest.mark.parametrize("case", STALE, ids=str)
-    @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-    def test_stale_views_match_torch(case, dtype):
-        check_against_torch(case, dtype)
+    test_stale_views_match_torch = torch_parity_test(STALE)
 
 
-@pytest.mark.parametrize("case", STALE, ids=str)
-def test_stale_views_finite_differences(case):
-    check_finite_differences(case)
+test_stale_views_finite_differences = finite_difference_test(STALE)
 
 
 def _stale_view_read(lib, refresh):
@@ -523,10 +512,4 @@ if HAS_TORCH:
         "grad_expanded_target": lambda L: (L.ones(1, 3, requires_grad=True) * 1).expand(2, 3).mul_(2.0),
     }
 
-    @pytest.mark.parametrize("name", sorted(ERRORS))
-    def test_errors_match_torch(name):
-        with pytest.raises(Exception) as et:
-            ERRORS[name](torch)
-        with pytest.raises(type(et.value)) as en:
-            ERRORS[name](npgrad)
-        assert str(en.value) == str(et.value)
+    test_errors_match_torch = errors_like_torch_test(ERRORS)

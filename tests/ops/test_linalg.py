@@ -4,10 +4,8 @@ import numpy as np
 import pytest
 
 import npgrad
-from oracle import HAS_TORCH, In, OpCase, check_against_torch, check_finite_differences, torch
-
-if HAS_TORCH:
-    from _second_order import check_double_backward
+from oracle import HAS_TORCH, In, OpCase, torch
+from _table_tests import double_backward_test, errors_like_torch_test, finite_difference_test, torch_parity_test
 
 CASES = [
     # matmul in every rank combination
@@ -102,10 +100,7 @@ CASES = [
 
 
 if HAS_TORCH:
-    @pytest.mark.parametrize("case", CASES, ids=str)
-    @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-    def test_matches_torch(case, dtype):
-        check_against_torch(case, dtype)
+    test_matches_torch = torch_parity_test(CASES)
 
     SECOND_ORDER = [c for c in CASES if c.name in {
         "matmul_1d_1d", "matmul_1d_2d", "matmul_2d_1d", "matmul_batch_broadcast", "matmul_3d_1d", "matmul_1d_3d",
@@ -113,14 +108,10 @@ if HAS_TORCH:
         "einsum_diag", "einsum_triple_diag", "einsum_ellipsis_broadcast", "einsum_three_operands",
         "einsum_repeated_index_two_ops", "einsum_size1_broadcast", "einsum_sum_out"}]
 
-    @pytest.mark.parametrize("case", SECOND_ORDER, ids=str)
-    def test_double_backward_matches_torch(case):
-        check_double_backward(case)
+    test_double_backward_matches_torch = double_backward_test(SECOND_ORDER)
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.fd], ids=str)
-def test_finite_differences(case):
-    check_finite_differences(case)
+test_finite_differences = finite_difference_test([c for c in CASES if c.fd])
 
 
 # -- zero-size dims --------------------------------------------------------------------------------------------
@@ -220,13 +211,7 @@ if HAS_TORCH:
         "trace_3d": lambda L: L.trace(L.ones(2, 2, 2)),
     }
 
-    @pytest.mark.parametrize("name", sorted(ERRORS))
-    def test_errors_match_torch(name):
-        with pytest.raises(Exception) as et:
-            ERRORS[name](torch)
-        with pytest.raises(type(et.value)) as en:
-            ERRORS[name](npgrad)
-        assert str(en.value) == str(et.value)
+    test_errors_match_torch = errors_like_torch_test(ERRORS)
 
 
     def test_addmm_beta_zero_ignores_nan_but_gives_zero_grad():

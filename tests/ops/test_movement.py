@@ -5,10 +5,8 @@ import numpy as np
 import pytest
 
 import npgrad
-from oracle import HAS_TORCH, In, OpCase, check_against_torch, check_finite_differences, torch
-
-if HAS_TORCH:
-    from _second_order import check_double_backward
+from oracle import HAS_TORCH, In, OpCase, torch
+from _table_tests import double_backward_test, errors_like_torch_test, finite_difference_test, torch_parity_test
 
 
 def _const(a):
@@ -183,10 +181,7 @@ FD_ONLY = [
 
 
 if HAS_TORCH:
-    @pytest.mark.parametrize("case", CASES, ids=str)
-    @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-    def test_matches_torch(case, dtype):
-        check_against_torch(case, dtype)
+    test_matches_torch = torch_parity_test(CASES)
 
     SECOND_ORDER = [c for c in CASES if c.name in {
         "reshape_noncontiguous", "permute", "squeeze_dims_tuple", "expand", "repeat_more_dims", "flip_dims",
@@ -194,14 +189,10 @@ if HAS_TORCH:
         "diagonal_neg_offset_dims", "diag_embed_offset", "diag_embed_dims", "gather", "scatter", "scatter_add", "index_select",
         "index_select_large", "masked_fill_tensor_value", "masked_select", "take", "index_add"}]
 
-    @pytest.mark.parametrize("case", SECOND_ORDER, ids=str)
-    def test_double_backward_matches_torch(case):
-        check_double_backward(case)
+    test_double_backward_matches_torch = double_backward_test(SECOND_ORDER)
 
 
-@pytest.mark.parametrize("case", [c for c in CASES + FD_ONLY if c.fd], ids=str)
-def test_finite_differences(case):
-    check_finite_differences(case)
+test_finite_differences = finite_difference_test([c for c in CASES + FD_ONLY if c.fd])
 
 
 # -- views share memory and the version counter ----------------------------------------------------------------
@@ -403,10 +394,4 @@ if HAS_TORCH:
         "movedim_len": lambda L: L.ones(2, 3, 4).movedim((0, 1), (1,)),
     }
 
-    @pytest.mark.parametrize("name", sorted(ERRORS))
-    def test_errors_match_torch(name):
-        with pytest.raises(Exception) as et:
-            ERRORS[name](torch)
-        with pytest.raises(type(et.value)) as en:
-            ERRORS[name](npgrad)
-        assert str(en.value) == str(et.value)
+    test_errors_match_torch = errors_like_torch_test(ERRORS)

@@ -4,10 +4,8 @@ import numpy as np
 import pytest
 
 import npgrad
-from oracle import HAS_TORCH, In, OpCase, check_against_torch, check_finite_differences, torch
-
-if HAS_TORCH:
-    from _second_order import check_double_backward
+from oracle import HAS_TORCH, In, OpCase, torch
+from _table_tests import double_backward_test, errors_like_torch_test, finite_difference_test, torch_parity_test
 
 
 def _with_zeros(shape, where):
@@ -126,10 +124,7 @@ CASES = [
 
 
 if HAS_TORCH:
-    @pytest.mark.parametrize("case", CASES, ids=str)
-    @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-    def test_matches_torch(case, dtype):
-        check_against_torch(case, dtype)
+    test_matches_torch = torch_parity_test(CASES)
 
     SECOND_ORDER = [c for c in CASES if c.name in {
         "sum_dims_tuple_keepdim", "mean_dims_keepdim", "prod_dim", "prod_zeros_dim", "prod_two_zeros_all",
@@ -137,14 +132,10 @@ if HAS_TORCH:
         "logsumexp_dims_keepdim", "norm_fro_dim", "norm_p3", "norm_p1_dim", "norm_inf", "cumsum_neg_dim",
         "cumprod", "cumprod_zeros"}]
 
-    @pytest.mark.parametrize("case", SECOND_ORDER, ids=str)
-    def test_double_backward_matches_torch(case):
-        check_double_backward(case)
+    test_double_backward_matches_torch = double_backward_test(SECOND_ORDER)
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.fd], ids=str)
-def test_finite_differences(case):
-    check_finite_differences(case)
+test_finite_differences = finite_difference_test([c for c in CASES if c.fd])
 
 
 # -- ties: which elements share the gradient ----------------------------------------------------------------
@@ -381,13 +372,7 @@ if HAS_TORCH:
         "argmin_bool_dim": lambda lib: lib.tensor([True, False]).argmin(0),
     }
 
-    @pytest.mark.parametrize("name", sorted(ERRORS))
-    def test_errors_match_torch(name):
-        with pytest.raises(Exception) as et:
-            ERRORS[name](torch)
-        with pytest.raises(type(et.value)) as en:
-            ERRORS[name](npgrad)
-        assert str(en.value) == str(et.value)
+    test_errors_match_torch = errors_like_torch_test(ERRORS)
 
 
 def test_dim_error_wording():

@@ -4,10 +4,8 @@ import numpy as np
 import pytest
 
 import npgrad
-from oracle import HAS_TORCH, In, OpCase, check_against_torch, check_finite_differences, torch
-
-if HAS_TORCH:
-    from _second_order import check_double_backward
+from oracle import HAS_TORCH, In, OpCase, check_against_torch, torch
+from _table_tests import double_backward_test, errors_like_torch_test, finite_difference_test
 
 
 def _distinct(shape, scale=0.37):
@@ -113,31 +111,21 @@ if HAS_TORCH:
     @pytest.mark.parametrize("case", CASES, ids=str)
     @pytest.mark.parametrize("dtype", [np.float32, np.float64])
     def test_matches_torch(case, dtype):
+        tol = None
         if case.name in _MM_FORWARD_TOL and dtype == np.float32:
             case = OpCase(case.name, case.fn, case.inputs, grad_tol=dict(rtol=1e-3, atol=1e-4))
-            from oracle import TOL
-            saved = TOL[np.float32]
-            TOL[np.float32] = dict(rtol=1e-4, atol=1e-5)
-            try:
-                check_against_torch(case, dtype)
-            finally:
-                TOL[np.float32] = saved
-            return
-        check_against_torch(case, dtype)
+            tol = dict(rtol=1e-4, atol=1e-5)
+        check_against_torch(case, dtype, tol=tol)
 
     SECOND_ORDER = [c for c in CASES if c.name in {
         "sort_dim0_desc", "topk_smallest_dim0", "kthvalue_dim0_keepdim", "median_all", "median_dim",
         "nanmedian_dim", "quantile_dim_vector_q", "quantile_midpoint", "cummax", "cummin_ties_grad",
         "logcumsumexp", "diff_prepend_append", "mode_grad"}]
 
-    @pytest.mark.parametrize("case", SECOND_ORDER, ids=str)
-    def test_double_backward_matches_torch(case):
-        check_double_backward(case)
+    test_double_backward_matches_torch = double_backward_test(SECOND_ORDER)
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.fd], ids=str)
-def test_finite_differences(case):
-    check_finite_differences(case)
+test_finite_differences = finite_difference_test([c for c in CASES if c.fd])
 
 
 @pytest.mark.parametrize("p", [2.0, 1.0, 3.0, 1.5])
@@ -428,13 +416,7 @@ if HAS_TORCH:
         "cdist_dtypes": lambda L: L.cdist(L.ones(3, 2), L.ones(5, 2, dtype=L.float64)),
     }
 
-    @pytest.mark.parametrize("name", sorted(ERRORS))
-    def test_errors_match_torch(name):
-        with pytest.raises(Exception) as et:
-            ERRORS[name](torch)
-        with pytest.raises(type(et.value)) as en:
-            ERRORS[name](npgrad)
-        assert str(en.value) == str(et.value)
+    test_errors_match_torch = errors_like_torch_test(ERRORS)
 
     def test_quantile_q_gradient_matches_torch():
         x = np.random.default_rng(0).standard_normal((3, 5))

@@ -9,11 +9,9 @@ import numpy as np
 import pytest
 
 import npgrad
-from oracle import HAS_TORCH, In, OpCase, check_against_torch, check_finite_differences, torch
-from _elementwise_parity import check_forward, check_like_torch, check_no_upcast
-
-if HAS_TORCH:
-    from _second_order import check_double_backward
+from oracle import HAS_TORCH, In, OpCase, torch
+from _elementwise_parity import check_forward, check_like_torch
+from _table_tests import double_backward_test, finite_difference_test, no_upcast_test, torch_parity_test
 
 
 def _away_from_integers(shape, low=-3.0, high=3.0):
@@ -82,24 +80,10 @@ CASES += [
 GRAD_CASES = [c for c in CASES if c.fd]
 
 if HAS_TORCH:
-    @pytest.mark.parametrize("case", CASES, ids=str)
-    @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-    def test_matches_torch(case, dtype):
-        check_against_torch(case, dtype)
-
-    @pytest.mark.parametrize("case", GRAD_CASES, ids=str)
-    def test_double_backward(case):
-        check_double_backward(case)
-
-
-@pytest.mark.parametrize("case", GRAD_CASES, ids=str)
-def test_finite_differences(case):
-    check_finite_differences(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_float32_gradients_stay_float32(case):
-    check_no_upcast(case)
+    test_matches_torch = torch_parity_test(CASES)
+    test_double_backward = double_backward_test(GRAD_CASES)
+test_finite_differences = finite_difference_test(GRAD_CASES)
+test_float32_gradients_stay_float32 = no_upcast_test(CASES)
 
 
 # -- dtypes other than float32/float64: forward values and result types --------------------------------------
