@@ -268,8 +268,9 @@ def test_forward_runs_without_grad_and_returning_an_input():
     assert_close(x.grad.numpy(), np.full(X.shape, 5.0), 0, 0)
 
 
-def test_mark_dirty_rebases_the_input():
-    class Double_(npgrad.autograd.Function):
+def _double_in_place(lib):
+    """A Function that doubles its input in place and says so with mark_dirty."""
+    class Double_(lib.autograd.Function):
         @staticmethod
         def forward(ctx, x):
             x.mul_(2)
@@ -279,10 +280,13 @@ def test_mark_dirty_rebases_the_input():
         @staticmethod
         def backward(ctx, g):
             return g * 2
+    return Double_
 
+
+def test_mark_dirty_rebases_the_input():
     x = _leaf(npgrad, X)
     a = x * 1
-    b = Double_.apply(a)
+    b = _double_in_place(npgrad).apply(a)
     assert b is a and a.grad_fn.name() == "Double_Backward" and a._version == 2
     b.sum().backward()
     assert_close(x.grad.numpy(), np.full(X.shape, 2.0), 0, 0)
@@ -290,17 +294,7 @@ def test_mark_dirty_rebases_the_input():
 
 def test_mark_dirty_on_leaf_error():
     def f(lib):
-        class Double_(lib.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                x.mul_(2)
-                ctx.mark_dirty(x)
-                return x
-
-            @staticmethod
-            def backward(ctx, g):
-                return g * 2
-        Double_.apply(lib.ones(2, requires_grad=True))
+        _double_in_place(lib).apply(lib.ones(2, requires_grad=True))
     same_error(f, RuntimeError, "a leaf Variable that requires grad has been used in an in-place operation.")
 
 
