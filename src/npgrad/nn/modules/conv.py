@@ -96,47 +96,58 @@ class _ConvNd(Module):
             self.padding_mode = "zeros"
 
 
-class Conv1d(_ConvNd):
+class _Conv(_ConvNd):
+    """Conv1d and Conv2d: the same layer over one or two spatial dims (a subclass gives ``_ntuple``, which
+    turns an int into a size per dim, and ``_conv``, the functional form)."""
+
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
                  padding_mode="zeros", device=None, dtype=None):
-        kernel_size_ = _single(kernel_size)
-        stride_ = _single(stride)
-        padding_ = padding if isinstance(padding, str) else _single(padding)
-        dilation_ = _single(dilation)
-        super().__init__(in_channels, out_channels, kernel_size_, stride_, padding_, dilation_, False, _single(0),
+        n = self._ntuple
+        padding_ = padding if isinstance(padding, str) else n(padding)
+        super().__init__(in_channels, out_channels, n(kernel_size), n(stride), padding_, n(dilation), False, n(0),
                          groups, bias, padding_mode, device, dtype)
 
     def _conv_forward(self, input, weight, bias):
         if self.padding_mode != "zeros":
-            return F.conv1d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
-                            self.stride, _single(0), self.dilation, self.groups)
-        return F.conv1d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+            return self._conv(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight,
+                              bias, self.stride, self._ntuple(0), self.dilation, self.groups)
+        return self._conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def forward(self, input):
         return self._conv_forward(input, self.weight, self.bias)
 
 
-class Conv2d(_ConvNd):
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
-        kernel_size_ = _pair(kernel_size)
-        stride_ = _pair(stride)
-        padding_ = padding if isinstance(padding, str) else _pair(padding)
-        dilation_ = _pair(dilation)
-        super().__init__(in_channels, out_channels, kernel_size_, stride_, padding_, dilation_, False, _pair(0),
-                         groups, bias, padding_mode, device, dtype)
+class Conv1d(_Conv):
+    _ntuple = staticmethod(_single)
 
-    def _conv_forward(self, input, weight, bias):
-        if self.padding_mode != "zeros":
-            return F.conv2d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
-                            self.stride, _pair(0), self.dilation, self.groups)
-        return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+    def _conv(self, *args):
+        return F.conv1d(*args)
 
-    def forward(self, input):
-        return self._conv_forward(input, self.weight, self.bias)
+
+class Conv2d(_Conv):
+    _ntuple = staticmethod(_pair)
+
+    def _conv(self, *args):
+        return F.conv2d(*args)
 
 
 class _ConvTransposeNd(_ConvNd):
+    """ConvTranspose1d and ConvTranspose2d (a subclass gives ``_ntuple`` and ``_conv_transpose``)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
+        n = self._ntuple
+        super().__init__(in_channels, out_channels, n(kernel_size), n(stride), n(padding), n(dilation), True,
+                         n(output_padding), groups, bias, padding_mode, device, dtype)
+
+    def forward(self, input, output_size=None):
+        op = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size,
+                                  len(self.kernel_size), self.dilation)
+        return self._conv_transpose(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
+                                    self.dilation)
+
     def _output_padding(self, input, output_size, stride, padding, kernel_size, num_spatial_dims, dilation=None):
         if output_size is None:
             return tuple(self.output_padding)
@@ -162,28 +173,14 @@ class _ConvTransposeNd(_ConvNd):
 
 
 class ConvTranspose1d(_ConvTransposeNd):
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
-                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
-        if padding_mode != "zeros":
-            raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
-        super().__init__(in_channels, out_channels, _single(kernel_size), _single(stride), _single(padding),
-                         _single(dilation), True, _single(output_padding), groups, bias, padding_mode, device, dtype)
+    _ntuple = staticmethod(_single)
 
-    def forward(self, input, output_size=None):
-        op = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 1, self.dilation)
-        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
-                                  self.dilation)
+    def _conv_transpose(self, *args):
+        return F.conv_transpose1d(*args)
 
 
 class ConvTranspose2d(_ConvTransposeNd):
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
-                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
-        if padding_mode != "zeros":
-            raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
-        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride), _pair(padding),
-                         _pair(dilation), True, _pair(output_padding), groups, bias, padding_mode, device, dtype)
+    _ntuple = staticmethod(_pair)
 
-    def forward(self, input, output_size=None):
-        op = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 2, self.dilation)
-        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
-                                  self.dilation)
+    def _conv_transpose(self, *args):
+        return F.conv_transpose2d(*args)
