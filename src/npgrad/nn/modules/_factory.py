@@ -3,6 +3,7 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ...tensor import Device, Tensor
+from ..parameter import Parameter
 
 
 def empty(shape, dtype=None, device=None):
@@ -11,6 +12,12 @@ def empty(shape, dtype=None, device=None):
         Device(device)  # raises for anything but the CPU
     dt = _dt.get_default_dtype() if dtype is None else _dt.to_dtype(dtype)
     return Tensor._wrap(np.empty(tuple(shape), dt.np))
+
+
+def optional_parameter(present, shape, dtype=None, device=None):
+    """An uninitialised Parameter for reset_parameters() to fill in, or None for a layer built without it
+    (``bias=False``, ``affine=False``): register the result with ``module.register_parameter(name, ...)``."""
+    return Parameter(empty(shape, dtype, device)) if present else None
 
 
 def zeros(shape, dtype=None, device=None):

@@ -3,8 +3,7 @@ from ... import dtypes as _dt
 from ...tensor import Tensor
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
-from ._factory import empty, ones, zeros
+from ._factory import ones, optional_parameter, zeros
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
@@ -22,15 +21,8 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if self.affine:
-            self.weight = Parameter(empty((num_features,), dtype, device))
-            if bias:
-                self.bias = Parameter(empty((num_features,), dtype, device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        self.register_parameter("weight", optional_parameter(affine, (num_features,), dtype, device))
+        self.register_parameter("bias", optional_parameter(affine and bias, (num_features,), dtype, device))
         if self.track_running_stats:
             self.register_buffer("running_mean", zeros((num_features,), dtype, device))
             self.register_buffer("running_var", ones((num_features,), dtype, device))

@@ -5,7 +5,7 @@ from .. import functional as F
 from .. import init
 from .._functional._utils import _pair, _single
 from ..parameter import Parameter
-from ._factory import empty
+from ._factory import empty, optional_parameter
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
@@ -60,10 +60,7 @@ class _ConvNd(Module):
         else:
             shape = (out_channels, in_channels // groups) + tuple(kernel_size)
         self.weight = Parameter(empty(shape, dtype, device))
-        if bias:
-            self.bias = Parameter(empty((out_channels,), dtype, device))
-        else:
-            self.register_parameter("bias", None)
+        self.register_parameter("bias", optional_parameter(bias, (out_channels,), dtype, device))
         self.reset_parameters()
 
     def reset_parameters(self):

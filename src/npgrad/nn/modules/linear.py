@@ -4,7 +4,7 @@ import math
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from ._factory import empty
+from ._factory import empty, optional_parameter
 from .module import Module
 
 __all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear"]
@@ -30,10 +30,7 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(empty((out_features, in_features), dtype, device))
-        if bias:
-            self.bias = Parameter(empty((out_features,), dtype, device))
-        else:
-            self.register_parameter("bias", None)
+        self.register_parameter("bias", optional_parameter(bias, (out_features,), dtype, device))
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -66,10 +63,7 @@ class Bilinear(Module):
         self.in2_features = in2_features
         self.out_features = out_features
         self.weight = Parameter(empty((out_features, in1_features, in2_features), dtype, device))
-        if bias:
-            self.bias = Parameter(empty((out_features,), dtype, device))
-        else:
-            self.register_parameter("bias", None)
+        self.register_parameter("bias", optional_parameter(bias, (out_features,), dtype, device))
         self.reset_parameters()
 
     def reset_parameters(self):

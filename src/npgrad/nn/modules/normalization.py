@@ -3,8 +3,7 @@ import numbers
 
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
-from ._factory import empty
+from ._factory import optional_parameter
 from .module import Module
 
 __all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
@@ -24,15 +23,9 @@ class LayerNorm(Module):
         self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, dtype, device))
-            if bias:
-                self.bias = Parameter(empty(self.normalized_shape, dtype, device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        shape = self.normalized_shape
+        self.register_parameter("weight", optional_parameter(elementwise_affine, shape, dtype, device))
+        self.register_parameter("bias", optional_parameter(elementwise_affine and bias, shape, dtype, device))
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -60,15 +53,8 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if self.affine:
-            self.weight = Parameter(empty((num_channels,), dtype, device))
-            if bias:
-                self.bias = Parameter(empty((num_channels,), dtype, device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        self.register_parameter("weight", optional_parameter(affine, (num_channels,), dtype, device))
+        self.register_parameter("bias", optional_parameter(affine and bias, (num_channels,), dtype, device))
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -93,10 +79,7 @@ class RMSNorm(Module):
         self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if self.elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, dtype, device))
-        else:
-            self.register_parameter("weight", None)
+        self.register_parameter("weight", optional_parameter(elementwise_affine, self.normalized_shape, dtype, device))
         self.reset_parameters()
 
     def reset_parameters(self):
