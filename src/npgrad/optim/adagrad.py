@@ -46,11 +46,7 @@ class Adagrad(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
+        self._setdefault_in_groups(foreach=None, maximize=False, differentiable=False, fused=None)
 
     def share_memory(self):
         pass  # one process: nothing to share

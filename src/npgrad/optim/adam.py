@@ -40,14 +40,8 @@ class Adam(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-            group.setdefault("decoupled_weight_decay", False)
+        self._setdefault_in_groups(amsgrad=False, maximize=False, foreach=None, capturable=False, differentiable=False,
+                                   fused=None, decoupled_weight_decay=False)
 
     def step(self, closure=None):
         loss = self._eval_closure(closure)

@@ -193,6 +193,12 @@ class Optimizer:
         self._patch_step_function()
         self.defaults.setdefault("differentiable", False)
 
+    def _setdefault_in_groups(self, **options):
+        """Give every group the options a pickle from an older version lacks (for a subclass's __setstate__)."""
+        for group in self.param_groups:
+            for key, value in options.items():
+                group.setdefault(key, value)
+
     def __repr__(self):
         lines = [self.__class__.__name__ + " ("]
         for i, group in enumerate(self.param_groups):

@@ -33,13 +33,8 @@ class RMSprop(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+        self._setdefault_in_groups(momentum=0, centered=False, foreach=None, maximize=False, differentiable=False,
+                                   capturable=False)
 
     def step(self, closure=None):
         loss = self._eval_closure(closure)

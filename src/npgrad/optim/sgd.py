@@ -31,12 +31,7 @@ class SGD(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+        self._setdefault_in_groups(nesterov=False, maximize=False, foreach=None, differentiable=False, fused=False)
 
     def step(self, closure=None):
         loss = self._eval_closure(closure)
