@@ -21,6 +21,32 @@ default_collate_err_msg_format = ("default_collate: batch must contain tensors, 
                                   "found {}")
 
 
+def _rebuild_mapping(like, fields):
+    """``fields`` in a mapping of ``like``'s type (a copy of ``like`` when it is mutable, which keeps any extra
+    attributes); a plain dict when that type cannot be built this way."""
+    try:
+        if isinstance(like, collections.abc.MutableMapping):
+            clone = copy.copy(like)
+            clone.update(fields)
+            return clone
+        return type(like)(fields)
+    except TypeError:
+        return fields
+
+
+def _rebuild_sequence(like, items):
+    """``items`` in a sequence of ``like``'s type (as ``_rebuild_mapping``); the list itself when that fails."""
+    try:
+        if isinstance(like, collections.abc.MutableSequence):
+            clone = copy.copy(like)
+            for i, item in enumerate(items):
+                clone[i] = item
+            return clone
+        return type(like)(items)
+    except TypeError:
+        return items
+
+
 def collate(batch, *, collate_fn_map=None):
     """Collate ``batch`` by the type of its first element, using ``collate_fn_map`` for leaf types."""
     elem = batch[0]
@@ -33,14 +59,7 @@ def collate(batch, *, collate_fn_map=None):
                 return fn(batch, collate_fn_map=collate_fn_map)
     if isinstance(elem, collections.abc.Mapping):
         fields = {key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map) for key in elem}
-        try:
-            if isinstance(elem, collections.abc.MutableMapping):
-                clone = copy.copy(elem)  # keeps the mapping's type and any extra attributes
-                clone.update(fields)
-                return clone
-            return elem_type(fields)
-        except TypeError:  # a mapping type that cannot be rebuilt this way
-            return fields
+        return _rebuild_mapping(elem, fields)
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
         return elem_type(*(collate(s, collate_fn_map=collate_fn_map) for s in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
@@ -50,15 +69,7 @@ def collate(batch, *, collate_fn_map=None):
         columns = [collate(s, collate_fn_map=collate_fn_map) for s in zip(*batch)]
         if isinstance(elem, tuple):
             return columns
-        try:
-            if isinstance(elem, collections.abc.MutableSequence):
-                clone = copy.copy(elem)
-                for i, c in enumerate(columns):
-                    clone[i] = c
-                return clone
-            return elem_type(columns)
-        except TypeError:
-            return columns
+        return _rebuild_sequence(elem, columns)
     raise TypeError(default_collate_err_msg_format.format(elem_type))
 
 
@@ -122,28 +133,11 @@ def default_convert(data):
             return data
         return as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
-        fields = {key: default_convert(data[key]) for key in data}
-        try:
-            if isinstance(data, collections.abc.MutableMapping):
-                clone = copy.copy(data)
-                clone.update(fields)
-                return clone
-            return kind(fields)
-        except TypeError:
-            return fields
+        return _rebuild_mapping(data, {key: default_convert(data[key]) for key in data})
     if isinstance(data, tuple) and hasattr(data, "_fields"):
         return kind(*(default_convert(d) for d in data))
     if isinstance(data, tuple):
         return [default_convert(d) for d in data]
     if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
-        items = [default_convert(d) for d in data]
-        try:
-            if isinstance(data, collections.abc.MutableSequence):
-                clone = copy.copy(data)
-                for i, d in enumerate(items):
-                    clone[i] = d
-                return clone
-            return kind(items)
-        except TypeError:
-            return items
+        return _rebuild_sequence(data, [default_convert(d) for d in data])
     return data
