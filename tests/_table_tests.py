@@ -28,28 +28,26 @@ def torch_parity_test(cases):
     return test
 
 
-def double_backward_test(cases):
-    """test(case): gradients taken with create_graph=True differentiate like PyTorch's (float64)."""
+def _per_case(check, cases):
     @pytest.mark.parametrize("case", cases, ids=str)
     def test(case):
-        check_double_backward(case)
+        check(case)
     return test
+
+
+def double_backward_test(cases):
+    """test(case): gradients taken with create_graph=True differentiate like PyTorch's (float64)."""
+    return _per_case(check_double_backward, cases)
 
 
 def finite_difference_test(cases):
     """test(case): float64 gradients equal central finite differences (needs no PyTorch)."""
-    @pytest.mark.parametrize("case", cases, ids=str)
-    def test(case):
-        check_finite_differences(case)
-    return test
+    return _per_case(check_finite_differences, cases)
 
 
 def no_upcast_test(cases):
     """test(case): no backward formula answers a float32 input with a float64 gradient."""
-    @pytest.mark.parametrize("case", cases, ids=str)
-    def test(case):
-        check_no_upcast(case)
-    return test
+    return _per_case(check_no_upcast, cases)
 
 
 def errors_like_torch_test(errors):
