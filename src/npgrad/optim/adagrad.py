@@ -1,9 +1,8 @@
 """Adagrad: per-coordinate step sizes shrinking with the sum of squared past gradients."""
 import numpy as np
 
-from ..tensor import Tensor
 from . import _ops
-from .optimizer import Optimizer, _scalar, increment_step, new_step, run_update, with_grads, zeros_like
+from .optimizer import Optimizer, _scalar, check_lr, increment_step, new_step, run_update, with_grads, zeros_like
 
 __all__ = ["Adagrad"]
 
@@ -13,10 +12,7 @@ class Adagrad(Optimizer):
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
         if not 0.0 <= lr_decay:
             raise ValueError(f"Invalid lr_decay value: {lr_decay}")
         if not 0.0 <= weight_decay:

@@ -44,6 +44,15 @@ def _scalar(x):
     return float(x._data) if isinstance(x, Tensor) else float(x)
 
 
+def check_lr(lr):
+    """PyTorch's check of a learning rate (a number or a 1-element Tensor) in Adam, RMSprop and Adagrad: NaN and
+    negative rates are refused. (SGD's own check, ``lr < 0``, lets NaN through, as PyTorch's does.)"""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
 def _step_dtype():
     # PyTorch keeps step counts in a 0-d tensor of the default float type.
     return np.float64 if _dt.get_default_dtype() is _dt.float64 else np.float32

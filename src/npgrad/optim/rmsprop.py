@@ -1,9 +1,8 @@
 """RMSprop: divide the gradient by a running root-mean-square of recent gradients."""
 import numpy as np
 
-from ..tensor import Tensor
 from . import _ops
-from .optimizer import Optimizer, _scalar, increment_step, new_step, run_update, with_grads, zeros_like
+from .optimizer import Optimizer, _scalar, check_lr, increment_step, new_step, run_update, with_grads, zeros_like
 
 __all__ = ["RMSprop"]
 
@@ -13,10 +12,7 @@ class RMSprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= momentum:
