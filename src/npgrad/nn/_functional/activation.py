@@ -12,7 +12,7 @@ from ...ops import _poly as P
 from ...ops.inplace import inplace as _inplace
 from ...ops.select import where as _where
 from ...tensor import Tensor
-from ._utils import mask_of
+from ._utils import clamp_max, select, zero_where
 from .erf import erf_poly, normal_cdf_np
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
@@ -92,7 +92,11 @@ class Hardtanh(Op):
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
         xd = P.data_of(x)
-        return g * mask_of((xd > ctx.lo) & (xd < ctx.hi), xd.dtype), None, None
+        # PyTorch's formula, (x <= min || x >= max) ? 0 : grad: a NaN input passes the gradient, and the
+        # gradient is selected, not multiplied by a 0/1 mask (a NaN from above must not reach clipped inputs).
+        clipped = xd <= ctx.lo
+        clipped |= xd >= ctx.hi
+        return zero_where(clipped, g), None, None
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -142,12 +146,22 @@ class ELU(Op):
 
     @staticmethod
     def backward(ctx, g):
+        # PyTorch's formula, x <= 0 ? grad * scale * alpha * input_scale * exp(x * input_scale) : grad * scale:
+        # NaN and +inf take the positive slope. The branch is selected, so the exponential of the branch not
+        # taken never enters the result; min(x, 0) keeps it from overflowing.
         (x,) = ctx.saved_tensors
         alpha, scale, input_scale = ctx.params
         xd = P.data_of(x)
-        neg = mask_of(xd <= 0, xd.dtype)
-        # exp(x * input_scale * neg) is exp(0) = 1 where x > 0, so no overflow in the branch not taken.
-        d = (1 - neg) * scale + neg * (scale * alpha * input_scale) * P.exp(x * (neg * input_scale))
+        neg = xd <= 0
+        if not P.is_tensor(g):
+            e = np.fmin(xd, 0)  # (fmin: 0 for NaN, so the slope not taken is finite)
+            e *= input_scale
+            np.exp(e, out=e)
+            e *= scale * alpha * input_scale
+            d = select(neg, e, scale, overwrite=True)
+            d *= g
+            return d, None, None, None, None
+        d = P.where(neg, (scale * alpha * input_scale) * P.exp(clamp_max(x, 0.0) * input_scale), scale)
         return g * d, None, None, None, None
 
 
@@ -361,28 +375,116 @@ def tanhshrink(input):
     return input - input.tanh()
 
 
+class Hardsigmoid(Op):
+    __slots__ = ()
+    node_name = "HardsigmoidBackward0"  # PyTorch's name for this node
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        y = np.add(x, np.asarray(3, x.dtype))
+        np.clip(y, np.asarray(0, x.dtype), np.asarray(6, x.dtype), out=y)
+        y /= np.asarray(6, x.dtype)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        xd = P.data_of(x)
+        # PyTorch's formula, (x > -3 && x < 3) ? grad / 6 : 0: a NaN input gets 0.
+        return select((xd > -3.0) & (xd < 3.0), g * (1.0 / 6.0))
+
+
 def hardsigmoid(input, inplace=False):
     r = _maybe_inplace(input, inplace, hardsigmoid)
     if r is not None:
         return r
-    return hardtanh(input + 3, 0.0, 6.0) / 6
+    return Hardsigmoid.apply(_float(input, "hardsigmoid"))
+
+
+class Hardswish(Op):
+    __slots__ = ()
+    node_name = "HardswishBackward0"  # PyTorch's name for this node
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        y = np.add(x, np.asarray(3, x.dtype))
+        np.clip(y, np.asarray(0, x.dtype), np.asarray(6, x.dtype), out=y)
+        y *= x
+        y /= np.asarray(6, x.dtype)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        xd = P.data_of(x)
+        # PyTorch's formula: 0 for x <= -3, grad * (x / 3 + 1/2) for -3 < x < 3, else grad (NaN and +inf too).
+        # Each branch is selected, so nothing from a branch not taken (an inf slope, a NaN from above) leaks in.
+        mid = (xd > -3.0) & (xd < 3.0)
+        low = xd <= -3.0
+        if not P.is_tensor(g):
+            d = np.divide(xd, np.asarray(3, xd.dtype))
+            d += np.asarray(0.5, xd.dtype)
+            d = select(mid, d, 1.0, overwrite=True)
+            d *= g
+            return zero_where(low, d)
+        return P.where(low, 0.0, P.where(mid, g * (x / 3.0 + 0.5), g))
 
 
 def hardswish(input, inplace=False):
     r = _maybe_inplace(input, inplace, hardswish)
     if r is not None:
         return r
-    return input * (hardtanh(input + 3, 0.0, 6.0) / 6)
+    return Hardswish.apply(_float(input, "hardswish"))
+
+
+class _Shrink(Op):
+    """softshrink and hardshrink: 0 inside [-lambd, lambd]; outside, x shifted toward 0 by lambd (soft) or x
+    itself (hard). NaN is outside (PyTorch tests for the inside), so it stays NaN with gradient 1."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, lambd, soft):
+        ctx.save_for_backward(x)
+        ctx.lambd = lambd
+        lo, hi = np.asarray(-lambd, x.dtype), np.asarray(lambd, x.dtype)
+        if soft:  # x - clip(x, -lambd, lambd): x -+ lambd outside, 0 inside, NaN for NaN
+            return x - np.clip(x, lo, hi)
+        return np.where((x >= lo) & (x <= hi), np.asarray(0, x.dtype), x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        xd = P.data_of(x)
+        lambd = ctx.lambd
+        inside = xd >= -lambd
+        inside &= xd <= lambd
+        return zero_where(inside, g), None, None
+
+
+class Softshrink(_Shrink):
+    __slots__ = ()
+    node_name = "SoftshrinkBackward0"  # PyTorch's name for this node
+
+
+class Hardshrink(_Shrink):
+    __slots__ = ()
+    node_name = "HardshrinkBackward0"  # PyTorch's name for this node
 
 
 def softshrink(input, lambd=0.5):
-    d = input._data
-    return _where(Tensor._wrap(d > lambd), input - lambd, _where(Tensor._wrap(d < -lambd), input + lambd, 0.0))
+    x = _float(input, "softshrink")
+    top = float(np.finfo(x._data.dtype).max)
+    if not 0 <= lambd <= top:
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {_dt.scalar_name(x.dtype)}, "
+                           f"but found {lambd:g}")
+    return Softshrink.apply(x, float(lambd), True)
 
 
 def hardshrink(input, lambd=0.5):
-    d = input._data
-    return _where(Tensor._wrap((d > lambd) | (d < -lambd)), input, 0.0)
+    return Hardshrink.apply(_float(input, "hardshrink"), float(lambd), False)
 
 
 def glu(input, dim=-1):

@@ -4,7 +4,8 @@
 scheme of his CALERF routine: three ranges of |x|, each with its own rational function, accurate to
 about 1e-16 relative in float64. For |x| > 0.46875 the result goes through erfc = exp(-x^2) R(x),
 with exp(-x^2) split as exp(-a^2) exp(-(x-a)(x+a)) for a = x rounded down to 1/16, which keeps the
-exponent's rounding error out of the result. float32 inputs are evaluated in float32.
+exponent's rounding error out of the result. float32 inputs are evaluated in float32, float16 inputs
+in float32 too (rounded back).
 """
 import math
 
@@ -185,6 +186,20 @@ def _blocked(x, block_fn, *args):
     return out.reshape(x.shape)
 
 
+def _half_in_float32(fn):
+    """Evaluate float16 input in float32 and round the result back, as PyTorch computes Half: Cody's
+    coefficients (up to ~4e3) and intermediate products overflow or lose all accuracy in float16."""
+    def wrapped(x, *args):
+        x = np.asarray(x)
+        if x.dtype == np.float16:
+            return fn(x.astype(np.float32), *args).astype(np.float16)
+        return fn(x, *args)
+    wrapped.__name__ = fn.__name__
+    wrapped.__doc__ = fn.__doc__
+    return wrapped
+
+
+@_half_in_float32
 def _eval(x, want_erfc):
     return _blocked(x, _block, want_erfc)
 
@@ -223,8 +238,9 @@ def _cdf32_block(x, out, s):
     out *= 0.5
 
 
+@_half_in_float32
 def normal_cdf_np(x):
-    """Phi(x), the standard normal CDF, accurate in both tails; float32 stays float32."""
+    """Phi(x), the standard normal CDF, accurate in both tails; float32 (and float16) stay themselves."""
     x = np.asarray(x)
     if x.dtype == np.float32:
         return _blocked(x, _cdf32_block)

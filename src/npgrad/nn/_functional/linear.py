@@ -8,6 +8,7 @@ import numpy as np
 from ... import dtypes as _dt
 from ._op import Op
 from ...ops import _poly as P
+from ...ops.broadcast import broadcast_error
 from ...tensor import Tensor
 
 
@@ -49,6 +50,29 @@ def _dtype_word(t):
     return _dt.scalar_name(t.dtype)
 
 
+def _check_bias_expands(bs, target, bias):
+    """PyTorch expands the bias to (rows, out_features), the folded product's shape (addmm)."""
+    if len(bs) > len(target):
+        raise RuntimeError(f"expand({bias.type()}{{{list(bs)}}}, size={list(target)}): the number of sizes provided "
+                           f"({len(target)}) must be greater or equal to the number of dimensions in the tensor "
+                           f"({len(bs)})")
+    lead = len(target) - len(bs)
+    for i, n in enumerate(bs):
+        if n != 1 and n != target[lead + i]:
+            raise RuntimeError(f"The expanded size of the tensor ({target[lead + i]}) must match the existing size ({n}) "
+                               f"at non-singleton dimension {lead + i}.  Target sizes: {list(target)}.  Tensor sizes: "
+                               f"{list(bs)}")
+
+
+def _check_bias_adds(bs, out_shape):
+    err = broadcast_error(out_shape, bs)
+    if err is not None:
+        raise err
+    full = tuple(np.broadcast_shapes(out_shape, bs))
+    if full != tuple(out_shape):
+        raise RuntimeError(f"output with shape {list(out_shape)} doesn't match the broadcast shape {list(full)}")
+
+
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` with PyTorch's shape and dtype errors."""
     if not isinstance(input, Tensor):
@@ -70,12 +94,20 @@ def linear(input, weight, bias=None):
         if bias._data.dtype != input._data.dtype:
             raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dtype_word(bias)} and "
                                f"{_dtype_word(input)}")
-        if bias._data.shape not in ((ws[0],), (1,), ()):
-            try:
-                np.broadcast_shapes(bias._data.shape, (ws[0],))
-            except ValueError:
-                raise RuntimeError(f"The size of tensor a ({bias._data.shape[-1]}) must match the size of tensor b "
-                                   f"({ws[0]}) at non-singleton dimension {len(bias._data.shape) - 1}") from None
+        bs = bias._data.shape
+        if bs not in ((ws[0],), (1,), ()):
+            out_shape = xs[:-1] + (ws[0],)
+            # PyTorch uses addmm on the folded 2-D product (the bias expanded to it) for 2-D input, and for
+            # contiguous input with a bias that holds one row; otherwise matmul, then the bias added in place.
+            one_row = len(bs) >= 1 and int(np.prod(bs)) == bs[-1]
+            if len(xs) == 2 or (one_row and input._data.flags.c_contiguous):
+                rows = int(np.prod(xs[:-1])) if len(xs) > 1 else 1
+                _check_bias_expands(bs, (rows, ws[0]), bias)
+            else:
+                _check_bias_adds(bs, out_shape)
+            if len(bs) > 1:  # a bias per row: the Op's bias gradient is a column sum, so add it outside
+                out = linear(input, weight) + bias
+                return out.reshape(out_shape) if out.shape != out_shape else out
     if input._data.dtype.kind != "f":
         out = Tensor._wrap(input._data.reshape(-1, xs[-1]) @ weight._data.T)
         out = out.reshape(xs[:-1] + (ws[0],))

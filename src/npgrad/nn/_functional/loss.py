@@ -13,9 +13,10 @@ import numpy as np
 from ... import dtypes as _dt
 from ._op import Op
 from ...ops import _poly as P
+from ...ops.broadcast import broadcast_error
 from ...ops.select import where as _where, xlogy as _xlogy
 from ...tensor import Tensor
-from ._utils import clamp_min, log1p, reduce_loss, resolve_reduction, unsqueeze
+from ._utils import clamp, clamp_min, log1p, reduce_loss, resolve_reduction, select, unsqueeze
 from .softmax import log_softmax, softmax_poly
 
 
@@ -262,6 +263,10 @@ def _regression_args(input, target, size_average, reduce, reduction):
     if not isinstance(target, Tensor):
         raise TypeError(f"expected Tensor as element 1 in argument 0, but got {type(target).__name__}")
     _size_warning(input, target)
+    if input.shape != target.shape:  # PyTorch broadcasts the pair first (fused losses would fail inside NumPy)
+        err = broadcast_error(input.shape, target.shape)
+        if err is not None:
+            raise err
     if input._data.dtype != target._data.dtype:
         from ...ops.arith import promote
         input, target = promote(input, target)
@@ -283,28 +288,70 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return reduce_loss(loss, reduction)
 
 
+class _PiecewiseLoss(Op):
+    """smooth_l1 and huber: quadratic for |x - y| < beta, linear beyond, one op with PyTorch's formulas
+    (huber's is beta times smooth_l1's, but each rounds as PyTorch's own).
+
+    The gradient is the difference clipped to [-beta, beta] (huber; divided by beta for smooth_l1): the
+    constant slope outside, and an infinite difference gets that slope rather than inf * 0 from the
+    quadratic branch. Under create_graph the clamp differentiates to PyTorch's second derivative."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, y, reduction, beta, huber):
+        ctx.save_for_backward(x, y)
+        z = np.abs(x - y)
+        ctx.reduction, ctx.beta, ctx.huber, ctx.n = reduction, beta, huber, z.size
+        quad = np.multiply(z, 0.5)
+        quad *= z
+        lin = z - 0.5 * beta
+        if huber:  # 0.5 z^2 inside, delta (z - delta / 2) outside
+            lin *= beta
+        else:  # 0.5 z^2 / beta inside, z - beta / 2 outside
+            quad /= beta
+        return _reduce_array(select(z < beta, quad, lin, overwrite=True), reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        need_x, need_y = ctx.needs_input_grad[:2]
+        beta = ctx.beta
+        d = x - y
+        if ctx.huber:  # PyTorch: d <= -delta -> -delta, d >= delta -> delta, else d
+            slope = clamp(d, -beta, beta)
+        else:  # PyTorch: d < -beta -> -1, d > beta -> 1, else d / beta
+            slope = clamp(d / beta, -1.0, 1.0)
+        gd = slope * _scale_for(g, ctx.reduction, ctx.n)
+        return (gd if need_x else None), (-gd if need_y else None), None, None, None
+
+
+class SmoothL1Loss(_PiecewiseLoss):
+    __slots__ = ()
+    node_name = "SmoothL1LossBackward0"  # PyTorch's name for this node
+
+
+class HuberLoss(_PiecewiseLoss):
+    __slots__ = ()
+    node_name = "HuberLossBackward0"  # PyTorch's name for this node
+
+
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     input, target, reduction = _regression_args(input, target, size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    d = input - target
-    if beta == 0:
-        return reduce_loss(d.abs(), reduction)
-    ad = d.abs()
-    loss = _where(Tensor._wrap(ad._data < beta), d * d * (0.5 / beta), ad - 0.5 * beta)
-    return reduce_loss(loss, reduction)
+    if beta == 0:  # PyTorch's l1_loss then
+        return reduce_loss((input - target).abs(), reduction)
+    return SmoothL1Loss.apply(input, target, reduction, float(beta), False)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     input, target, reduction = _regression_args(input, target, None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    d = input - target
-    ad = d.abs()
-    loss = _where(Tensor._wrap(ad._data < delta), d * d * 0.5, (ad - 0.5 * delta) * delta)
     if weight is not None:
-        return _weighted(loss, weight, reduction, False)
-    return reduce_loss(loss, reduction)
+        return _weighted(HuberLoss.apply(input, target, "none", float(delta), True), weight, reduction, False)
+    return HuberLoss.apply(input, target, reduction, float(delta), True)
 
 
 # -- binary cross entropy -------------------------------------------------------------------------------------------
@@ -315,6 +362,9 @@ def _reduce_array(loss, reduction):
     if reduction == "sum":
         return np.asarray(np.sum(loss), loss.dtype)
     return np.asarray(np.mean(loss), loss.dtype)
+
+
+_BCE_EPS = float(np.float32(1e-12))  # PyTorch's EPSILON is a float constant, also in double arithmetic
 
 
 class BinaryCrossEntropy(Op):
@@ -341,9 +391,13 @@ class BinaryCrossEntropy(Op):
             s = s * ctx.weight
         gx = gy = None
         if need_x:
-            gx = s * (x - y) / clamp_min((1 - x) * x, 1e-12)
-        if need_y:
-            gy = s * (clamp_min(log1p(-x), -100.0) - clamp_min(P.log(x), -100.0))
+            gx = s * (x - y) / clamp_min((1 - x) * x, _BCE_EPS)
+        if need_y:  # PyTorch's -logit(x), unclamped: +inf at x = 0, -inf at x = 1
+            if P.is_tensor(x):
+                gy = s * (log1p(-x) - P.log(x))
+            else:
+                with np.errstate(divide="ignore"):
+                    gy = s * (np.log1p(-x) - np.log(x))
         return gx, gy, None, None
 
 

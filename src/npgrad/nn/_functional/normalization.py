@@ -22,7 +22,7 @@ class Normalize(Op):
     __slots__ = ()
 
     @staticmethod
-    def forward(ctx, x, w, b, axes, eps, want_stats):
+    def forward(ctx, x, w, b, axes, eps, want_stats, recentre):
         # Two full-size allocations (the normalized input, kept for backward, and the output); every other
         # step is in place or a reduction.
         mean = np.mean(x, axis=axes, keepdims=True)
@@ -30,6 +30,8 @@ class Normalize(Op):
         y = np.square(xhat)
         var = np.mean(y, axis=axes, keepdims=True)
         rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
+        if recentre and _far_from_zero(mean, rstd):
+            mean, var, rstd = _recentre(xhat, y, mean, axes, eps)
         xhat *= rstd
         if w is not None:
             np.multiply(xhat, w, out=y)
@@ -40,7 +42,7 @@ class Normalize(Op):
         else:
             np.copyto(y, xhat)
         ctx.save_for_backward(x, w)
-        ctx.xhat, ctx.rstd, ctx.axes, ctx.eps = xhat, rstd, axes, eps
+        ctx.xhat, ctx.rstd, ctx.axes, ctx.eps, ctx.recentre = xhat, rstd, axes, eps, recentre
         ctx.n = int(np.prod([x.shape[a] for a in axes]))
         if want_stats:
             m, v = mean.reshape(-1), var.reshape(-1)
@@ -55,8 +57,12 @@ class Normalize(Op):
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         if not P.is_tensor(g):
             return _normalize_backward_np(g, w, ctx.xhat, ctx.rstd, axes, need_x, need_w, need_b, ctx)
-        xc = x - _mean(x, axes, n)
+        mean = _mean(x, axes, n)
+        xc = x - mean
         rstd = 1.0 / P.sqrt(_mean(xc * xc, axes, n) + ctx.eps)
+        if ctx.recentre and _far_from_zero(P.data_of(mean), P.data_of(rstd)):  # as in forward
+            xc = xc - _mean(xc, axes, n)
+            rstd = 1.0 / P.sqrt(_mean(xc * xc, axes, n) + ctx.eps)
         xhat = xc * rstd
         gx = gw = gb = None
         if need_x:
@@ -66,7 +72,31 @@ class Normalize(Op):
             gw = g * xhat  # the engine sums it down to the weight's shape
         if need_b:
             gb = g
-        return gx, gw, gb, None, None, None
+        return gx, gw, gb, None, None, None, None
+
+
+# The mean's rounding error c (up to a few ulps of |mean|) is left in x - mean; it matters only where it is not
+# small next to the standard deviation, i.e. where the values sit far from 0 compared with their spread
+# (equal huge values: x - mean is then all rounding error, and would normalize to +-1 instead of 0).
+# PyTorch's layer_norm and group_norm (Welford moments) get those right, so ``recentre`` does too: the
+# deviations are recentred on their own mean, the corrected two-pass algorithm; elsewhere that extra pass
+# would change nothing visible and is skipped (layer_norm is on the training hot path). batch_norm and
+# instance_norm keep the plain two passes, which PyTorch's batch-norm kernel uses as well.
+_RECENTRE_RATIO = 4.0
+
+
+def _far_from_zero(mean, rstd):
+    with np.errstate(invalid="ignore", over="ignore"):
+        return bool(np.any(np.abs(mean) * rstd > _RECENTRE_RATIO))
+
+
+def _recentre(xc, sq, mean, axes, eps):
+    """Subtract the mean of the deviations ``xc`` in place; the corrected (mean, var, rstd)."""
+    c = np.mean(xc, axis=axes, keepdims=True)
+    xc -= c
+    np.square(xc, out=sq)
+    var = np.mean(sq, axis=axes, keepdims=True)
+    return mean + c, var, 1.0 / np.sqrt(var + np.asarray(eps, xc.dtype))
 
 
 class NativeLayerNorm(Normalize):
@@ -97,7 +127,7 @@ def _normalize_backward_np(g, w, xhat, rstd, axes, need_x, need_w, need_b, ctx):
         gxhat -= tmp
         gxhat *= rstd
         gx = gxhat
-    return gx, gw, gb, None, None, None
+    return gx, gw, gb, None, None, None, None
 
 
 def _sum_to(a, shape):
@@ -129,7 +159,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
                                f"{list(t.shape)} and normalized_shape = {list(normalized_shape)}")
     axes = tuple(range(len(shape) - k, len(shape)))
-    return NativeLayerNorm.apply(input, weight, bias, axes, float(eps), False)
+    return NativeLayerNorm.apply(input, weight, bias, axes, float(eps), False, True)
 
 
 def _channel_view(t, ndim):
@@ -160,7 +190,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             _verify_batch_size(tuple(input.shape))
         axes = (0,) + tuple(range(2, nd))
         y, mean, var = NativeBatchNorm.apply(input, _channel_view(weight, nd), _channel_view(bias, nd), axes,
-                                             float(eps), True)
+                                             float(eps), True, False)
         if training and running_mean is not None and running_var is not None:
             n = input.numel() // C
             with no_grad():
@@ -187,7 +217,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if not use_input_stats:
         return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
     axes = tuple(range(2, nd))
-    y, mean, var = Normalize.apply(input, _channel_view(weight, nd), _channel_view(bias, nd), axes, float(eps), True)
+    y, mean, var = Normalize.apply(input, _channel_view(weight, nd), _channel_view(bias, nd), axes, float(eps), True,
+                                   False)
     if running_mean is not None and running_var is not None:
         n = int(np.prod(input.shape[2:]))
         C = input.shape[1]
@@ -212,7 +243,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
     xr = input.reshape(N, num_groups, -1)
-    y = Normalize.apply(xr, None, None, (2,), float(eps), False).reshape(tuple(input.shape))
+    y = Normalize.apply(xr, None, None, (2,), float(eps), False, True).reshape(tuple(input.shape))
     nd = input.dim()
     if weight is not None:
         y = y * _channel_view(weight, nd)

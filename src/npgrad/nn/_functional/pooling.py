@@ -61,26 +61,40 @@ def _max_pool_np(x, geo):
     return best, arg
 
 
+def _select_into(buf, values, hit, finite):
+    """buf = values where hit, else 0. Multiplying by the 0/1 mask is the fast way, and exact when every
+    value is finite; a NaN or inf must not reach the positions not hit (NaN * 0 = NaN), so then select."""
+    if finite:
+        np.multiply(values, hit, out=buf)
+    else:
+        buf.fill(0)
+        np.copyto(buf, values, where=hit)
+
+
 def _scatter_np(g, arg, geo):
+    """Each window's gradient to its winner (PyTorch's scatter: the other inputs get an exact 0)."""
     N, C = g.shape[:2]
     gp = np.zeros((N, C, geo.H + geo.pt + geo.pb, geo.W + geo.pl + geo.pr), g.dtype)
     buf = np.empty(g.shape, g.dtype)
     hit = np.empty(g.shape, bool)
+    finite = bool(np.isfinite(g).all())
     for k, sl in enumerate(_offset_slices(geo)):
         np.equal(arg, k, out=hit)
-        np.multiply(g, hit, out=buf)
+        _select_into(buf, g, hit, finite)
         gp[sl] += buf
     return _crop(gp, geo)
 
 
 def _gather_np(gx, arg, geo):
+    """Each window's winner's value of gx (the scatter's adjoint)."""
     gp = _pad(gx, geo, 0)
     out = np.zeros(arg.shape, gx.dtype)
     buf = np.empty(arg.shape, gx.dtype)
     hit = np.empty(arg.shape, bool)
+    finite = bool(np.isfinite(gx).all())
     for k, sl in enumerate(_offset_slices(geo)):
         np.equal(arg, k, out=hit)
-        np.multiply(gp[sl], hit, out=buf)
+        _select_into(buf, gp[sl], hit, finite)
         out += buf
     return out
 
