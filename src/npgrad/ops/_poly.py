@@ -165,7 +165,50 @@ def where(cond, a, b):
         from .select import where as t_where
         c = cond if isinstance(cond, Tensor) else Tensor._wrap(np.asarray(cond))
         return t_where(c, a, b)
-    return np.where(cond, a, b)
+    r = None
+    if type(a) is np.ndarray:
+        r = bits_select(cond, True, a, b)
+    elif type(b) is np.ndarray:
+        r = bits_select(cond, False, b, a)
+    return np.where(cond, a, b) if r is None else r
+
+
+_SAME_WIDTH_INT = {np.dtype(np.float16): np.dtype(np.int16), np.dtype(np.float32): np.dtype(np.int32),
+                   np.dtype(np.float64): np.dtype(np.int64)}
+
+
+def bits_select(cond, keep_where, a, b, overwrite=False):
+    """``where(cond, a, b)`` (``where(cond, b, a)`` if not ``keep_where``) for a float array ``a`` of cond's
+    shape and ``b`` a Python number or an array of a's dtype and shape; None where those don't hold.
+
+    Each element is picked bit for bit, so a NaN or inf in the branch not taken never reaches the result (as
+    it would through a 0/1 factor: NaN * 0 = NaN). Not np.where, which on masks that are not mostly uniform
+    (a ReLU's, a clip's) costs about ten elementwise multiplies: an all-ones/all-zeros integer mask of the
+    elements' width, ANDed with the bits of ``a`` (and its complement with those of ``b``), costs about one.
+    ``overwrite``: ``a`` is a temporary the result may be written into."""
+    it = _SAME_WIDTH_INT.get(a.dtype)
+    if (it is None or type(cond) is not np.ndarray or cond.dtype != np.bool_ or a.shape != cond.shape):
+        return None
+    b_array = type(b) is np.ndarray
+    if b_array:
+        if b.dtype != a.dtype or b.shape != a.shape:
+            return None
+    elif type(b) not in (float, int):
+        return None
+    m = cond.view(np.int8).astype(it)  # (a same-kind pass: faster than a casting ufunc)
+    if keep_where:
+        np.negative(m, out=m)  # all bits set where cond, 0 elsewhere
+    else:
+        m -= 1  # all bits set where not cond
+    if not b_array and b == 0 and (type(b) is int or np.copysign(1.0, b) > 0):
+        m &= a.view(it)
+        return m.view(a.dtype)
+    out = a if overwrite and a.flags.writeable else a.copy()
+    out.view(it)[...] &= m
+    np.invert(m, out=m)
+    m &= np.asarray(b, a.dtype).view(it)
+    out.view(it)[...] |= m
+    return out
 
 
 def matmul(a, b):

@@ -2,7 +2,6 @@
 array-or-Tensor ("polymorphic") math helpers that backward formulas need beyond ops._poly."""
 import collections.abc
 import itertools
-import math
 import warnings
 
 import numpy as np
@@ -96,14 +95,9 @@ def clamp(x, lo, hi):
 
 
 def select(cond, a, b=0.0, overwrite=False):
-    """``where(cond, a, b)`` for a backward formula: Tensors go through the differentiable where; for arrays
-    (float ``a`` of cond's shape, scalar or same-shaped ``b``) each element is picked bit for bit, so a NaN
-    or inf in the branch not taken never reaches the result (as it would through a 0/1 factor: NaN * 0 = NaN).
-    ``overwrite``: ``a`` is a temporary the result may be written into.
-
-    Not np.where: on masks that are not mostly uniform (a ReLU's, a clip's) it costs about ten elementwise
-    multiplies. The pick is integer passes instead: an all-ones/all-zeros mask of the elements' width,
-    ANDed with the bits of ``a`` (and its complement with those of ``b``)."""
+    """``where(cond, a, b)`` for a backward formula: Tensors go through the differentiable where; arrays are
+    picked bit for bit (ops._poly.bits_select), so a NaN or inf in the branch not taken never reaches the
+    result. ``overwrite``: ``a`` is a temporary the result may be written into."""
     return _pick(cond, True, a, b, overwrite)
 
 
@@ -112,31 +106,13 @@ def zero_where(cond, a):
     return _pick(cond, False, a, 0.0, False)
 
 
-_SAME_WIDTH_INT = {np.dtype(np.float16): np.dtype(np.int16), np.dtype(np.float32): np.dtype(np.int32),
-                   np.dtype(np.float64): np.dtype(np.int64)}
-
-
-def _pick(cond, take_a_where, a, b, overwrite):
+def _pick(cond, keep_where, a, b, overwrite):
     if isinstance(a, Tensor) or isinstance(b, Tensor):
-        return P.where(cond, a, b) if take_a_where else P.where(cond, b, a)
-    it = _SAME_WIDTH_INT.get(a.dtype) if isinstance(a, np.ndarray) else None
-    b_array = isinstance(b, np.ndarray)
-    if it is None or a.shape != cond.shape or (b_array and b.shape != cond.shape):
-        return np.where(cond, a, b) if take_a_where else np.where(cond, b, a)
-    m = cond.view(np.int8).astype(it)  # (a same-type pass: faster than a casting ufunc)
-    if take_a_where:
-        np.negative(m, out=m)  # all bits set where cond, 0 elsewhere
-    else:
-        m -= 1  # all bits set where not cond
-    if not b_array and b == 0 and math.copysign(1.0, b) > 0:
-        m &= a.view(it)
-        return m.view(a.dtype)
-    out = a if overwrite and a.flags.writeable else a.copy()
-    out.view(it)[...] &= m
-    np.invert(m, out=m)
-    m &= np.asarray(b, a.dtype).view(it)
-    out.view(it)[...] |= m
-    return out
+        return P.where(cond, a, b) if keep_where else P.where(cond, b, a)
+    r = P.bits_select(cond, keep_where, a, b, overwrite) if type(a) is np.ndarray else None
+    if r is not None:
+        return r
+    return np.where(cond, a, b) if keep_where else np.where(cond, b, a)
 
 
 def mask_of(cond, dtype):
