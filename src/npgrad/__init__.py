@@ -23,23 +23,10 @@ __version__ = "0.1.0"
 # NumPy warns on overflow, 0/0 and log(0) inside operators; PyTorch silently returns inf/nan, and so do we.
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"npgrad\.")
 
-def _tune_gc():
-    """npgrad's autograd graph is made of Python objects (PyTorch's lives in C++). With CPython's default
-    collector settings (a young-generation pass every 700 allocations) every growing graph is walked
-    again and again by full collections: building a 100k-op graph took superlinear time. A larger first
-    threshold keeps the collector's work proportional to the graph. Only the interpreter's default is
-    changed (a program that set its own thresholds keeps them); NPGRAD_GC_THRESHOLD sets the value, and
-    NPGRAD_GC_THRESHOLD=0 leaves the interpreter's settings alone."""
-    import builtins
-    import gc
-    import os
-    value = builtins.int(os.environ.get("NPGRAD_GC_THRESHOLD", "10000"))  # `int` here is npgrad.int
-    t0, t1, t2 = gc.get_threshold()
-    if value > 0 and t0 == 700:
-        gc.set_threshold(value, t1, t2)
+from . import _process_tuning  # noqa: E402
 
-
-_tune_gc()
+_process_tuning.tune_gc()
+_process_tuning.tune_malloc()
 
 strided = "torch.strided"
 contiguous_format = preserve_format = channels_last = None
