@@ -375,6 +375,12 @@ def tanhshrink(input):
     return input - input.tanh()
 
 
+def _relu6_of_shifted(x):
+    """clip(x + 3, 0, 6) in x's dtype, a new array (hardsigmoid's and hardswish's common factor)."""
+    y = np.add(x, np.asarray(3, x.dtype))
+    return np.clip(y, np.asarray(0, x.dtype), np.asarray(6, x.dtype), out=y)
+
+
 class Hardsigmoid(Op):
     __slots__ = ()
     node_name = "HardsigmoidBackward0"  # PyTorch's name for this node
@@ -382,8 +388,7 @@ class Hardsigmoid(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        y = np.add(x, np.asarray(3, x.dtype))
-        np.clip(y, np.asarray(0, x.dtype), np.asarray(6, x.dtype), out=y)
+        y = _relu6_of_shifted(x)
         y /= np.asarray(6, x.dtype)
         return y
 
@@ -409,8 +414,7 @@ class Hardswish(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        y = np.add(x, np.asarray(3, x.dtype))
-        np.clip(y, np.asarray(0, x.dtype), np.asarray(6, x.dtype), out=y)
+        y = _relu6_of_shifted(x)
         y *= x
         y /= np.asarray(6, x.dtype)
         return y
