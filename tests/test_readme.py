@@ -56,12 +56,19 @@ def _benchmark(tmp_path):
     assert "| overhead" in out.stdout
 
 
+def _isolated(tmp_path):
+    out = _run([sys.executable, "-m", "benchmarks.isolated", "overhead", "--rounds", "1", "--steps", "2",
+                "--warmup", "0"])
+    assert "| overhead" in out.stdout
+
+
 _SHELL = {
     "pip install -e .": lambda tmp: _pip_dry_run("."),
     'pip install -e ".[examples]"': lambda tmp: _pip_dry_run(".[examples]"),
     "npgrad train mnist": _train_mnist,
     TEST_COMMAND: _test_command,
     "python -m benchmarks.run": _benchmark,
+    "python -m benchmarks.isolated": _isolated,
 }
 
 
