@@ -456,7 +456,7 @@ def _load_from(fh, name):
 # -- safetensors --------------------------------------------------------------------------------------------
 def _safetensors_numpy():
     try:
-        import safetensors.numpy as st
+        import safetensors.numpy as st  # optional
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError("save_safetensors/load_safetensors need the optional package safetensors "
                           "(pip install safetensors)") from e

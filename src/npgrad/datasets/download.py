@@ -138,7 +138,7 @@ def _remove(path):
 def _progress_bar(total, name):
     """A tqdm bar when tqdm is installed, else a plain percentage line on stderr."""
     try:
-        from tqdm import tqdm
+        from tqdm import tqdm  # optional
     except ImportError:
         return _TextProgress(total, name)
     return tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, desc=name)

@@ -310,8 +310,8 @@ def render_curves(panels, panel_size=(480, 400)):
 
 
 def _save_matplotlib(path, panels, panel_size):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # optional
+    from matplotlib.figure import Figure  # optional
 
     dpi = 100
     # The object API, not pyplot: no global figure state, no GUI backend chosen behind the caller's back.

@@ -37,6 +37,14 @@ def _maybe_inplace(input, inplace, fn, *args):
     return None
 
 
+def _plain_activation(fn, op, input, inplace):
+    """``fn(input, inplace)`` for an activation without parameters: ``op`` on a floating input, or in place."""
+    r = _maybe_inplace(input, inplace, fn)
+    if r is not None:
+        return r
+    return op.apply(_float(input, fn.__name__))
+
+
 # -- ReLU family -----------------------------------------------------------------------------------------------
 
 def relu(input, inplace=False):
@@ -270,10 +278,7 @@ class SiLU(Op):
 
 
 def silu(input, inplace=False):
-    r = _maybe_inplace(input, inplace, silu)
-    if r is not None:
-        return r
-    return SiLU.apply(_float(input, "silu"))
+    return _plain_activation(silu, SiLU, input, inplace)
 
 
 def _softplus_stable(x):
@@ -302,10 +307,7 @@ class Mish(Op):
 
 
 def mish(input, inplace=False):
-    r = _maybe_inplace(input, inplace, mish)
-    if r is not None:
-        return r
-    return Mish.apply(_float(input, "mish"))
+    return _plain_activation(mish, Mish, input, inplace)
 
 
 class Softplus(Op):
@@ -401,10 +403,7 @@ class Hardsigmoid(Op):
 
 
 def hardsigmoid(input, inplace=False):
-    r = _maybe_inplace(input, inplace, hardsigmoid)
-    if r is not None:
-        return r
-    return Hardsigmoid.apply(_float(input, "hardsigmoid"))
+    return _plain_activation(hardsigmoid, Hardsigmoid, input, inplace)
 
 
 class Hardswish(Op):
@@ -437,10 +436,7 @@ class Hardswish(Op):
 
 
 def hardswish(input, inplace=False):
-    r = _maybe_inplace(input, inplace, hardswish)
-    if r is not None:
-        return r
-    return Hardswish.apply(_float(input, "hardswish"))
+    return _plain_activation(hardswish, Hardswish, input, inplace)
 
 
 class _Shrink(Op):
