@@ -103,6 +103,25 @@ CASES = [
     ("mha_divisible", lambda l: l.nn.MultiheadAttention(7, 2), AssertionError, "embed_dim must be divisible by num_heads"),
     ("groups_module", lambda l: l.nn.Conv2d(3, 4, 3, groups=2), ValueError, "in_channels must be divisible by groups"),
     ("padding_mode", lambda l: l.nn.Conv2d(3, 4, 3, padding_mode="foo"), ValueError, "padding_mode must be one of"),
+    # Floating-point-only activations refuse integer and bool input (no silent cast to float)
+    ("mish_long", lambda l: l.nn.functional.mish(l.tensor([1, 2])), NotImplementedError,
+     "\"mish_cpu\" not implemented for 'Long'"),
+    ("silu_bool", lambda l: l.nn.functional.silu(l.tensor([True])), NotImplementedError,
+     "\"silu_cpu\" not implemented for 'Bool'"),
+    ("gelu_int", lambda l: l.nn.functional.gelu(l.tensor([1, 2], dtype=l.int32)), NotImplementedError,
+     "\"GeluKernelImpl\" not implemented for 'Int'"),
+    ("selu_long", lambda l: l.nn.functional.selu(l.tensor([1, 2])), NotImplementedError,
+     "\"elu_cpu\" not implemented for 'Long'"),
+    ("logsigmoid_byte", lambda l: l.nn.functional.logsigmoid(l.tensor([1, 2], dtype=l.uint8)), NotImplementedError,
+     "\"log_sigmoid_cpu\" not implemented for 'Byte'"),
+    ("softshrink_long", lambda l: l.nn.functional.softshrink(l.tensor([1, 2])), NotImplementedError,
+     "\"softshrink_check\" not implemented for 'Long'"),
+    ("hardswish_long", lambda l: l.nn.functional.hardswish(l.tensor([1, 2])), NotImplementedError,
+     "\"hardswish_cpu\" not implemented for 'Long'"),
+    ("hardtanh_bool", lambda l: l.nn.functional.hardtanh(l.tensor([True])), RuntimeError,
+     "Bool inputs not supported for hardtanh"),
+    ("hardtanh_unsigned_negative", lambda l: l.nn.functional.hardtanh(l.tensor([1, 2], dtype=l.uint8)), RuntimeError,
+     "cannot do hardtanh on an unsigned type with negative limits"),
 ]
 
 
@@ -120,3 +139,15 @@ if HAS_TORCH:
         with pytest.raises(exc) as info:
             fn(torch)
         assert msg in str(info.value), f"{name}: torch says {info.value!s}"
+
+
+def test_hardtanh_and_relu6_clip_integers_in_their_own_dtype():
+    F = npgrad.nn.functional
+    x = npgrad.tensor([-3, 0, 2, 9])
+    for out, want in ((F.hardtanh(x), [-1, 0, 1, 1]), (F.relu6(x), [0, 0, 2, 6]),
+                      (F.hardtanh(x, -0.5, 2.7), [0, 0, 2, 2])):  # bounds truncated to the integer type
+        assert out.dtype == npgrad.int64 and out.tolist() == want
+    if HAS_TORCH:
+        t = torch.tensor([-3, 0, 2, 9])
+        assert torch.nn.functional.hardtanh(t, -0.5, 2.7).tolist() == [0, 0, 2, 2]
+        assert torch.nn.functional.relu6(t).tolist() == [0, 0, 2, 6]

@@ -23,11 +23,18 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+# PyTorch's CPU kernel names, which its "not implemented for 'Long'" errors quote.
+_KERNELS = {"gelu": "GeluKernelImpl", "elu": "elu_cpu", "selu": "elu_cpu", "celu": "elu_cpu",
+            "softshrink": "softshrink_check", "logsigmoid": "log_sigmoid_cpu"}
+
+
 def _float(x, fn):
+    """The input of a floating-point-only activation, with PyTorch's errors for anything else."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
     if x._data.dtype.kind != "f":
-        return x._cast(_dt.get_default_dtype())
+        raise NotImplementedError(f'"{_KERNELS.get(fn, fn + "_cpu")}" not implemented for '
+                                  f"'{_dt.scalar_name(x._data.dtype)}'")
     return x
 
 
@@ -113,6 +120,14 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     r = _maybe_inplace(input, inplace, hardtanh, min_val, max_val)
     if r is not None:
         return r
+    if isinstance(input, Tensor) and input._data.dtype.kind in "iub":
+        d = input._data
+        if d.dtype.kind == "b":
+            raise RuntimeError("Bool inputs not supported for hardtanh")
+        if d.dtype.kind == "u" and (min_val < 0 or max_val < 0):
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+        # PyTorch clips integers in their own type, the bounds converted to it (truncated)
+        return Tensor._wrap(np.clip(d, np.asarray(min_val).astype(d.dtype), np.asarray(max_val).astype(d.dtype)))
     return Hardtanh.apply(_float(input, "hardtanh"), min_val, max_val)
 
 
