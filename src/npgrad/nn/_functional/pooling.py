@@ -9,6 +9,7 @@ adjoint) form pairs of Ops that differentiate into each other under ``create_gra
 import numpy as np
 
 from ._op import Op
+from ...ops import _poly as P
 from ...tensor import Tensor
 from .conv import Geometry, offset_slices
 from ._utils import as_ints
@@ -61,27 +62,21 @@ def _max_pool_np(x, geo):
     return best, arg
 
 
-def _select_into(buf, values, hit, finite):
-    """buf = values where hit, else 0. Multiplying by the 0/1 mask is the fast way, and exact when every
-    value is finite; a NaN or inf must not reach the positions not hit (NaN * 0 = NaN), so then select."""
-    if finite:
-        np.multiply(values, hit, out=buf)
-    else:
-        buf.fill(0)
-        np.copyto(buf, values, where=hit)
+def _winners(values, hit):
+    """``values`` where ``hit``, else an exact 0: picked bit for bit (ops._poly.bits_select, as fast as a 0/1
+    multiply), so a NaN or inf at a position not hit never leaks in (NaN * 0 = NaN)."""
+    r = P.bits_select(hit, True, values, 0.0)
+    return np.where(hit, values, 0) if r is None else r
 
 
 def _scatter_np(g, arg, geo):
     """Each window's gradient to its winner (PyTorch's scatter: the other inputs get an exact 0)."""
     N, C = g.shape[:2]
     gp = np.zeros((N, C, geo.H + geo.pt + geo.pb, geo.W + geo.pl + geo.pr), g.dtype)
-    buf = np.empty(g.shape, g.dtype)
     hit = np.empty(g.shape, bool)
-    finite = bool(np.isfinite(g).all())
     for k, sl in enumerate(_offset_slices(geo)):
         np.equal(arg, k, out=hit)
-        _select_into(buf, g, hit, finite)
-        gp[sl] += buf
+        gp[sl] += _winners(g, hit)
     return _crop(gp, geo)
 
 
@@ -89,13 +84,10 @@ def _gather_np(gx, arg, geo):
     """Each window's winner's value of gx (the scatter's adjoint)."""
     gp = _pad(gx, geo, 0)
     out = np.zeros(arg.shape, gx.dtype)
-    buf = np.empty(arg.shape, gx.dtype)
     hit = np.empty(arg.shape, bool)
-    finite = bool(np.isfinite(gx).all())
     for k, sl in enumerate(_offset_slices(geo)):
         np.equal(arg, k, out=hit)
-        _select_into(buf, gp[sl], hit, finite)
-        out += buf
+        out += _winners(gp[sl], hit)
     return out
 
 
