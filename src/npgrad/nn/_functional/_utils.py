@@ -95,24 +95,19 @@ def clamp(x, lo, hi):
 
 
 def select(cond, a, b=0.0, overwrite=False):
-    """``where(cond, a, b)`` for a backward formula: Tensors go through the differentiable where; arrays are
-    picked bit for bit (ops._poly.bits_select), so a NaN or inf in the branch not taken never reaches the
-    result. ``overwrite``: ``a`` is a temporary the result may be written into."""
-    return _pick(cond, True, a, b, overwrite)
+    """``where(cond, a, b)`` for a backward formula (ops._poly.where: differentiable for Tensors, arrays picked
+    bit for bit so a NaN or inf in the branch not taken never reaches the result). ``overwrite``: ``a`` is a
+    temporary array the result may be written into."""
+    if overwrite and type(a) is np.ndarray:
+        r = P.bits_select(cond, True, a, b, overwrite=True)
+        if r is not None:
+            return r
+    return P.where(cond, a, b)
 
 
 def zero_where(cond, a):
-    """``where(cond, 0, a)``, as ``select`` picks (without a pass to negate ``cond``)."""
-    return _pick(cond, False, a, 0.0, False)
-
-
-def _pick(cond, keep_where, a, b, overwrite):
-    if isinstance(a, Tensor) or isinstance(b, Tensor):
-        return P.where(cond, a, b) if keep_where else P.where(cond, b, a)
-    r = P.bits_select(cond, keep_where, a, b, overwrite) if type(a) is np.ndarray else None
-    if r is not None:
-        return r
-    return np.where(cond, a, b) if keep_where else np.where(cond, b, a)
+    """``where(cond, 0, a)``."""
+    return P.where(cond, 0.0, a)
 
 
 def mask_of(cond, dtype):
