@@ -8,7 +8,7 @@ import numpy as np
 from ... import dtypes as _dt
 from ._op import Op
 from ...ops import _poly as P
-from ...ops.broadcast import broadcast_error
+from ...ops.broadcast import _expanded_shape, broadcast_error
 from ...tensor import Tensor
 
 
@@ -50,20 +50,6 @@ def _dtype_word(t):
     return _dt.scalar_name(t.dtype)
 
 
-def _check_bias_expands(bs, target, bias):
-    """PyTorch expands the bias to (rows, out_features), the folded product's shape (addmm)."""
-    if len(bs) > len(target):
-        raise RuntimeError(f"expand({bias.type()}{{{list(bs)}}}, size={list(target)}): the number of sizes provided "
-                           f"({len(target)}) must be greater or equal to the number of dimensions in the tensor "
-                           f"({len(bs)})")
-    lead = len(target) - len(bs)
-    for i, n in enumerate(bs):
-        if n != 1 and n != target[lead + i]:
-            raise RuntimeError(f"The expanded size of the tensor ({target[lead + i]}) must match the existing size ({n}) "
-                               f"at non-singleton dimension {lead + i}.  Target sizes: {list(target)}.  Tensor sizes: "
-                               f"{list(bs)}")
-
-
 def _check_bias_adds(bs, out_shape):
     err = broadcast_error(out_shape, bs)
     if err is not None:
@@ -102,7 +88,7 @@ def linear(input, weight, bias=None):
             one_row = len(bs) >= 1 and int(np.prod(bs)) == bs[-1]
             if len(xs) == 2 or (one_row and input._data.flags.c_contiguous):
                 rows = int(np.prod(xs[:-1])) if len(xs) > 1 else 1
-                _check_bias_expands(bs, (rows, ws[0]), bias)
+                _expanded_shape(bs, (rows, ws[0]), bias)  # PyTorch's expand errors
             else:
                 _check_bias_adds(bs, out_shape)
             if len(bs) > 1:  # a bias per row: the Op's bias gradient is a column sum, so add it outside
