@@ -121,7 +121,8 @@ if HAS_TORCH:
                    lambda lib, t: lib.where(t != 0, t, 0.5)):
             check_forward(fn, x, what=a)
 
-    def test_numpy_array_operands_act_as_tensors():
+    @pytest.mark.filterwarnings("ignore:__array_wrap__ must accept context:DeprecationWarning")  # torch.Tensor's
+    def test_numpy_array_operands_act_as_tensors():  # __array_wrap__ has NumPy 1's signature (PyTorch's warning)
         x = np.array([1.0, 2.0], np.float32)
         for other in (np.array([1.0, 2.0]), np.array([1.5, 2.5], np.float16)):
             check_forward(lambda lib, t: t * other, x)

@@ -15,7 +15,8 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-README = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as _f:
+    README = _f.read()
 BLOCKS = re.findall(r"^```(\w*)\n(.*?)^```", README, flags=re.S | re.M)
 TEST_COMMAND = 'python -m pip install --quiet -e ".[test]" && python -m pytest'
 
@@ -27,7 +28,9 @@ def _run(args, cwd=ROOT, env=None, timeout=600):
 
 
 def _pip_dry_run(spec):
-    _run([sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--no-build-isolation", "-e", spec])
+    # With build isolation, as the README's command runs: --no-build-isolation would need the `wheel`
+    # package for setuptools < 70.1, which a fresh virtualenv does not have.
+    _run([sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "-e", spec])
 
 
 def _train_mnist(tmp_path):

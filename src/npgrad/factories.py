@@ -1,6 +1,7 @@
 """Creating tensors: ``tensor``, ``as_tensor``, ``from_numpy``, and the factories (zeros, ones, full,
 empty, arange, linspace, eye, rand, randn, randint, ... and their ``*_like`` forms)."""
 import math
+import warnings
 
 import numpy as np
 
@@ -137,6 +138,10 @@ def _finish(arr, dtype, requires_grad, copy):
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data`` (scalars, nested lists, NumPy arrays, Tensors)."""
     _check_device(device)
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
     arr = _infer_array(data, exact=dtype is not None)
     # Memory that came from the caller (an array, a tensor) is copied; a list was converted already.
     return _finish(arr, dtype, requires_grad, copy=isinstance(data, (np.ndarray, np.generic, Tensor)))

@@ -109,6 +109,9 @@ def _backward_both(n_out, t_out, n_ins, t_ins, what):
         return
     for i, (x, y) in enumerate(zip(n_ins, t_ins)):
         if isinstance(y, torch.Tensor) and y.requires_grad:
+            assert x.is_leaf == y.is_leaf, f"{what}: input {i} is_leaf {x.is_leaf} vs PyTorch {y.is_leaf}"
+            if not y.is_leaf:  # a non-leaf's .grad stays None (and reading it warns, in both libraries)
+                continue
             assert (x.grad is None) == (y.grad is None), f"{what}: grad presence of input {i}"
             if y.grad is not None:
                 assert tuple(x.grad.shape) == tuple(y.grad.shape), f"{what}: grad shape of input {i}"

@@ -335,7 +335,10 @@ def cholesky_op(A, upper, name):
 def cholesky(input, upper=False):
     import warnings
     warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
-                  "PyTorch release.", UserWarning, stacklevel=2)
+                  "PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\n"
+                  "and\nU = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
+                  "This transform will produce equivalent results for all valid (symmetric positive definite) inputs.",
+                  UserWarning, stacklevel=2)
     return cholesky_op(input, upper, "cholesky")
 
 
@@ -431,7 +434,9 @@ def qr_op(A, mode):
 def qr(input, some=True):
     import warnings
     warnings.warn("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
-                  "release.", UserWarning, stacklevel=2)
+                  "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"
+                  "Q, R = torch.qr(A, some)\nshould be replaced with\n"
+                  "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete')", UserWarning, stacklevel=2)
     return _rt.qr(*qr_op(input, "reduced" if some else "complete"))
 
 

@@ -1,5 +1,7 @@
 """Products: matmul/@ (1-D, 2-D, batched with broadcast batch dims), mm, bmm, mv, dot, outer, cross,
 addmm, einsum (any equation NumPy accepts, ellipsis included)."""
+import warnings
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -283,6 +285,9 @@ def cross(input, other, dim=None):
         raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
     shape = np.broadcast_shapes(input._data.shape, other._data.shape)
     if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                      "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+                      "with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
         cands = [i for i, s in enumerate(shape) if s == 3]
         if not cands:
             raise RuntimeError("no dimension of size 3 in input")

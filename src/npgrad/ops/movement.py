@@ -815,7 +815,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return _DiagonalBackward.apply(input, shape, offset, d1, d2)
 
 
-def meshgrid(*tensors, indexing="ij"):
+def meshgrid(*tensors, indexing=None):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):  # a list of tensors; one tensor stays one
         tensors = tuple(tensors[0])
     if not tensors:
@@ -824,6 +824,13 @@ def meshgrid(*tensors, indexing="ij"):
         if t._data.ndim > 1:
             raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got a tensor of "
                                f"size {list(t._data.shape)}")
+    if indexing is None:
+        import warnings
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+                      UserWarning, stacklevel=2)
+        indexing = "ij"
+    elif indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
     shape = tuple(t._data.shape[0] if t._data.ndim else 1 for t in tensors)
     outs = []
     for i, t in enumerate(tensors):

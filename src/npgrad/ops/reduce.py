@@ -4,6 +4,8 @@ logsumexp, norm, all/any, and the cumulative sum/product.
 Gradients follow PyTorch's tie rules: ``max(dim)``/``min(dim)`` send the gradient to the returned index
 only, while a full ``max()`` and ``amax``/``amin`` share it evenly between tied elements.
 """
+import warnings
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -134,7 +136,9 @@ class Prod(Op):
     def forward(ctx, x, dim, keepdim, np_dtype):
         ctx.save_for_backward(x)
         ctx.dim, ctx.keepdim = dim, keepdim
-        return np.prod(x, axis=dim, keepdims=keepdim, dtype=np_dtype)
+        # the ufunc itself, not np.prod's Python wrapper: NaN/inf warnings are then raised from npgrad's
+        # frame, where npgrad's filter silences them as PyTorch is silent
+        return np.multiply.reduce(x, axis=dim, keepdims=keepdim, dtype=np_dtype)
 
     @staticmethod
     def backward(ctx, g):
@@ -170,7 +174,7 @@ def _narrow(x, axis, start, length):
 
 
 def _cumprod(x, axis):
-    return x.cumprod(axis) if isinstance(x, Tensor) else np.cumprod(x, axis=axis)
+    return x.cumprod(axis) if isinstance(x, Tensor) else np.multiply.accumulate(x, axis=axis)  # as in Prod
 
 
 def _flip(x, axis):
@@ -359,11 +363,12 @@ class Var(Op):
         ctx.dims, ctx.keepdim, ctx.denom = dims, keepdim, n - correction
         if x.size == 0:
             return np.full(_reduced(x.shape, dims, keepdim), np.nan, x.dtype)
-        d = x - np.mean(x, axis=dims, keepdims=True)
-        # corrected two-pass: remove the rounding error of the mean itself, so equal values (even 1e30s)
-        # give exactly 0, as PyTorch's Welford does, and tiny spreads around a large mean keep their digits
-        d -= np.mean(d, axis=dims, keepdims=True)
+        # (np.mean's inf - inf warns from NumPy's frame, which npgrad's filter does not cover)
         with np.errstate(divide="ignore", invalid="ignore"):
+            d = x - np.mean(x, axis=dims, keepdims=True)
+            # corrected two-pass: remove the rounding error of the mean itself, so equal values (even 1e30s)
+            # give exactly 0, as PyTorch's Welford does, and tiny spreads around a large mean keep their digits
+            d -= np.mean(d, axis=dims, keepdims=True)
             # PyTorch clamps the divisor at 0 (inf/nan), but its gradient uses n - correction as is.
             return np.asarray(np.sum(d * d, axis=dims, keepdims=keepdim) / _builtin_max(n - correction, 0)) \
                 .astype(x.dtype)
@@ -408,35 +413,45 @@ class Std(Op):
 def _mean_keep(x, dims):
     if isinstance(x, Tensor):
         return x.mean(dim=dims, keepdim=True)
-    return np.mean(x, axis=dims, keepdims=True)
+    if x.size == 0:  # np.mean warns "Mean of empty slice"; the NaN it returns is PyTorch's value
+        return np.full(_reduced(x.shape, dims, True), np.nan, x.dtype)
+    with np.errstate(invalid="ignore"):  # inf - inf warns from NumPy's frame, outside npgrad's filter
+        return np.mean(x, axis=dims, keepdims=True)
 
 
-def _var_args(input, dim, unbiased, keepdim, correction):
+def _var_args(name, input, dim, unbiased, keepdim, correction):
     if isinstance(dim, bool):  # var(x, unbiased) positional form
         unbiased, dim = dim, None
     if input._data.dtype.kind != "f":
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    return canon_dims(dim, input._data.ndim), keepdim, _correction(unbiased, correction)
+    dims, c = canon_dims(dim, input._data.ndim), _correction(unbiased, correction)
+    kept = 1  # PyTorch's reduction factor: input numel over output numel (0 for an empty input)
+    for d, size in enumerate(input._data.shape):
+        kept *= 1 if d in dims else size
+    if input._data.size // _builtin_max(kept, 1) - c <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+    return dims, keepdim, c
 
 
 @tensor_method()
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dims, keepdim, c = _var_args(input, dim, unbiased, keepdim, correction)
-    return Var.apply(input, dims, keepdim, c)
+    return Var.apply(input, *_var_args("var", input, dim, unbiased, keepdim, correction))
 
 
 @tensor_method()
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dims, keepdim, c = _var_args(input, dim, unbiased, keepdim, correction)
-    return Std.apply(input, dims, keepdim, c)
+    return Std.apply(input, *_var_args("std", input, dim, unbiased, keepdim, correction))
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    args = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
+    return Var.apply(input, *args), mean(input, dim, keepdim)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    args = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
+    return Std.apply(input, *args), mean(input, dim, keepdim)
 
 
 # -- logsumexp / norm ---------------------------------------------------------------------------------------------
@@ -616,7 +631,7 @@ class CumProd(Op):
 
     @staticmethod
     def forward(ctx, x, dim, np_dtype):
-        out = np.cumprod(x, axis=dim, dtype=np_dtype)
+        out = np.multiply.accumulate(x, axis=dim, dtype=np_dtype)  # the ufunc, as in Prod
         ctx.save_for_backward(x, out)
         ctx.dim = dim
         return out

@@ -289,7 +289,8 @@ class Sinc(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.sinc(x)  # sin(pi x) / (pi x), 1 at 0
+        with np.errstate(invalid="ignore"):  # sin(inf) is NaN, as PyTorch's, which does not warn
+            return np.sinc(x)  # sin(pi x) / (pi x), 1 at 0
 
     @staticmethod
     def backward(ctx, g):
