@@ -43,7 +43,7 @@ def __getattr__(name):
     import importlib
     if name in ops.LAZY_NAMES:
         ops.load_lazy_families()
-        value = getattr(importlib.import_module(f".ops.{ops.LAZY_NAMES[name]}", __name__), name)
+        value = ops._registry.OPS[name].fn
         globals()[name] = value
         return value
     if name in _LAZY_MODULES:

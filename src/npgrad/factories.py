@@ -7,6 +7,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from .random import rng
+from .ops._registry import method, op
 from .tensor import Tensor, _check_device
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "arange", "range",
@@ -434,6 +435,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     return _make(arr, requires_grad, out)
 
 
+@op()
 def bernoulli(input, p=None, *, generator=None, out=None):
     if p is not None and not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
@@ -444,6 +446,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     return _make(arr, False, out)
 
 
+@op()
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     probs = np.asarray(input._data, np.float64)
     if probs.ndim not in (1, 2):
@@ -471,8 +474,6 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     return _make(arr if probs.ndim == 2 else arr[0], False, out)
 
 
-Tensor.multinomial = multinomial
-Tensor.bernoulli = bernoulli
 
 
 # -- in-place random fills used by nn.init ---------------------------------------------------------------------
@@ -510,18 +511,18 @@ def _random_(self, from_=0, to=None, *, generator=None):
     return _fill_inplace(self, rng(generator).integers(from_, to, self._data.shape))
 
 
-Tensor.uniform_ = _uniform_
-Tensor.normal_ = _normal_
-Tensor.bernoulli_ = _bernoulli_
-Tensor.exponential_ = _exponential_
-Tensor.random_ = _random_
-Tensor.new_tensor = lambda self, data, dtype=None, requires_grad=False, **kw: tensor(
-    data, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
-Tensor.new_zeros = lambda self, *size, dtype=None, requires_grad=False, **kw: zeros(
-    *size, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
-Tensor.new_ones = lambda self, *size, dtype=None, requires_grad=False, **kw: ones(
-    *size, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
-Tensor.new_empty = lambda self, *size, dtype=None, requires_grad=False, **kw: empty(
-    *size, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
-Tensor.new_full = lambda self, size, fill_value, dtype=None, requires_grad=False, **kw: full(
-    size, fill_value, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
+method("uniform_", _uniform_)
+method("normal_", _normal_)
+method("bernoulli_", _bernoulli_)
+method("exponential_", _exponential_)
+method("random_", _random_)
+method("new_tensor", lambda self, data, dtype=None, requires_grad=False, **kw: tensor(
+    data, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad))
+method("new_zeros", lambda self, *size, dtype=None, requires_grad=False, **kw: zeros(
+    *size, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad))
+method("new_ones", lambda self, *size, dtype=None, requires_grad=False, **kw: ones(
+    *size, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad))
+method("new_empty", lambda self, *size, dtype=None, requires_grad=False, **kw: empty(
+    *size, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad))
+method("new_full", lambda self, size, fill_value, dtype=None, requires_grad=False, **kw: full(
+    size, fill_value, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad))

@@ -23,7 +23,6 @@ import numpy as np
 
 from .grad_mode import state as _grad_state
 from . import anomaly as _anomaly
-from .node_names import torch_name as _torch_name
 
 __all__ = ["Function", "Op", "FunctionCtx", "once_differentiable"]
 
@@ -103,6 +102,7 @@ class Function:
                  "_epoch", "_seq", "__weakref__", "__dict__")
 
     _array_forward = False  # True for Op: forward sees NumPy arrays
+    node_name = None  # PyTorch's name for this node class, when not <Class>Backward0 (see ops/_registry.py)
     _released = False
     _pre_hooks = None
     _post_hooks = None
@@ -187,8 +187,11 @@ class Function:
         return tuple([(f, i) for f, i in zip(self._fns, self._idxs) if i >= 0])
 
     def name(self):
+        n = type(self).node_name
+        if n is not None:  # PyTorch's name, where a class declares it: a string or a function of the node
+            return n if type(n) is str else n(self)
         if self._array_forward:
-            return _torch_name(self) or type(self).__name__ + "Backward0"
+            return type(self).__name__ + "Backward0"
         return type(self).__name__ + "Backward"  # a user Function's node, as PyTorch names it
 
     def __repr__(self):

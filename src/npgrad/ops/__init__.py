@@ -1,50 +1,29 @@
-"""npgrad's operators, one family per module; importing this package attaches them to Tensor."""
+"""npgrad's operators, one family per module.
+
+Importing a family declares its operators in the registry (``ops/_registry.py``), which attaches their
+Tensor methods; ``inplace`` then makes the in-place variants the records ask for, and this package
+exports every public name the records declare.
+"""
+from . import _registry
 from . import arith, broadcast, unary, reduce, movement, indexing, linalg, select, compare  # noqa: F401
 from . import softmax_methods  # noqa: F401,E402
-from . import inplace  # noqa: F401  (after the families: it wraps their methods)
+from . import inplace  # noqa: F401  (after the families: it makes their in-place variants)
+from ._lazy_index import LAZY_METHODS, LAZY_NAMES
 
-inplace.register_generic_inplace()
-
-# What `from npgrad.ops import *` gives npgrad: the operators, not the family modules themselves.
-# (Computed before the star imports below, some of which rebind a family's name to a function.)
-__all__ = [name for family in (arith, broadcast, unary, reduce, movement, indexing, linalg, select, compare,
-                               softmax_methods) for name in family.__all__]
-
-from .arith import *  # noqa: E402,F401,F403
-from .broadcast import *  # noqa: E402,F401,F403
-from .unary import *  # noqa: E402,F401,F403
-from .reduce import *  # noqa: E402,F401,F403
-from .movement import *  # noqa: E402,F401,F403
-from .indexing import *  # noqa: E402,F401,F403
-from .linalg import *  # noqa: E402,F401,F403
-from .select import *  # noqa: E402,F401,F403
-from .compare import *  # noqa: E402,F401,F403
-from .softmax_methods import *  # noqa: E402,F401,F403
-
+inplace.register_inplace_variants()
 
 # Families used less often load on first use, which keeps `import npgrad` fast: their functions are
 # found through npgrad.__getattr__, and their Tensor methods start as stubs that load the families and
 # are then replaced by the real methods. (Not a Tensor.__getattr__: defining one slows every attribute
-# access on every tensor.) The names are listed here so they exist before the modules are imported; a
-# test keeps the lists exact.
-LAZY_FAMILIES = {
-    "sorting": ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "quantile",
-                "nanquantile"],
-    "counting": ["unique", "unique_consecutive", "bincount", "histc", "searchsorted", "bucketize"],
-    "cumulative": ["cummax", "cummin", "logcumsumexp", "diff"],
-    "distance": ["cdist"],
-    "special": ["erf", "erfc", "erfinv", "lgamma", "digamma", "polygamma", "mvlgamma", "logit", "sinc", "xlog1py",
-                "entr", "ndtr"],
-    "decomp": ["inverse", "det", "logdet", "slogdet", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd",
-               "pinverse", "matrix_power"],
-}
-LAZY_NAMES = {name: family for family, names in LAZY_FAMILIES.items() for name in names}
-LAZY_METHODS = ["argsort", "bincount", "cholesky", "cholesky_inverse", "cholesky_solve", "cummax", "cummin", "det",
-                "diff", "digamma", "digamma_", "erf", "erf_", "erfc", "erfc_", "erfinv", "erfinv_", "histc", "inverse",
-                "kthvalue", "lgamma", "lgamma_", "logcumsumexp", "logdet", "logit", "logit_", "matrix_power",
-                "median", "mode", "msort", "mvlgamma", "mvlgamma_", "nanmedian", "nanquantile", "pinverse",
-                "polygamma", "polygamma_", "qr", "quantile", "sinc", "sinc_", "slogdet", "sort", "svd", "topk",
-                "unique", "unique_consecutive"]
+# access on every tensor.) Their names must exist before the modules are imported, so they are read
+# from ``_lazy_index.py``, which `python -m npgrad.ops._registry` generates from the records.
+LAZY_FAMILIES = ("sorting", "counting", "cumulative", "distance", "special", "decomp")
+
+# What `from npgrad.ops import *` gives npgrad: every public name the eager families declared (binding
+# them here rebinds a family's module name where an operator has the same name, e.g. `select`).
+__all__ = sorted(_registry.OPS)
+globals().update({name: rec.fn for name, rec in _registry.OPS.items()})
+
 _lazy_loaded = [False]
 
 
@@ -66,17 +45,17 @@ def load_lazy_families():
     from ..tensor import Tensor
     for name in LAZY_METHODS:  # remove the stubs so the families' own registration takes their place
         if getattr(Tensor.__dict__.get(name), "_lazy_stub", False):
-            delattr(Tensor, name)
+            _registry.detach_method(name)
     for family in LAZY_FAMILIES:
         importlib.import_module(f".{family}", __name__)
-    inplace.register_generic_inplace()  # now that their methods exist: erfinv_, logit_, ...
+    inplace.register_inplace_variants()  # now that their records exist: erfinv_, logit_, ...
 
 
 def _install_method_stubs():
     from ..tensor import Tensor
     for name in LAZY_METHODS:
         if name not in Tensor.__dict__:
-            setattr(Tensor, name, _method_stub(name))
+            _registry.method(name, _method_stub(name))
 
 
 _install_method_stubs()

@@ -1,11 +1,127 @@
-"""Attach an operator to Tensor as a method: ``@tensor_method()`` on ``def exp(input)`` gives ``x.exp()``."""
+"""The operator registry: every public operator is declared once, where it is defined.
+
+    @op("multiply", inplace="ufunc")
+    def mul(input, other): ...
+
+declares ``torch.mul`` and ``torch.multiply``, the Tensor methods ``mul``/``multiply`` and their in-place
+``mul_``/``multiply_`` (made by ``ops/inplace.py`` from the kind named, here the ufunc kernel). Everything
+else is derived from these records: the Tensor methods and in-place variants, the names ``npgrad.ops``
+(and so ``npgrad``) exports, the lazily loaded families' names and method stubs (``ops/_lazy_index.py``,
+generated from the records), and the operator list the tests check for coverage. ``grep -rn "@op("``
+lists every operator.
+
+Tensor attributes that are not a public operator of their own (the Python operators ``__add__`` ...,
+properties like ``.T``, in-place kernels such as ``copy_``) are attached with ``method(name, fn)``, the
+one other door; it records them too. No other code assigns to Tensor (a test checks the source).
+
+A graph node's PyTorch name (``MulBackward0``) is a fact of the node class, not of the public
+function (one function can record different nodes): it is the class's ``node_name`` (a string, or a
+function of the node when it depends on what the node remembers), and ``<Class>Backward0`` without one.
+"""
+import sys
+
 from ..tensor import Tensor
 
+__all__ = ["op", "method", "OpRecord", "RECORDS", "OPS", "METHODS"]
 
-def tensor_method(*names):
-    """Register the decorated function as Tensor method(s); by default under its own name."""
-    def register(fn):
-        for name in names or (fn.__name__,):
-            setattr(Tensor, name, fn)
+# Kinds of in-place variant ``ops/inplace.py`` knows how to make: "generic" computes out of place and
+# writes the result back; "ufunc" writes through the NumPy ufunc's ``out=`` (the arithmetic operators);
+# "reshape" rebinds the tensor to a new view of its memory (squeeze_, transpose_ ...).
+INPLACE_KINDS = ("generic", "ufunc", "reshape")
+
+
+class OpRecord:
+    """One public operator: its function, public names, Tensor method names and in-place kind."""
+
+    __slots__ = ("name", "fn", "aliases", "methods", "inplace", "family", "public")
+
+    def __init__(self, fn, name, aliases, methods, inplace, public):
+        self.name, self.fn, self.aliases, self.methods = name, fn, aliases, methods
+        self.inplace, self.public = inplace, public
+        self.family = fn.__module__.rsplit(".", 1)[-1]
+
+    @property
+    def names(self):
+        """The public function names (``torch.<name>``); empty for a method-only operator."""
+        return (self.name,) + self.aliases if self.public else ()
+
+    def inplace_methods(self):
+        return tuple(m + "_" for m in self.methods if not m.startswith("__")) if self.inplace else ()
+
+    def __repr__(self):
+        return f"OpRecord({self.name!r}, family={self.family!r}, methods={self.methods}, inplace={self.inplace!r})"
+
+
+RECORDS = []   # every OpRecord, in declaration order
+OPS = {}       # public function name (aliases too) -> OpRecord
+METHODS = {}   # Tensor attribute name -> the OpRecord that made it, or the module that attached it
+
+
+def op(*aliases, name=None, methods=None, inplace=None, public=True):
+    """Declare the decorated function a public operator.
+
+    ``aliases``: further public names for the same function (``torch.multiply`` for ``mul``).
+    ``methods``: the Tensor method names, by default the public names; ``()`` for a function with no
+    method (``torch.rsub``). ``inplace``: the kind of ``name_`` variant each method gets
+    (see ``INPLACE_KINDS``), None for none. ``public=False``: a Tensor method only (``Tensor.view``).
+    """
+    if inplace is not None and inplace not in INPLACE_KINDS:
+        raise ValueError(f"inplace must be one of {INPLACE_KINDS} or None, not {inplace!r}")
+
+    def declare(fn):
+        rec = OpRecord(fn, name or fn.__name__, tuple(aliases), (), inplace, public)
+        rec.methods = tuple((rec.name,) + rec.aliases if methods is None else methods)
+        for n in rec.names:
+            if n in OPS:
+                raise RuntimeError(f"operator {n!r} declared twice ({OPS[n]!r} and {rec!r})")
+        RECORDS.append(rec)
+        OPS.update(dict.fromkeys(rec.names, rec))
+        for m in rec.methods:
+            _attach(m, fn, rec)
         return fn
-    return register
+    return declare
+
+
+def method(name, fn):
+    """Attach ``fn`` as ``Tensor.<name>`` (a property, a Python operator, an in-place kernel)."""
+    _attach(name, fn, sys._getframe(1).f_globals.get("__name__"))
+    return fn
+
+
+def _attach(name, fn, origin):
+    setattr(Tensor, name, fn)
+    METHODS[name] = origin
+
+
+def detach_method(name):
+    """Remove ``Tensor.<name>`` (a lazy family's stub, before the family's real method replaces it)."""
+    delattr(Tensor, name)
+    METHODS.pop(name, None)
+
+
+def _write_lazy_index(path):
+    """Regenerate ``_lazy_index.py`` from the records of the lazily loaded families (run in a fresh
+    process: ``python -m npgrad.ops._registry``)."""
+    import npgrad.ops as ops
+    eager = {m for m in METHODS if not getattr(Tensor.__dict__[m], "_lazy_stub", False)}
+    ops.load_lazy_families()
+    names = {n: rec.family for n, rec in OPS.items() if rec.family in ops.LAZY_FAMILIES}
+    methods = sorted(set(METHODS) - eager)
+    lines = ['"""The lazily loaded operator families\' public names and Tensor methods, generated from the',
+             "registry's records by `python -m npgrad.ops._registry`: do not edit (tests/test_registry.py keeps",
+             'it in sync)."""', "", "LAZY_NAMES = {"]
+    lines += [f"    {n!r}: {f!r}," for n, f in sorted(names.items())]
+    lines += ["}", "LAZY_METHODS = ("]
+    lines += [f"    {m!r}," for m in methods]
+    lines += [")", ""]
+    text = "\n".join(lines)
+    if path is not None:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    return text
+
+
+if __name__ == "__main__":  # the package's own copy of this module holds the records, not __main__
+    import os
+    from npgrad.ops import _registry
+    _registry._write_lazy_index(os.path.join(os.path.dirname(os.path.abspath(__file__)), "_lazy_index.py"))

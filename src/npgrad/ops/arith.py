@@ -12,11 +12,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Op, _apply_op
 from ..tensor import Tensor
 from . import _poly as P
-from ._registry import tensor_method
-
-__all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
-           "remainder", "fmod", "pow", "neg", "negative", "positive", "rsub", "float_power"]
-
+from ._registry import method, op
 
 # -- the Ops ---------------------------------------------------------------------------------------------
 
@@ -377,35 +373,34 @@ def _with_alpha(input, other, alpha):
     return other * alpha
 
 
-@tensor_method()
+@op(inplace="ufunc")
 def add(input, other, *, alpha=1, out=None):
     other = _with_alpha(input, other, alpha)
     r = _binary(Add, input, other) if isinstance(input, Tensor) else _rbinary(Add, input, other)
     return _out(r, out)
 
 
-@tensor_method("sub", "subtract")
+@op("subtract", inplace="ufunc")
 def sub(input, other, *, alpha=1, out=None):
     return _out(_sub(input, _with_alpha(input, other, alpha)), out)
 
 
-subtract = sub
 
 
+@op(methods=())
 def rsub(input, other, *, alpha=1):
     return _sub(other, _with_alpha(other, input, alpha))
 
 
-@tensor_method("mul", "multiply")
+@op("multiply", inplace="ufunc")
 def mul(input, other, *, out=None):
     r = _binary(Mul, input, other) if isinstance(input, Tensor) else _rbinary(Mul, input, other)
     return _out(r, out)
 
 
-multiply = mul
 
 
-@tensor_method("div", "divide", "true_divide")
+@op("divide", "true_divide", inplace="ufunc")
 def div(input, other, *, rounding_mode=None, out=None):
     if not isinstance(input, Tensor):
         return _out(_rdiv(other, input, rounding_mode), out)
@@ -418,7 +413,6 @@ def div(input, other, *, rounding_mode=None, out=None):
     return _out(_rounded_div(a, b, rounding_mode), out)
 
 
-divide = true_divide = div
 
 
 def _rdiv(tensor, scalar, rounding_mode=None):
@@ -456,32 +450,31 @@ class RoundedDiv(Op):
     def backward(ctx, g):
         return P.zeros_like(g), P.zeros_like(g), None
 
-    def name(self):
-        return "DivBackward2"
+    node_name = "DivBackward2"
 
 
-@tensor_method()
+@op(inplace="generic")
 def floor_divide(input, other):
     if not isinstance(input, Tensor):
         return _rbinary(FloorDivide, input, other)
     return _binary(FloorDivide, input, other)
 
 
-@tensor_method()
+@op(inplace="generic")
 def remainder(input, other):
     if not isinstance(input, Tensor):
         return _rbinary(Remainder, input, other)
     return _binary(Remainder, input, other)
 
 
-@tensor_method()
+@op(inplace="generic")
 def fmod(input, other):
     if not isinstance(input, Tensor):
         raise TypeError(f"fmod(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return _binary(Fmod, input, other)
 
 
-@tensor_method()
+@op(inplace="generic")
 def pow(input, exponent):
     if not isinstance(input, Tensor):
         return _rbinary(Pow, input, exponent)
@@ -511,7 +504,7 @@ def pow(input, exponent):
 _C_INT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
 
 
-@tensor_method()
+@op()  # its in-place form has its own dtype rule: float_power_ below
 def float_power(input, exponent):
     input = input.double() if isinstance(input, Tensor) else input
     exponent = exponent.double() if isinstance(exponent, Tensor) else float(exponent)
@@ -527,10 +520,10 @@ def _float_power_(self, exponent):
     return inplace(self, float_power, exponent)
 
 
-Tensor.float_power_ = _float_power_
+method("float_power_", _float_power_)
 
 
-@tensor_method("neg", "negative")
+@op("negative", methods=("neg", "negative", "__neg__"), inplace="generic")
 def neg(input):
     if input._data.dtype.kind == "b":
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
@@ -538,10 +531,9 @@ def neg(input):
     return Neg.apply(input)
 
 
-negative = neg
 
 
-@tensor_method()
+@op(methods=("positive", "__pos__"))
 def positive(input):
     if input._data.dtype.kind == "b":
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
@@ -563,10 +555,6 @@ def _out(result, out):
 
 
 # -- operators ---------------------------------------------------------------------------------------------
-
-def _def(name, fn):
-    setattr(Tensor, name, fn)
-
 
 def _forward(cls):
     def op(self, other):
@@ -619,20 +607,18 @@ def _fast(cls, general):
     return op
 
 
-_def("__add__", _fast(Add, _forward(Add)))
-_def("__radd__", _reflected(Add))
-_def("__sub__", _fast(Sub, _through(_sub)))
-_def("__rsub__", _through(_sub, reflected=True))
-_def("__mul__", _fast(Mul, _forward(Mul)))
-_def("__rmul__", _reflected(Mul))
-_def("__truediv__", _fast(Div, _through(div)))
-_def("__rtruediv__", _through(lambda self, other: mul(self.reciprocal(), other)))  # PyTorch's scalar / tensor:
+method("__add__", _fast(Add, _forward(Add)))
+method("__radd__", _reflected(Add))
+method("__sub__", _fast(Sub, _through(_sub)))
+method("__rsub__", _through(_sub, reflected=True))
+method("__mul__", _fast(Mul, _forward(Mul)))
+method("__rmul__", _reflected(Mul))
+method("__truediv__", _fast(Div, _through(div)))
+method("__rtruediv__", _through(lambda self, other: mul(self.reciprocal(), other)))  # PyTorch's scalar / tensor:
 # reciprocal(tensor) * scalar, so the rounding is PyTorch's and backward saves only the reciprocal's output
-_def("__floordiv__", _forward(FloorDivide))
-_def("__rfloordiv__", _reflected(FloorDivide))
-_def("__mod__", _forward(Remainder))
-_def("__rmod__", _reflected(Remainder))
-_def("__pow__", _through(pow))
-_def("__rpow__", _through(lambda base, t: _rpow(base, t), reflected=True))
-_def("__neg__", neg)
-_def("__pos__", positive)
+method("__floordiv__", _forward(FloorDivide))
+method("__rfloordiv__", _reflected(FloorDivide))
+method("__mod__", _forward(Remainder))
+method("__rmod__", _reflected(Remainder))
+method("__pow__", _through(pow))
+method("__rpow__", _through(lambda base, t: _rpow(base, t), reflected=True))

@@ -3,11 +3,8 @@ import numpy as np
 
 from ..autograd.function import Op
 from . import _poly as P
-from ._registry import tensor_method
+from ._registry import op
 from .views import mark_view
-
-__all__ = ["broadcast_to", "broadcast_tensors", "broadcast_shapes"]
-
 
 def broadcast_error(*shapes):
     """PyTorch's error for operands that do not broadcast, or None when they do.
@@ -89,7 +86,7 @@ def _sizes(sizes):
     return sizes
 
 
-@tensor_method()
+@op(public=False)
 def expand(self, *sizes):
     shape = _expanded_shape(self._data.shape, _sizes(sizes), self)
     if shape == self._data.shape:
@@ -98,16 +95,17 @@ def expand(self, *sizes):
     return mark_view(Expand.apply(self, shape), self, lambda a, s=shape: P.broadcast_to(a, s))
 
 
-@tensor_method()
+@op(public=False)
 def expand_as(self, other):
     return expand(self, other.shape)
 
 
-@tensor_method()
+@op()
 def broadcast_to(input, shape):
     return expand(input, (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape))
 
 
+@op(methods=())
 def broadcast_shapes(*shapes):
     """The shape all ``shapes`` broadcast to, as ``torch.Size``; PyTorch's error naming the culprit if none."""
     from ..tensor import Size
@@ -128,6 +126,7 @@ def broadcast_shapes(*shapes):
     return Size(result)
 
 
+@op(methods=())
 def broadcast_tensors(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]

@@ -3,15 +3,9 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import Tensor
-from ._registry import tensor_method
+from ._registry import method, op
 from .arith import promote
 from .broadcast import broadcast_error
-
-__all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal", "not_equal",
-           "isclose", "allclose", "equal", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal",
-           "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
-           "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "signbit"]
-
 
 def _operands(a, b):
     """Arrays for ``a`` (a Tensor) and ``b`` after PyTorch's promotion."""
@@ -25,7 +19,7 @@ def _broadcast_error(x, y):
 
 
 def _compare(ufunc, name):
-    def op(input, other):
+    def compare(input, other):
         if not isinstance(input, Tensor):
             raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(input).__name__}")
         if other is None or isinstance(other, str):
@@ -37,17 +31,16 @@ def _compare(ufunc, name):
             return Tensor._wrap(np.asarray(ufunc(x, y)))
         except ValueError:
             raise _broadcast_error(x, y) from None
-    op.__name__ = name
-    return op
+    compare.__name__ = name
+    return compare
 
 
-eq = tensor_method("eq")(_compare(np.equal, "eq"))
-ne = tensor_method("ne", "not_equal")(_compare(np.not_equal, "ne"))
-lt = tensor_method("lt", "less")(_compare(np.less, "lt"))
-le = tensor_method("le", "less_equal")(_compare(np.less_equal, "le"))
-gt = tensor_method("gt", "greater")(_compare(np.greater, "gt"))
-ge = tensor_method("ge", "greater_equal")(_compare(np.greater_equal, "ge"))
-not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
+eq = op(methods=("eq", "__eq__"))(_compare(np.equal, "eq"))
+ne = op("not_equal", methods=("ne", "not_equal", "__ne__"))(_compare(np.not_equal, "ne"))
+lt = op("less")(_compare(np.less, "lt"))
+le = op("less_equal")(_compare(np.less_equal, "le"))
+gt = op("greater")(_compare(np.greater, "gt"))
+ge = op("greater_equal")(_compare(np.greater_equal, "ge"))
 
 def _ordering(fn):
     # `tensor < "a"` answers NotImplemented, so Python raises its own "'<' not supported between ..." as PyTorch.
@@ -58,36 +51,34 @@ def _ordering(fn):
     return op
 
 
-Tensor.__eq__ = eq
-Tensor.__ne__ = ne
-Tensor.__lt__ = _ordering(lt)
-Tensor.__le__ = _ordering(le)
-Tensor.__gt__ = _ordering(gt)
-Tensor.__ge__ = _ordering(ge)
-Tensor.__hash__ = lambda self: id(self)
+method("__lt__", _ordering(lt))
+method("__le__", _ordering(le))
+method("__gt__", _ordering(gt))
+method("__ge__", _ordering(ge))
+method("__hash__", lambda self: id(self))  # defining __eq__ removed the default hash
 
 
-@tensor_method()
+@op()
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     x, y = _operands(input, other)
     return Tensor._wrap(np.asarray(np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)))
 
 
-@tensor_method()
+@op()
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
-@tensor_method()
+@op()
 def equal(input, other):
     return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
 
 
 def _unary_pred(fn, name):
-    def op(input):
+    def pred(input):
         return Tensor._wrap(np.asarray(fn(input._data)))
-    op.__name__ = name
-    return tensor_method(name)(op)
+    pred.__name__ = name
+    return op()(pred)
 
 
 isnan = _unary_pred(np.isnan, "isnan")
@@ -100,14 +91,14 @@ isreal = _unary_pred(lambda a: np.ones(a.shape, bool), "isreal")
 
 
 def _logical(ufunc, name):
-    def op(input, other):
+    def logical(input, other):
         y = other._data if isinstance(other, Tensor) else other
         try:
             return Tensor._wrap(np.asarray(ufunc(input._data, y)))
         except ValueError:
             raise _broadcast_error(input._data, y) from None
-    op.__name__ = name
-    return tensor_method(name)(op)
+    logical.__name__ = name
+    return op(inplace="generic")(logical)
 
 
 logical_and = _logical(np.logical_and, "logical_and")
@@ -115,7 +106,7 @@ logical_or = _logical(np.logical_or, "logical_or")
 logical_xor = _logical(np.logical_xor, "logical_xor")
 
 
-@tensor_method()
+@op(inplace="generic")
 def logical_not(input):
     return Tensor._wrap(np.asarray(np.logical_not(input._data)))
 
@@ -131,7 +122,7 @@ def _check_bitwise(x, kernel, allow_bool=True):
 def _bitwise(ufunc, name, kernel):
     shift = kernel.endswith("shift")  # shifts have no bool kernel: bool << bool is refused
 
-    def op(input, other):
+    def bitwise(input, other):
         if isinstance(input, Tensor):
             x, y = _operands(input, other)
         else:  # scalar <op> tensor: promote as PyTorch does, keep the order for the shifts
@@ -150,37 +141,37 @@ def _bitwise(ufunc, name, kernel):
             return Tensor._wrap(np.asarray(ufunc(x, y)))
         except ValueError:
             raise _broadcast_error(x, y) from None
-    op.__name__ = name
-    return tensor_method(name)(op)
+    bitwise.__name__ = name
+    return bitwise
 
 
-bitwise_and = _bitwise(np.bitwise_and, "bitwise_and", "bitwise_and")
-bitwise_or = _bitwise(np.bitwise_or, "bitwise_or", "bitwise_or")
-bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor", "bitwise_xor")
-bitwise_left_shift = _bitwise(np.left_shift, "bitwise_left_shift", "lshift")
-bitwise_right_shift = _bitwise(np.right_shift, "bitwise_right_shift", "rshift")
+bitwise_and = op(methods=("bitwise_and", "__and__"), inplace="generic")(
+    _bitwise(np.bitwise_and, "bitwise_and", "bitwise_and"))
+bitwise_or = op(methods=("bitwise_or", "__or__"), inplace="generic")(
+    _bitwise(np.bitwise_or, "bitwise_or", "bitwise_or"))
+bitwise_xor = op(methods=("bitwise_xor", "__xor__"), inplace="generic")(
+    _bitwise(np.bitwise_xor, "bitwise_xor", "bitwise_xor"))
+bitwise_left_shift = op(methods=("bitwise_left_shift", "__lshift__"))(
+    _bitwise(np.left_shift, "bitwise_left_shift", "lshift"))
+bitwise_right_shift = op(methods=("bitwise_right_shift", "__rshift__"))(
+    _bitwise(np.right_shift, "bitwise_right_shift", "rshift"))
 
 
-@tensor_method()
+@op(inplace="generic")
 def bitwise_not(input):
     _check_bitwise(input._data, "bitwise_not")
     return Tensor._wrap(np.asarray(np.invert(input._data)))
 
 
-Tensor.__and__ = bitwise_and
-Tensor.__or__ = bitwise_or
-Tensor.__xor__ = bitwise_xor
-Tensor.__rand__ = lambda self, other: bitwise_and(self, other)
-Tensor.__ror__ = lambda self, other: bitwise_or(self, other)
-Tensor.__rxor__ = lambda self, other: bitwise_xor(self, other)
+method("__rand__", lambda self, other: bitwise_and(self, other))
+method("__ror__", lambda self, other: bitwise_or(self, other))
+method("__rxor__", lambda self, other: bitwise_xor(self, other))
 def _invert(self):
     if self._data.dtype.kind not in "biu":
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return Tensor._wrap(np.invert(self._data))
 
 
-Tensor.__invert__ = _invert
-Tensor.__lshift__ = bitwise_left_shift
-Tensor.__rshift__ = bitwise_right_shift
-Tensor.__rlshift__ = lambda self, other: bitwise_left_shift(other, self)
-Tensor.__rrshift__ = lambda self, other: bitwise_right_shift(other, self)
+method("__invert__", _invert)
+method("__rlshift__", lambda self, other: bitwise_left_shift(other, self))
+method("__rrshift__", lambda self, other: bitwise_right_shift(other, self))

@@ -8,10 +8,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..tensor import Tensor
 from ._dims import canon_dim
-from ._registry import tensor_method
-
-__all__ = ["unique", "unique_consecutive", "bincount", "histc", "searchsorted", "bucketize"]
-
+from ._registry import op
 
 def _wrap(a, dtype=None):
     a = np.asarray(a)
@@ -29,7 +26,7 @@ def _results(values, inverse, counts, return_inverse, return_counts):
 
 # -- unique ---------------------------------------------------------------------------------------------------------
 
-@tensor_method()
+@op()
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
     # PyTorch sorts the result whether or not sorted=True is asked for; NaNs stay distinct.
     x = input._data
@@ -47,7 +44,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return _results(_wrap(vals), inv.reshape(-1), cnt, return_inverse, return_counts)
 
 
-@tensor_method()
+@op()
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     x = input._data
     if dim is None:
@@ -75,7 +72,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 # -- bincount / histc -----------------------------------------------------------------------------------------------
 
-@tensor_method()
+@op()
 def bincount(input, weights=None, minlength=0):
     x = input._data
     if x.dtype.kind not in "iub":
@@ -93,7 +90,7 @@ def bincount(input, weights=None, minlength=0):
     return _wrap(np.bincount(x, weights=w, minlength=minlength), out_dtype)
 
 
-@tensor_method()
+@op()
 def histc(input, bins=100, min=0, max=0):  # noqa: A002 - PyTorch's argument names
     x = input._data
     if x.dtype.kind != "f":
@@ -139,6 +136,7 @@ def _side(right, side):
     return side
 
 
+@op(methods=())
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     seq = sorted_sequence._data
     side = _side(right, side)
@@ -168,6 +166,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return _wrap(out.reshape(vals.shape), out_dtype)
 
 
+@op(methods=())
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     b = boundaries._data
     if b.ndim != 1:

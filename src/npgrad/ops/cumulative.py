@@ -12,10 +12,7 @@ from ..autograd.function import Op
 from ..tensor import Tensor
 from . import _poly as P
 from ._dims import canon_dim
-from ._registry import tensor_method
-
-__all__ = ["cummax", "cummin", "logcumsumexp", "diff"]
-
+from ._registry import op
 
 # -- cummax / cummin ------------------------------------------------------------------------------------------------
 
@@ -66,12 +63,12 @@ def _cum_extreme(input, dim, is_min):
     return rt(values, Tensor._wrap(idx.astype(np.int64, copy=False)))
 
 
-@tensor_method()
+@op()
 def cummax(input, dim):
     return _cum_extreme(input, dim, False)
 
 
-@tensor_method()
+@op()
 def cummin(input, dim):
     return _cum_extreme(input, dim, True)
 
@@ -110,7 +107,7 @@ class Logcumsumexp(Op):
         return P.exp(pos) - P.exp(neg), None
 
 
-@tensor_method()
+@op()
 def logcumsumexp(input, dim):
     x = input._data
     d = canon_dim(dim, x.ndim)
@@ -123,7 +120,7 @@ def logcumsumexp(input, dim):
 
 # -- diff --------------------------------------------------------------------------------------------------------------
 
-@tensor_method()
+@op()
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     if input._data.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")

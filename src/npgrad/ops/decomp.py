@@ -14,11 +14,7 @@ from .. import return_types as _rt
 from ..autograd.function import Op
 from ..tensor import Tensor
 from . import _poly as P
-from ._registry import tensor_method
-
-__all__ = ["inverse", "det", "logdet", "slogdet", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd",
-           "pinverse", "matrix_power"]
-
+from ._registry import op
 
 class _LinAlgError(RuntimeError):
     """Raised when a matrix is singular / not positive-definite (``torch.linalg.LinAlgError``)."""
@@ -175,7 +171,7 @@ def _inv_checked(name, a):
     return Inv.apply(a)
 
 
-@tensor_method()
+@op()
 def inverse(input):
     return _inv_checked("linalg.inv", input)
 
@@ -205,7 +201,7 @@ class Det(Op):
         return _col(_col(g)) * _det_grad_factor(a, det)
 
 
-@tensor_method()
+@op()
 def det(input):
     check_square("linalg.det", input)
     check_float("linalg.det", input)
@@ -238,12 +234,12 @@ def _slogdet(name, input, result_type):
     return result_type(*Slogdet.apply(input))
 
 
-@tensor_method()
+@op()
 def slogdet(input):
     return _slogdet("linalg.slogdet", input, _rt.slogdet)
 
 
-@tensor_method()
+@op()
 def logdet(input):
     """log det(A): NaN for a negative determinant, -inf for a singular matrix (as PyTorch)."""
     sign, logabs = _slogdet("linalg.slogdet", input, _rt.slogdet)
@@ -331,7 +327,7 @@ def cholesky_op(A, upper, name):
     return Cholesky.apply(A, bool(upper), name)
 
 
-@tensor_method()
+@op()
 def cholesky(input, upper=False):
     import warnings
     warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
@@ -342,7 +338,7 @@ def cholesky(input, upper=False):
     return cholesky_op(input, upper, "cholesky")
 
 
-@tensor_method()
+@op()
 def cholesky_solve(input, input2, upper=False):
     """Solve A X = B given A's Cholesky factor ``input2`` (lower, or upper with upper=True); B is ``input``."""
     low = input2.mT if upper else input2
@@ -360,7 +356,7 @@ def matrix_solve(A, B):
     return Solve.apply(A, B)
 
 
-@tensor_method()
+@op()
 def cholesky_inverse(input, upper=False):
     low = input.mT if upper else input
     n = low._data.shape[-1]
@@ -430,7 +426,7 @@ def qr_op(A, mode):
     return _rt.linalg_qr(*QR.apply(A, mode))
 
 
-@tensor_method()
+@op()
 def qr(input, some=True):
     import warnings
     warnings.warn("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
@@ -547,7 +543,7 @@ def _grad_enabled():
     return state.enabled
 
 
-@tensor_method()
+@op()
 def svd(input, some=True, compute_uv=True):
     """torch.svd (deprecated form): returns V rather than Vh; some=False gives the full U and V."""
     if not compute_uv:
@@ -576,7 +572,7 @@ def pinv_op(A, atol=None, rtol=None, hermitian=False, name="linalg.pinv"):
     return (vh.mT * sinv.unsqueeze(-2)) @ u.mT
 
 
-@tensor_method()
+@op()
 def pinverse(input, rcond=1e-15):
     return pinv_op(input, rtol=rcond, name="linalg.pinv")
 
@@ -596,7 +592,7 @@ class _Identity(Op):
         return P.zeros_like(g)
 
 
-@tensor_method()
+@op()
 def matrix_power(input, n):
     check_square("linalg.matrix_power", input)
     n = int(n)

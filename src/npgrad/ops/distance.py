@@ -9,8 +9,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.function import Op
 from . import _poly as P
-
-__all__ = ["cdist"]
+from ._registry import op
 
 _MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
 
@@ -94,6 +93,7 @@ def _last(t):
     return P.reshape(t, tuple(t.shape) + (1,))
 
 
+@op(methods=())
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     a, b = x1._data, x2._data
     if a.ndim < 2:

@@ -12,12 +12,8 @@ from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
 from . import _poly as P
 from ._dims import canon_dim
-from ._registry import tensor_method
+from ._registry import method, op
 from .views import mark_view
-
-__all__ = ["gather", "scatter", "scatter_add", "index_select", "masked_fill", "masked_select", "take_along_dim",
-           "index_add", "take", "nonzero", "argwhere"]
-
 
 # -- index conversion ---------------------------------------------------------------------------------------
 
@@ -174,7 +170,21 @@ def _basic_part_is_view(index, shape):
 
 # -- getitem -----------------------------------------------------------------------------------------------------
 
+def _getitem_node_name(node):
+    d = node.__dict__
+    if d.get("advanced"):
+        return "IndexBackward0"
+    index = d.get("index")
+    parts = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in parts):
+        return "SelectBackward0"
+    if any(i is None for i in parts):
+        return "UnsqueezeBackward0"
+    return "SliceBackward0"
+
+
 class GetItem(Op):
+    node_name = staticmethod(_getitem_node_name)
     __slots__ = ()
 
     @staticmethod
@@ -245,7 +255,7 @@ def _getitem(self, index):
     return out
 
 
-Tensor.__getitem__ = _getitem
+method("__getitem__", _getitem)
 
 
 # -- setitem -------------------------------------------------------------------------------------------------------
@@ -319,7 +329,7 @@ def _setitem(self, index, value):
     rebase_after_inplace(self, r)
 
 
-Tensor.__setitem__ = _setitem
+method("__setitem__", _setitem)
 
 
 # -- gather / scatter -----------------------------------------------------------------------------------------
@@ -412,7 +422,7 @@ def scatter_along(g, index, dim, shape):
     return out
 
 
-@tensor_method()
+@op()
 def gather(input, dim, index, *, sparse_grad=False):
     d = canon_dim(dim, input._data.ndim)
     idx = _check_index_tensor(index, "gather")
@@ -423,7 +433,7 @@ def gather(input, dim, index, *, sparse_grad=False):
     return Gather.apply(input, d, idx.astype(np.intp, copy=False))
 
 
-@tensor_method()
+@op()
 def take_along_dim(input, indices, dim=None):
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1))
@@ -510,7 +520,7 @@ def _scatter_args(input, dim, index, src, name):
     return d, idx.astype(np.intp, copy=False)
 
 
-@tensor_method()
+@op(inplace="generic")
 def scatter_add(input, dim, index, src):
     if input._data.ndim == 0:
         return scatter_add(input.reshape(1), dim, _at_least_1d(index), _at_least_1d(src)).reshape(())
@@ -518,7 +528,7 @@ def scatter_add(input, dim, index, src):
     return ScatterAdd.apply(input, d, idx, src)
 
 
-@tensor_method()
+@op(inplace="generic")
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     if reduce is not None:
         if reduce == "add":
@@ -574,7 +584,7 @@ class IndexAddBackward(Op):
                 else np.take(gg, ctx.index, axis=ctx.dim)), None, None, None
 
 
-@tensor_method()
+@op()
 def index_select(input, dim, index):
     d = canon_dim(dim, input._data.ndim)
     idx = _check_index_tensor(index, "index_select")
@@ -618,7 +628,7 @@ class IndexAdd(Op):
         return g, None, None, gs, None
 
 
-@tensor_method()
+@op(inplace="generic")
 def index_add(input, dim, index, source, *, alpha=1):
     d = canon_dim(dim, input._data.ndim)
     if not isinstance(index, Tensor) or index._data.dtype not in (np.int64, np.int32):
@@ -642,11 +652,9 @@ def index_add(input, dim, index, source, *, alpha=1):
     return IndexAdd.apply(input, d, idx, source, alpha)
 
 
+@op()
 def take(input, index):
     return input.reshape(-1)[index]
-
-
-Tensor.take = take
 
 
 # -- masks -----------------------------------------------------------------------------------------------------------
@@ -681,7 +689,7 @@ def _mask_array(mask, name):
     return mask._data
 
 
-@tensor_method()
+@op(inplace="generic")
 def masked_fill(input, mask, value):
     m = _mask_array(mask, "masked_fill")
     from .linalg import broadcast_batch
@@ -699,7 +707,7 @@ def masked_fill(input, mask, value):
     return MaskedFill.apply(input, m, value)
 
 
-@tensor_method()
+@op()
 def masked_select(input, mask):
     m = _mask_array(mask, "masked_select")
     shape = np.broadcast_shapes(m.shape, input._data.shape)
@@ -707,7 +715,7 @@ def masked_select(input, mask):
     return x[Tensor._wrap(np.broadcast_to(m, shape))]
 
 
-@tensor_method()
+@op()
 def nonzero(input, *, as_tuple=False):
     nz = np.nonzero(input._data)
     if as_tuple:
@@ -715,6 +723,6 @@ def nonzero(input, *, as_tuple=False):
     return Tensor._wrap(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
 
 
-@tensor_method()
+@op()
 def argwhere(input):
     return nonzero(input)

@@ -14,6 +14,7 @@ from ..autograd.function import INPLACE_EPOCH, Op, relink_saved_output
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
 from . import _poly as P
+from ._registry import METHODS, RECORDS, method
 from .views import mark_current, multi_view_error, refresh_view, replay
 
 LEAF_MSG = _LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -118,6 +119,8 @@ def rebase_after_inplace(t, r):
 class CopySlices(Op):
     """The base of a view that was modified in place: the view's region takes the view's gradient."""
 
+    node_name = "torch::autograd::CopySlices"
+
     __slots__ = ()
 
     @staticmethod
@@ -159,11 +162,10 @@ def inplace(t, fn, *args, **kwargs):
 _UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
 
 
-def _arith_inplace(name):
-    ufunc = _UFUNCS[name]
-    slow = getattr(Tensor, name)
+def _arith_inplace(rec):
+    name, ufunc, slow = rec.name, _UFUNCS[rec.name], rec.fn
 
-    def method(self, other, *, alpha=1, **kwargs):
+    def arith_(self, other, *, alpha=1, **kwargs):
         if kwargs or (_grad_state.enabled and (self._requires_grad or (isinstance(other, Tensor) and
                                                                      other._requires_grad))):
             if alpha != 1:
@@ -190,63 +192,51 @@ def _arith_inplace(name):
         bump_version(self)
         return self
 
-    method.__name__ = name + "_"
-    return method
+    arith_.__name__ = name + "_"
+    return arith_
 
 
-for _name in _UFUNCS:
-    setattr(Tensor, _name + "_", _arith_inplace(_name))
-Tensor.subtract_ = Tensor.sub_
-Tensor.multiply_ = Tensor.mul_
-Tensor.divide_ = Tensor.true_divide_ = Tensor.div_
+# -- the generic in-place variants of out-of-place operators ------------------------------------------------------
+
+def _generic(rec):
+    fn = rec.fn
+
+    def generic(self, *args, **kwargs):
+        return inplace(self, fn, *args, **kwargs)
+    generic.__name__ = rec.name + "_"
+    return generic
+
+
+_MAKERS = {"generic": _generic, "ufunc": _arith_inplace}  # "reshape": below
+_MADE = set()
+
+
+def register_inplace_variants():
+    """Make the ``name_`` variants the registry's records declare. Called once the eager op families are
+    loaded, and again after the lazy ones (whose stubs are removed first)."""
+    for rec in RECORDS:
+        names = [n for n in rec.inplace_methods() if n not in _MADE]
+        if not names:
+            continue
+        for n in names:
+            if n in Tensor.__dict__ and not getattr(Tensor.__dict__[n], "_lazy_stub", False):
+                raise RuntimeError(f"Tensor.{n} is attached twice: by {METHODS.get(n)!r} and by {rec!r}")
+        fn = _MAKERS[rec.inplace](rec)
+        for n in names:
+            method(n, fn)
+            _MADE.add(n)
 
 
 def _iop(name):
-    method = getattr(Tensor, name + "_")
-
-    def op(self, other):
-        return method(self, other)
-    op.__name__ = f"__i{name}__"
-    return op
+    def iop(self, other):
+        return getattr(self, name)(other)
+    return iop
 
 
-Tensor.__iadd__ = _iop("add")
-Tensor.__isub__ = _iop("sub")
-Tensor.__imul__ = _iop("mul")
-Tensor.__itruediv__ = _iop("div")
-
-
-# -- the generic in-place variants of out-of-place methods ---------------------------------------------------------
-
-_GENERIC = ["pow", "neg", "abs", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos",
-            "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "relu", "floor", "ceil", "round",
-            "trunc", "frac", "sign", "reciprocal", "square", "clamp", "clip", "clamp_min", "clamp_max",
-            "masked_fill", "scatter", "scatter_add", "index_add", "floor_divide", "remainder", "fmod", "lerp",
-            "addcmul", "addcdiv", "tril", "triu", "exp2", "logical_not", "logical_and", "logical_or",
-            "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "nan_to_num", "where",
-            "hardtanh", "leaky_relu", "elu", "silu", "gelu", "erf", "maximum", "minimum", "atan2", "negative",
-            "arcsin", "arccos", "arctan", "absolute", "float_power", "xlogy", "hypot", "logit", "erfinv",
-            "addmm", "baddbmm"]
-
-
-def _generic(name):
-    def method(self, *args, **kwargs):
-        return inplace(self, getattr(Tensor, name), *args, **kwargs)
-    method.__name__ = name + "_"
-    return method
-
-
-def register_generic_inplace():
-    """Called once every op module is loaded: defines ``name_`` for each ``name`` that exists."""
-    for name in _GENERIC:
-        if hasattr(Tensor, name) and not hasattr(Tensor, name + "_"):
-            setattr(Tensor, name + "_", _generic(name))
-    Tensor.__ipow__ = lambda self, other: self.pow_(other)
-    Tensor.__ifloordiv__ = lambda self, other: self.floor_divide_(other)
-    Tensor.__imod__ = lambda self, other: self.remainder_(other)
-    for op in ("and", "or", "xor"):
-        if hasattr(Tensor, f"bitwise_{op}_"):
-            setattr(Tensor, f"__i{op}__", getattr(Tensor, f"bitwise_{op}_"))
+for _op, _name in (("add", "add_"), ("sub", "sub_"), ("mul", "mul_"), ("truediv", "div_"), ("pow", "pow_"),
+                   ("floordiv", "floor_divide_"), ("mod", "remainder_"), ("and", "bitwise_and_"),
+                   ("or", "bitwise_or_"), ("xor", "bitwise_xor_")):
+    method(f"__i{_op}__", _iop(_name))
 
 
 # -- copy_, fill_, zero_ ---------------------------------------------------------------------------------------------
@@ -292,7 +282,7 @@ def copy_(self, src, non_blocking=False):
     return rebase_after_inplace(self, CopyFrom.apply(old, src))
 
 
-Tensor.copy_ = copy_
+method("copy_", copy_)
 
 
 def fill_(self, value):
@@ -315,24 +305,24 @@ def zero_(self):
     return fill_(self, 0)
 
 
-Tensor.fill_ = fill_
-Tensor.zero_ = zero_
+method("fill_", fill_)
+method("zero_", zero_)
 
 
-def _reshape_inplace(name):
+def _reshape_inplace(rec):
     """squeeze_/unsqueeze_/t_/transpose_: change the tensor's own shape (a new view of the same memory)."""
-    def method(self, *args):
-        r = getattr(Tensor, name)(self, *args)
+    fn = rec.fn
+
+    def reshape_(self, *args):
+        r = fn(self, *args)
         if _grad_state.enabled and self._requires_grad and self._grad_fn is None:
             raise RuntimeError(_LEAF_MSG)
         self._data = r._data
         if r._grad_fn is not None:
             self._grad_fn, self._out_idx = r._grad_fn, r._out_idx
         return self
-    method.__name__ = name + "_"
-    return method
+    reshape_.__name__ = rec.name + "_"
+    return reshape_
 
 
-for _name in ("squeeze", "unsqueeze", "t", "transpose", "swapaxes", "swapdims", "resize_as"):
-    if hasattr(Tensor, _name):
-        setattr(Tensor, _name + "_", _reshape_inplace(_name))
+_MAKERS["reshape"] = _reshape_inplace

@@ -9,13 +9,22 @@ from ..autograd.function import Op
 from ..tensor import Tensor
 from . import _poly as P
 from ._dims import canon_dim
-from ._registry import tensor_method
+from ._registry import method, op
 
-__all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "cross", "einsum", "addmm",
-           "tensordot", "baddbmm", "kron", "trace"]
+def _matmul_node_name(node):
+    """PyTorch's name for the product npgrad records as one MatMul: by the operands' dimensions."""
+    saved, meta = node._saved, node._in_meta
+    nd = None
+    if saved is not None and len(saved) >= 2:
+        nd = tuple(np.ndim(s) for s in saved[:2])
+    elif meta and all(m is not None for m in meta[:2]):
+        nd = tuple(len(m[0]) for m in meta[:2])
+    return {(2, 2): "MmBackward0", (1, 1): "DotBackward0", (2, 1): "MvBackward0",
+            (3, 3): "BmmBackward0"}.get(nd, "MatMulBackward0")
 
 
 class MatMul(Op):
+    node_name = staticmethod(_matmul_node_name)
     __slots__ = ()
 
     @staticmethod
@@ -129,18 +138,17 @@ def cpp_type_name(np_dtype):
         .get(np.dtype(np_dtype).name, np.dtype(np_dtype).name)
 
 
-@tensor_method()
+@op(methods=("matmul", "__matmul__"))
 def matmul(input, other):
     _check_matmul(input, other)
     return MatMul.apply(input, other)
 
 
-Tensor.__matmul__ = matmul
-Tensor.__rmatmul__ = lambda self, other: matmul(other if isinstance(other, Tensor) else
-                                                Tensor._wrap(np.asarray(other, self._data.dtype)), self)
+method("__rmatmul__", lambda self, other: matmul(other if isinstance(other, Tensor) else
+                                                 Tensor._wrap(np.asarray(other, self._data.dtype)), self))
 
 
-@tensor_method()
+@op()
 def mm(input, mat2):
     if input._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -159,20 +167,20 @@ def _check_bmm(sa, sb, first="batch1", second="batch2"):
                            f"got: [{sb[0]}, {sb[1]}].")
 
 
-@tensor_method()
+@op()
 def bmm(input, mat2):
     _check_bmm(input._data.shape, mat2._data.shape)
     return matmul(input, mat2)
 
 
-@tensor_method()
+@op()
 def mv(input, vec):
     if input._data.ndim != 2 or vec._data.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}")
     return matmul(input, vec)
 
 
-@tensor_method()
+@op("vdot")
 def dot(input, other):
     if input._data.ndim != 1 or other._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {other._data.ndim}D tensors")
@@ -182,11 +190,7 @@ def dot(input, other):
     return matmul(input, other)
 
 
-vdot = dot
-Tensor.vdot = dot
-
-
-@tensor_method()
+@op()
 def inner(input, other):
     if input._data.ndim == 0 or other._data.ndim == 0:
         return input * other
@@ -199,7 +203,7 @@ def inner(input, other):
     return tensordot(input, other, ([-1], [-1]))
 
 
-@tensor_method("outer", "ger")
+@op("ger")
 def outer(input, vec2):
     for name, t in (("self", input), ("vec2", vec2)):
         if t._data.ndim != 1:
@@ -207,7 +211,6 @@ def outer(input, vec2):
     return input.reshape(-1, 1) * vec2.reshape(1, -1)
 
 
-ger = outer
 
 
 def _check_bias(shape, target):
@@ -238,7 +241,7 @@ def _scaled_sum(prod, input, beta, alpha):
     return prod + (input if beta == 1 else input * beta)
 
 
-@tensor_method()
+@op(inplace="generic")
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     for name, t in (("mat1", mat1), ("mat2", mat2)):
         if t._data.ndim != 2:
@@ -247,7 +250,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     return _scaled_sum(matmul(mat1, mat2), input, beta, alpha)
 
 
-@tensor_method()
+@op(inplace="generic")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     _check_bmm(batch1._data.shape, batch2._data.shape)
     _check_bias(input._data.shape, (batch1._data.shape[0], batch1._data.shape[1], batch2._data.shape[2]))
@@ -279,7 +282,7 @@ def _cross(a, b, d):
     return np.cross(a, b, axis=d)
 
 
-@tensor_method()
+@op()
 def cross(input, other, dim=None):
     if input._data.ndim != other._data.ndim:
         raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
@@ -479,6 +482,7 @@ def _einsum_grad(k, g, xs, ins, out, sizes):
     return np.asarray(_np_einsum(eq, ops, all_sizes))
 
 
+@op(methods=())
 def einsum(equation, *operands):
     if not isinstance(equation, str):
         raise TypeError(f"einsum(): the equation must be a string, got {type(equation).__name__} (einsum(equation, "
@@ -501,6 +505,7 @@ def einsum(equation, *operands):
     return Einsum.apply(tuple(ins), out, sizes, *ops)
 
 
+@op(methods=())
 def tensordot(a, b, dims=2):
     na, nb = a._data.ndim, b._data.ndim
     if isinstance(dims, Tensor):
@@ -531,6 +536,7 @@ def tensordot(a, b, dims=2):
     return einsum(f"{la},{lb}->{out}", a, b)
 
 
+@op(methods=())
 def kron(a, b):
     nd = max(a._data.ndim, b._data.ndim)
     a2 = a.reshape((1,) * (nd - a._data.ndim) + tuple(a.shape))
@@ -540,7 +546,7 @@ def kron(a, b):
     return r.reshape(tuple(x * y for x, y in zip(a2.shape, b2.shape)))
 
 
-@tensor_method()
+@op()
 def trace(input):
     if input._data.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")

@@ -10,15 +10,8 @@ from ..autograd.function import Op
 from ..tensor import Tensor
 from . import _poly as P
 from ._dims import canon_dim, canon_dims
-from ._registry import tensor_method
+from ._registry import method, op
 from .views import mark_multi_view, mark_view, mark_view_if_shared
-
-__all__ = ["reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "swapaxes",
-           "swapdims", "movedim", "moveaxis", "t", "repeat_interleave", "tile", "flip", "fliplr", "flipud",
-           "roll", "narrow", "split", "chunk", "unbind", "cat", "concat", "concatenate", "stack", "hstack",
-           "vstack", "tril", "triu", "clone", "atleast_1d", "atleast_2d", "select", "diagonal", "diag",
-           "diag_embed", "meshgrid", "tensor_split"]
-
 
 def _sizes(sizes):
     if len(sizes) == 1 and not isinstance(sizes[0], (int, np.integer)):
@@ -29,6 +22,7 @@ def _sizes(sizes):
 # -- reshape and friends ----------------------------------------------------------------------------------
 
 class Reshape(Op):
+    node_name = "ViewBackward0"  # one node for view/reshape/flatten/unsqueeze: PyTorch's commonest name
     __slots__ = ()
 
     @staticmethod
@@ -75,12 +69,12 @@ def _reshape(input, shape):
     return mark_view_if_shared(out, input, lambda a, s=shape: P.reshape(a, s))
 
 
-@tensor_method()
+@op()
 def reshape(input, *shape):
     return _reshape(input, _infer_shape(_sizes(shape), input._data.size))
 
 
-@tensor_method()
+@op(public=False)
 def view(self, *shape):
     if len(shape) == 1 and (isinstance(shape[0], _dt.dtype) or isinstance(shape[0], type)):
         raise NotImplementedError("view(dtype) is not supported by npgrad")
@@ -94,17 +88,17 @@ def view(self, *shape):
     return _reshape(self, shape)
 
 
-@tensor_method()
+@op(public=False)
 def view_as(self, other):
     return view(self, other.shape)
 
 
-@tensor_method()
+@op(public=False)
 def reshape_as(self, other):
     return _reshape(self, tuple(other.shape))
 
 
-@tensor_method()
+@op()
 def flatten(input, start_dim=0, end_dim=-1):
     nd = input._data.ndim
     if nd == 0:
@@ -117,7 +111,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return _reshape(input, new)
 
 
-@tensor_method()
+@op()
 def unflatten(input, dim, sizes):
     d = canon_dim(dim, input._data.ndim)
     shape = input._data.shape
@@ -131,7 +125,7 @@ def unflatten(input, dim, sizes):
     return _reshape(input, shape[:d] + tuple(sizes) + shape[d + 1:])
 
 
-@tensor_method()
+@op(inplace="reshape")
 def squeeze(input, dim=None):
     shape = input._data.shape
     if dim is None:
@@ -144,7 +138,7 @@ def squeeze(input, dim=None):
     return _reshape(input, new)
 
 
-@tensor_method()
+@op(inplace="reshape")
 def unsqueeze(input, dim):
     nd = input._data.ndim
     d = canon_dim(dim, nd + 1)
@@ -152,10 +146,12 @@ def unsqueeze(input, dim):
     return _reshape(input, shape[:d] + (1,) + shape[d:])
 
 
+@op(methods=())
 def atleast_1d(*tensors):
     return _atleast(tensors, lambda t: t if t._data.ndim >= 1 else _reshape(t, (1,)))
 
 
+@op(methods=())
 def atleast_2d(*tensors):
     return _atleast(tensors, lambda t: t if t._data.ndim >= 2 else
                     _reshape(t, (1,) * (2 - t._data.ndim) + t._data.shape))
@@ -190,7 +186,7 @@ def _permute(input, perm):
     return mark_view(out, input, lambda a, p=perm: P.transpose(a, p))
 
 
-@tensor_method()
+@op()
 def permute(input, *dims):
     dims = _sizes(dims)
     nd = input._data.ndim
@@ -204,7 +200,7 @@ def permute(input, *dims):
     return _permute(input, perm)
 
 
-@tensor_method("transpose", "swapaxes", "swapdims")
+@op("swapaxes", "swapdims", inplace="reshape")
 def transpose(input, dim0, dim1):
     nd = input._data.ndim
     if nd == 0:
@@ -215,17 +211,16 @@ def transpose(input, dim0, dim1):
     return _permute(input, tuple(perm))
 
 
-swapaxes = swapdims = transpose
 
 
-@tensor_method()
+@op(inplace="reshape")
 def t(input):
     if input._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.ndim}D")
     return transpose(input, 0, 1) if input._data.ndim == 2 else input
 
 
-@tensor_method("movedim", "moveaxis")
+@op("moveaxis")
 def movedim(input, source, destination):
     nd = input._data.ndim
     src = [source] if isinstance(source, int) else list(source)
@@ -246,7 +241,6 @@ def movedim(input, source, destination):
     return _permute(input, perm)
 
 
-moveaxis = movedim
 
 
 def _T(self):
@@ -279,15 +273,16 @@ def _H(self):
     raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {nd}-D tensor.{more}")
 
 
-Tensor.T = property(_T)
-Tensor.mT = property(_matrix_transpose("mT", "This function is the identity in these cases."))
-Tensor.H = property(_H)
-Tensor.mH = property(_matrix_transpose("mH", "Consider using x.conj()."))
+method("T", property(_T))
+method("mT", property(_matrix_transpose("mT", "This function is the identity in these cases.")))
+method("H", property(_H))
+method("mH", property(_matrix_transpose("mH", "Consider using x.conj().")))
 
 
 # -- repeat / tile / flip / roll ---------------------------------------------------------------------------
 
 class Tile(Op):
+    node_name = "RepeatBackward0"
     """np.tile semantics with reps already padded to the input's rank."""
 
     __slots__ = ()
@@ -310,7 +305,7 @@ class Tile(Op):
         return P.reshape(g, ctx.orig_shape), None
 
 
-@tensor_method()
+@op(public=False)
 def repeat(input, *sizes):
     reps = tuple(int(s) for s in _sizes(sizes))
     if len(reps) < input._data.ndim:
@@ -319,7 +314,7 @@ def repeat(input, *sizes):
     return Tile.apply(input, reps)
 
 
-@tensor_method()
+@op()
 def tile(input, dims):
     reps = (int(dims),) if isinstance(dims, (int, np.integer)) else tuple(int(s) for s in dims)
     if len(reps) < input._data.ndim:
@@ -327,7 +322,7 @@ def tile(input, dims):
     return Tile.apply(input, reps)
 
 
-@tensor_method()
+@op()
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:  # repeat_interleave(repeats): each index i repeated repeats[i] times
         counts = _check_repeats(input._data)
@@ -374,7 +369,7 @@ class Flip(Op):
         return (g.flip(d) if isinstance(g, Tensor) else np.flip(g, d)), None
 
 
-@tensor_method()
+@op()
 def flip(input, *dims):
     dims = canon_dims(_sizes(dims), input._data.ndim) if dims else ()
     if not dims:
@@ -382,14 +377,14 @@ def flip(input, *dims):
     return Flip.apply(input, dims)
 
 
-@tensor_method()
+@op()
 def fliplr(input):
     if input._data.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return flip(input, 1)
 
 
-@tensor_method()
+@op()
 def flipud(input):
     if input._data.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
@@ -410,7 +405,7 @@ class Roll(Op):
         return (g.roll(neg, ctx.dims) if isinstance(g, Tensor) else np.roll(g, neg, ctx.dims)), None, None
 
 
-@tensor_method()
+@op()
 def roll(input, shifts, dims=None):
     if dims is None:
         if isinstance(shifts, (tuple, list)) and len(shifts) != 1:
@@ -436,7 +431,7 @@ def _slice_along(input, d, start, stop):
     return input[idx]
 
 
-@tensor_method()
+@op()
 def narrow(input, dim, start, length):
     d = canon_dim(dim, input._data.ndim)
     size = input._data.shape[d]
@@ -453,7 +448,7 @@ def narrow(input, dim, start, length):
     return _slice_along(input, d, start, start + length)
 
 
-@tensor_method()
+@op()
 def select(input, dim, index):
     d = canon_dim(dim, input._data.ndim)
     size = input._data.shape[d]
@@ -501,7 +496,7 @@ def _split(input, d, bounds):
                  for o, (lo, hi) in zip(outs, bounds))
 
 
-@tensor_method()
+@op()
 def split(input, split_size_or_sections, dim=0):
     d = canon_dim(dim, input._data.ndim)
     size = input._data.shape[d]
@@ -523,7 +518,7 @@ def split(input, split_size_or_sections, dim=0):
     return mark_multi_view(_split(input, d, _split_bounds(size, sizes)), "Split")
 
 
-@tensor_method()
+@op()
 def chunk(input, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
@@ -534,7 +529,7 @@ def chunk(input, chunks, dim=0):
     return split(input, -(-size // chunks), d)
 
 
-@tensor_method()
+@op()
 def unbind(input, dim=0):
     d = canon_dim(dim, input._data.ndim)
     size = input._data.shape[d]
@@ -542,7 +537,7 @@ def unbind(input, dim=0):
     return mark_multi_view(tuple(p.squeeze(d) for p in pieces), "Unbind")
 
 
-@tensor_method()
+@op()
 def tensor_split(input, indices_or_sections, dim=0):
     d = canon_dim(dim, input._data.ndim)
     size = input._data.shape[d]
@@ -618,6 +613,7 @@ def _promote_all(tensors):
     return [t if t._data.dtype == dt.np else t._cast(dt) for t in tensors]
 
 
+@op("concat", "concatenate", methods=())
 def cat(tensors, dim=0, *, out=None, axis=None):
     if axis is not None:
         dim = axis
@@ -651,7 +647,6 @@ def cat(tensors, dim=0, *, out=None, axis=None):
     return r
 
 
-concat = concatenate = cat
 
 
 class Stack(Op):
@@ -668,6 +663,7 @@ class Stack(Op):
         return (None,) + tuple(g[pre + (i,)] if need else None for i, need in enumerate(ctx.needs_input_grad[1:]))
 
 
+@op(methods=())
 def stack(tensors, dim=0, *, out=None):
     tensors = _check_tensor_list(tensors, "stack")
     shape = tensors[0]._data.shape
@@ -682,11 +678,13 @@ def stack(tensors, dim=0, *, out=None):
     return r
 
 
+@op(methods=())
 def hstack(tensors):
     tensors = [atleast_1d(t) for t in _check_tensor_list(tensors, "hstack")]
     return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1)
 
 
+@op(methods=())
 def vstack(tensors):
     return cat([atleast_2d(t) for t in _check_tensor_list(tensors, "vstack")], 0)
 
@@ -694,6 +692,7 @@ def vstack(tensors):
 # -- triangular, diagonal -------------------------------------------------------------------------------------
 
 class Tri(Op):
+    node_name = staticmethod(lambda node: "TrilBackward0" if node.__dict__.get("lower") else "TriuBackward0")
     __slots__ = ()
 
     @staticmethod
@@ -712,14 +711,14 @@ def _tri(g, k, lower):
     return np.tril(g, k) if lower else np.triu(g, k)
 
 
-@tensor_method()
+@op(inplace="generic")
 def tril(input, diagonal=0):
     if input._data.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
     return Tri.apply(input, diagonal, True)
 
 
-@tensor_method()
+@op(inplace="generic")
 def triu(input, diagonal=0):
     if input._data.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
@@ -771,6 +770,7 @@ def _embed_diagonal(g, shape, offset, d1, d2):
 
 
 class _DiagonalBackward(Op):
+    node_name = "DiagEmbedBackward0"
     __slots__ = ()
 
     @staticmethod
@@ -784,7 +784,7 @@ class _DiagonalBackward(Op):
                 diagonal_view(gg, *ctx.args)), None, None, None, None
 
 
-@tensor_method()
+@op()
 def diagonal(input, offset=0, dim1=0, dim2=1):
     nd = input._data.ndim
     d1, d2 = canon_dim(dim1, nd), canon_dim(dim2, nd)
@@ -794,7 +794,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return mark_view(out, input, lambda a, args=(offset, d1, d2): _diagonal_of(a, *args))
 
 
-@tensor_method()
+@op()
 def diag(input, diagonal=0):
     if input._data.ndim == 1:
         n = input._data.shape[0] + abs(diagonal)
@@ -804,6 +804,7 @@ def diag(input, diagonal=0):
     raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + str(input._data.ndim) + "D")
 
 
+@op(methods=())
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     nd = input._data.ndim + 1
     d1, d2 = canon_dim(dim1, nd), canon_dim(dim2, nd)
@@ -815,6 +816,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return _DiagonalBackward.apply(input, shape, offset, d1, d2)
 
 
+@op(methods=())
 def meshgrid(*tensors, indexing=None):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):  # a list of tensors; one tensor stays one
         tensors = tuple(tensors[0])
@@ -856,12 +858,12 @@ class Clone(Op):
         return g
 
 
-@tensor_method()
+@op()
 def clone(input, *, memory_format=None):
     return Clone.apply(input)
 
 
-@tensor_method()
+@op(public=False)
 def contiguous(self, memory_format=None):
     if self._data.flags.c_contiguous:
         return self

@@ -14,11 +14,7 @@ from ..autograd.function import Op
 from ..tensor import Tensor
 from . import _poly as P
 from ._dims import canon_dim, canon_dims
-from ._registry import tensor_method
-
-__all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std",
-           "var_mean", "std_mean", "logsumexp", "norm", "all", "any", "cumsum", "cumprod", "count_nonzero",
-           "aminmax", "nansum", "nanmean"]
+from ._registry import op
 
 _builtin_all, _builtin_any, _builtin_sum, _builtin_max = all, any, sum, max
 
@@ -39,8 +35,19 @@ def _keep(x, dims, keepdim):
 
 # -- sum / mean ---------------------------------------------------------------------------------------------
 
+def _all_dims(node):
+    """Whether a reduction node reduced every dimension (PyTorch names the two overloads apart)."""
+    d = node.__dict__
+    dims, shape = d.get("dims"), d.get("shape")
+    if dims is None:
+        return True
+    return shape is not None and len(tuple(dims)) == len(shape)
+
+
 class Sum(Op):
     __slots__ = ()
+    node_name = staticmethod(lambda node: "SumBackward0" if _all_dims(node) and not node.__dict__.get("keepdim")
+                             else "SumBackward1")
 
     @staticmethod
     def forward(ctx, x, dims, keepdim, np_dtype):
@@ -60,7 +67,7 @@ def _sum_dtype(x, dtype):
     return None
 
 
-@tensor_method()
+@op()
 def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):  # noqa: A001
     if axis is not None:
         dim = axis
@@ -71,7 +78,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):  # noqa: A001
     return Sum.apply(input, dims, keepdim, np_dtype)
 
 
-@tensor_method()
+@op()
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     from .select import where
     if input._data.dtype.kind != "f":  # no NaN to skip; where(.., 0.0, ..) would turn integers into floats
@@ -81,6 +88,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 class Mean(Op):
     __slots__ = ()
+    node_name = staticmethod(lambda node: "MeanBackward0" if _all_dims(node) and not node.__dict__.get("keepdim")
+                             else "MeanBackward1")
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
@@ -104,7 +113,7 @@ def _reduced(shape, dims, keepdim):
     return tuple(s for i, s in enumerate(shape) if i not in dims)
 
 
-@tensor_method()
+@op()
 def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
     if axis is not None:
         dim = axis
@@ -117,7 +126,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
     return Mean.apply(input, dims, keepdim)
 
 
-@tensor_method()
+@op()
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     from .select import where
     if input._data.dtype.kind != "f":
@@ -181,7 +190,7 @@ def _flip(x, axis):
     return x.flip(axis) if isinstance(x, Tensor) else np.flip(x, axis)
 
 
-@tensor_method()
+@op()
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     np_dtype = _sum_dtype(input, dtype)
     if np_dtype is not None and np_dtype.kind == "f" and input._data.dtype != np_dtype:
@@ -206,10 +215,24 @@ def _empty_check(input, name, dim):
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
+def _amax_node_name(node):
+    d, saved = node.__dict__, node._saved
+    is_min = d.get("is_min")
+    if is_min is None and saved is not None:  # which of the two the node computed, from its saved output
+        x, out = saved[0], saved[1]
+        dims, keep = d.get("dims"), d.get("keepdim")
+        is_min = bool(np.array_equal(np.min(x, axis=dims, keepdims=keep), out, equal_nan=True)
+                      and not np.array_equal(np.max(x, axis=dims, keepdims=keep), out, equal_nan=True))
+    if _all_dims(node) and not d.get("keepdim"):
+        return "MinBackward1" if is_min else "MaxBackward1"
+    return "AminBackward0" if is_min else "AmaxBackward0"
+
+
 class AMax(Op):
     """amax/amin (and a full max()/min()): ties share the gradient evenly."""
 
     __slots__ = ()
+    node_name = staticmethod(_amax_node_name)
 
     @staticmethod
     def forward(ctx, x, dims, keepdim, is_min):
@@ -276,31 +299,31 @@ def _minmax(input, dim, keepdim, is_min, name, other=None):
     return (MinResult if is_min else MaxResult)(values, Tensor._wrap(np.asarray(indices, np.int64)))
 
 
-@tensor_method()
+@op()
 def max(input, dim=None, keepdim=False):  # noqa: A001
     return _minmax(input, dim, keepdim, False, "max")
 
 
-@tensor_method()
+@op()
 def min(input, dim=None, keepdim=False):  # noqa: A001
     return _minmax(input, dim, keepdim, True, "min")
 
 
-@tensor_method()
+@op()
 def amax(input, dim=(), keepdim=False):
     dims = canon_dims(dim, input._data.ndim)
     _empty_check(input, "amax", dim)
     return AMax.apply(input, dims, keepdim, False)
 
 
-@tensor_method()
+@op()
 def amin(input, dim=(), keepdim=False):
     dims = canon_dims(dim, input._data.ndim)
     _empty_check(input, "amin", dim)
     return AMax.apply(input, dims, keepdim, True)
 
 
-@tensor_method()
+@op()
 def aminmax(input, *, dim=None, keepdim=False):
     dims = () if dim is None else dim
     if input._data.size == 0:
@@ -331,12 +354,12 @@ def _arg(input, dim, keepdim, fn, name):
     return Tensor._wrap(np.expand_dims(r, d) if keepdim else r)
 
 
-@tensor_method()
+@op()
 def argmax(input, dim=None, keepdim=False):
     return _arg(input, dim, keepdim, np.argmax, "argmax")
 
 
-@tensor_method()
+@op()
 def argmin(input, dim=None, keepdim=False):
     return _arg(input, dim, keepdim, np.argmin, "argmin")
 
@@ -434,21 +457,23 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
     return dims, keepdim, c
 
 
-@tensor_method()
+@op()
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return Var.apply(input, *_var_args("var", input, dim, unbiased, keepdim, correction))
 
 
-@tensor_method()
+@op()
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return Std.apply(input, *_var_args("std", input, dim, unbiased, keepdim, correction))
 
 
+@op(methods=())
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     args = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
     return Var.apply(input, *args), mean(input, dim, keepdim)
 
 
+@op(methods=())
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     args = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
     return Std.apply(input, *args), mean(input, dim, keepdim)
@@ -457,6 +482,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 # -- logsumexp / norm ---------------------------------------------------------------------------------------------
 
 class LogSumExp(Op):
+    node_name = "LogsumexpBackward0"
     __slots__ = ()
 
     @staticmethod
@@ -481,7 +507,7 @@ class LogSumExp(Op):
         return _keep(g, dims, keepdim) * P.exp(x - _keep(out, dims, keepdim)), None, None
 
 
-@tensor_method()
+@op()
 def logsumexp(input, dim=None, keepdim=False):
     if input._data.dtype.kind != "f":
         input = input._cast(_dt.get_default_dtype())
@@ -490,6 +516,7 @@ def logsumexp(input, dim=None, keepdim=False):
 
 
 class Norm(Op):
+    node_name = "LinalgVectorNormBackward0"
     __slots__ = ()
 
     @staticmethod
@@ -540,7 +567,7 @@ class Norm(Op):
         return (P.where(zero, 0.0, r) if zero.any() else r), None, None, None
 
 
-@tensor_method()
+@op()
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         input = input._cast(_dt.to_dtype(dtype))
@@ -572,13 +599,13 @@ def _empty_norm_check(input, p, dim):
 
 # -- all / any / count_nonzero -------------------------------------------------------------------------------------
 
-@tensor_method()
+@op()
 def all(input, dim=None, keepdim=False):  # noqa: A001
     dims = canon_dims(dim, input._data.ndim)
     return _logical_result(np.all(input._data, axis=dims, keepdims=keepdim), input)
 
 
-@tensor_method()
+@op()
 def any(input, dim=None, keepdim=False):  # noqa: A001
     dims = canon_dims(dim, input._data.ndim)
     return _logical_result(np.any(input._data, axis=dims, keepdims=keepdim), input)
@@ -589,7 +616,7 @@ def _logical_result(r, input):
     return Tensor._wrap(np.asarray(r, np.uint8 if input._data.dtype == np.uint8 else np.bool_))
 
 
-@tensor_method()
+@op()
 def count_nonzero(input, dim=None):
     dims = canon_dims(dim, input._data.ndim)
     return Tensor._wrap(np.asarray(np.count_nonzero(input._data, axis=dims), np.int64))
@@ -598,6 +625,7 @@ def count_nonzero(input, dim=None):
 # -- cumulative ----------------------------------------------------------------------------------------------------
 
 class CumSum(Op):
+    node_name = "CumsumBackward0"
     __slots__ = ()
 
     @staticmethod
@@ -615,7 +643,7 @@ def _cumsum(x, axis):
     return x.cumsum(axis) if isinstance(x, Tensor) else np.cumsum(x, axis=axis)
 
 
-@tensor_method()
+@op()
 def cumsum(input, dim, *, dtype=None):
     d = canon_dim(dim, input._data.ndim)
     np_dtype = _sum_dtype(input, dtype)
@@ -627,6 +655,7 @@ def cumsum(input, dim, *, dtype=None):
 
 
 class CumProd(Op):
+    node_name = "CumprodBackward0"
     __slots__ = ()
 
     @staticmethod
@@ -681,7 +710,7 @@ def _cumprod_grad_with_zeros_graph(x, g, axis):
     return stack(cols, axis)
 
 
-@tensor_method()
+@op()
 def cumprod(input, dim, *, dtype=None):
     d = canon_dim(dim, input._data.ndim)
     np_dtype = _sum_dtype(input, dtype)

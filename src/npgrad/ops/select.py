@@ -6,13 +6,9 @@ from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..tensor import Tensor
 from . import _poly as P
-from ._registry import tensor_method
+from ._registry import op
 from .arith import promote, _apply2
 from .broadcast import broadcast_error
-
-__all__ = ["where", "maximum", "minimum", "fmax", "fmin", "clamp", "clip", "clamp_min", "clamp_max", "atan2",
-           "arctan2", "lerp", "addcmul", "addcdiv", "hypot", "xlogy", "nan_to_num"]
-
 
 def _where_method(self, condition, y):
     # Tensor.where(condition, y) is where(condition, self, y): the tensor is the "true" branch.
@@ -34,7 +30,7 @@ class Where(Op):
         return None, (P.where(c, g, 0.0) if need_a else None), (P.where(c, 0.0, g) if need_b else None)
 
 
-@tensor_method()
+@op(methods=())  # Tensor.where(condition, y) takes its arguments in another order: below
 def where(condition, input=None, other=None):
     if input is None and other is None:
         from .indexing import nonzero
@@ -61,7 +57,7 @@ def where(condition, input=None, other=None):
         raise err from None
 
 
-Tensor.where = _where_method
+op(name="where", public=False)(_where_method)
 
 
 class MaxMin(Op):
@@ -139,22 +135,22 @@ def _maxmin(cls, input, other):
     return _apply2(cls, input, other)
 
 
-@tensor_method()
+@op()
 def maximum(input, other):
     return _maxmin(Maximum, input, other)
 
 
-@tensor_method()
+@op()
 def minimum(input, other):
     return _maxmin(Minimum, input, other)
 
 
-@tensor_method()
+@op()
 def fmax(input, other):
     return _maxmin(Fmax, input, other)
 
 
-@tensor_method()
+@op()
 def fmin(input, other):
     return _maxmin(Fmin, input, other)
 
@@ -183,8 +179,7 @@ class Clamp(Op):
             out = np.minimum(out, _bound(hi, x.dtype))
         return out if out is not x else x.copy()
 
-    def name(self):
-        return "ClampBackward1"  # PyTorch's name for clamp with Number bounds
+    node_name = "ClampBackward1"  # PyTorch's name for clamp with Number bounds
 
     @staticmethod
     def backward(ctx, g):
@@ -202,15 +197,13 @@ class Clamp(Op):
 class ClampMin(Clamp):
     __slots__ = ()
 
-    def name(self):
-        return "ClampMinBackward0"
+    node_name = "ClampMinBackward0"
 
 
 class ClampMax(Clamp):
     __slots__ = ()
 
-    def name(self):
-        return "ClampMaxBackward0"
+    node_name = "ClampMaxBackward0"
 
 
 class ClampTensor(Op):
@@ -229,8 +222,7 @@ class ClampTensor(Op):
             out = np.minimum(out, hi)
         return out
 
-    def name(self):
-        return "ClampBackward0"
+    node_name = "ClampBackward0"
 
     @staticmethod
     def backward(ctx, g):
@@ -260,18 +252,16 @@ class ClampTensor(Op):
 class ClampMinTensor(ClampTensor):
     __slots__ = ()
 
-    def name(self):
-        return "ClampMinBackward1"
+    node_name = "ClampMinBackward1"
 
 
 class ClampMaxTensor(ClampTensor):
     __slots__ = ()
 
-    def name(self):
-        return "ClampMaxBackward1"
+    node_name = "ClampMaxBackward1"
 
 
-@tensor_method("clamp", "clip")
+@op("clip", inplace="generic")
 def clamp(input, min=None, max=None):  # noqa: A002 - PyTorch's argument names
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -309,24 +299,23 @@ def _clamp_tensors(cls, input, lo, hi):
         raise err from None
 
 
-clip = clamp
 
 
-@tensor_method()
+@op(inplace="generic")
 def clamp_min(input, min):  # noqa: A002
     if isinstance(min, Tensor):
         return _clamp_tensors(ClampMinTensor, input, min, None)
     return _clamp_scalar(ClampMin, input, min, None)
 
 
-@tensor_method()
+@op(inplace="generic")
 def clamp_max(input, max):  # noqa: A002
     if isinstance(max, Tensor):
         return _clamp_tensors(ClampMaxTensor, input, None, max)
     return _clamp_scalar(ClampMax, input, None, max)
 
 
-@tensor_method("atan2", "arctan2")
+@op("arctan2", inplace="generic")
 def atan2(input, other):
     a, b = _float_operands(input, other)
     return _apply2(Atan2, a, b)
@@ -342,7 +331,6 @@ def _float_operands(input, other):
     return [x._cast(rt) if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x, rt.np)) for x in (input, other)]
 
 
-arctan2 = atan2
 
 
 class Atan2(Op):
@@ -374,7 +362,7 @@ def _check_shapes(*xs):
         raise err
 
 
-@tensor_method()
+@op(inplace="generic")
 def lerp(input, end, weight):
     for name, t in (("end", end), ("weight", weight)):
         if isinstance(t, Tensor) and t._data.dtype != input._data.dtype:
@@ -415,7 +403,7 @@ class LerpTensorWeight(Lerp):
     node_name = "LerpBackward1"  # PyTorch's name when the weight is a tensor
 
 
-@tensor_method()
+@op(inplace="generic")
 def addcmul(input, tensor1, tensor2, *, value=1):
     if _dt.result_type(input, tensor1, tensor2) is _dt.bool:
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
@@ -431,7 +419,7 @@ def _to_result_type(*xs):
     return [x._cast(rt) if isinstance(x, Tensor) and x._data.dtype != rt.np else x for x in xs]
 
 
-@tensor_method()
+@op(inplace="generic")
 def addcdiv(input, tensor1, tensor2, *, value=1):
     _check_shapes(input, tensor1, tensor2)
     if tensor1._data.dtype.kind != "f" and tensor2._data.dtype.kind != "f":
@@ -445,7 +433,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     return input + value * tensor1 / tensor2
 
 
-@tensor_method()
+@op(inplace="generic")
 def hypot(input, other):
     _check_shapes(input, other)
     rt = _dt.result_type(input, other)
@@ -473,7 +461,7 @@ class Hypot(Op):
         return g * a / out, g * b / out
 
 
-@tensor_method()
+@op(inplace="generic")
 def xlogy(input, other):
     _check_shapes(input, other)
     a, b = _float_operands(input, other)
@@ -524,7 +512,7 @@ class NanToNum(Op):
         return P.where(ctx.mask, g, 0.0), None, None, None
 
 
-@tensor_method()
+@op(inplace="generic")
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     if input._data.dtype.kind != "f":
         return input.clone()

@@ -3,18 +3,15 @@
 The fused implementations live in ``npgrad.nn.functional``; ``import npgrad`` does not load ``nn`` (to
 stay fast), so these thin entry points load it on first call.
 """
-from ._registry import tensor_method
+from ._registry import op
 
-__all__ = ["softmax", "log_softmax"]
-
-
-@tensor_method()
+@op()
 def softmax(input, dim=None, dtype=None):
     from ..nn.functional import softmax as f
     return f(input, dim, dtype=dtype)
 
 
-@tensor_method()
+@op()
 def log_softmax(input, dim=None, dtype=None):
     from ..nn.functional import log_softmax as f
     return f(input, dim, dtype=dtype)

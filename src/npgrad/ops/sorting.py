@@ -14,11 +14,7 @@ from ..autograd.function import Op
 from ..tensor import Tensor
 from . import _poly as P
 from ._dims import canon_dim
-from ._registry import tensor_method
-
-__all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "quantile",
-           "nanquantile"]
-
+from ._registry import op
 
 def argsort_np(x, axis, descending=False):
     """Stable argsort along ``axis``; descending keeps ties in their original order and puts NaN first."""
@@ -99,7 +95,7 @@ def _scalar_result(res, result_type):
 
 # -- sort / argsort / msort --------------------------------------------------------------------------------------
 
-@tensor_method()
+@op()
 def sort(input, dim=-1, descending=False, *, stable=False):
     x = input._data
     d = canon_dim(dim, x.ndim)
@@ -109,7 +105,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     return _select(StableSort if stable else Sort, input, idx, d, True, _rt.sort)
 
 
-@tensor_method()
+@op()
 def argsort(input, dim=-1, descending=False, *, stable=False):
     x = input._data
     d = canon_dim(dim, x.ndim)
@@ -118,14 +114,14 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     return Tensor._wrap(argsort_np(x, d, descending).astype(np.int64, copy=False))
 
 
-@tensor_method()
+@op()
 def msort(input):
     return sort(input, 0).values
 
 
 # -- topk / kthvalue ----------------------------------------------------------------------------------------------
 
-@tensor_method()
+@op()
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's argument name
     x = input._data
     d = canon_dim(dim, x.ndim)
@@ -149,7 +145,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's
     return _select(Topk, input, idx, d, True, _rt.topk)
 
 
-@tensor_method()
+@op()
 def kthvalue(input, k, dim=-1, keepdim=False):
     x = input._data
     d = canon_dim(dim, x.ndim)
@@ -233,12 +229,12 @@ def _median(input, dim, keepdim, ignore_nan):
     return _select(NanmedianDim if ignore_nan else MedianDim, input, idx, d, keepdim, rt)
 
 
-@tensor_method()
+@op()
 def median(input, dim=None, keepdim=False):
     return _median(input, dim, keepdim, False)
 
 
-@tensor_method()
+@op()
 def nanmedian(input, dim=None, keepdim=False):
     return _median(input, dim, keepdim, True)
 
@@ -263,7 +259,7 @@ def _mode_index(x, d):
     return np.take_along_axis(order, np.moveaxis(last, -1, d), d)
 
 
-@tensor_method()
+@op()
 def mode(input, dim=-1, keepdim=False):
     x = input._data
     d = canon_dim(dim, x.ndim)
@@ -367,12 +363,12 @@ def _lerp_const(a, b, w):
     return where(Tensor._wrap(low), a + diff * w, b - diff * (1 - w))
 
 
-@tensor_method()
+@op()
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     return _quantile(input, q, dim, keepdim, interpolation, False)
 
 
-@tensor_method()
+@op()
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     return _quantile(input, q, dim, keepdim, interpolation, True)
 

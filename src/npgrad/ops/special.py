@@ -16,10 +16,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..tensor import Tensor
 from . import _poly as P
-from ._registry import tensor_method
-
-__all__ = ["erf", "erfc", "erfinv", "lgamma", "digamma", "polygamma", "mvlgamma", "logit", "sinc", "xlog1py",
-           "entr", "ndtr"]
+from ._registry import op
 
 _PI = math.pi
 _LOG_PI = math.log(math.pi)
@@ -363,7 +360,7 @@ def _unary(cls, name):
         return cls.apply(_float_in(input))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name}, differentiable."
-    return tensor_method()(fn)
+    return op(inplace="generic")(fn)
 
 
 erfinv = _unary(Erfinv, "erfinv")
@@ -372,22 +369,24 @@ digamma = _unary(Digamma, "digamma")
 sinc = _unary(Sinc, "sinc")
 
 
+@op(methods=())
 def entr(input):
     return Entr.apply(_float_in(input))
 
 
-@tensor_method()
+@op(inplace="generic")
 def erf(input):
     from ..nn._functional.erf import erf as erf_
     return erf_(input)
 
 
-@tensor_method()
+@op(inplace="generic")
 def erfc(input):
     from ..nn._functional.erf import erfc as erfc_
     return erfc_(input)
 
 
+@op(methods=())  # Tensor.polygamma(n) takes n after the tensor: below
 def polygamma(n, input):
     n = int(n)
     if n < 0:
@@ -396,10 +395,10 @@ def polygamma(n, input):
     return Digamma.apply(input) if n == 0 else Polygamma.apply(input, n)
 
 
-Tensor.polygamma = lambda self, n: polygamma(n, self)
+op(name="polygamma", public=False, inplace="generic")(lambda self, n: polygamma(n, self))
 
 
-@tensor_method()
+@op(inplace="generic")
 def mvlgamma(input, p):
     """log of the multivariate gamma function of dimension p (sum of lgammas, differentiable)."""
     if p < 1:
@@ -409,11 +408,12 @@ def mvlgamma(input, p):
     return lgamma(x.unsqueeze(-1) + Tensor._wrap(shifts)).sum(-1) + (p * (p - 1) / 4 * _LOG_PI)
 
 
-@tensor_method()
+@op(inplace="generic")
 def logit(input, eps=None):
     return Logit.apply(_float_in(input), None if eps is None else float(eps))
 
 
+@op(methods=())
 def xlog1py(input, other):
     from .arith import promote
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
@@ -433,20 +433,8 @@ def xlog1py(input, other):
     return Xlog1py.apply(a, b)
 
 
+@op(methods=())
 def ndtr(input):
     """The standard normal CDF, 0.5 erfc(-x / sqrt(2)): accurate in the lower tail."""
     return erfc(_float_in(input) * -math.sqrt(0.5)) * 0.5
 
-
-def _inplace_method(name, fn):
-    def method(self, *args):
-        from .inplace import inplace
-        return inplace(self, fn, *args)
-    method.__name__ = name + "_"
-    return method
-
-
-for _name, _fn in (("lgamma", lgamma), ("digamma", digamma), ("sinc", sinc), ("erfc", erfc),
-                   ("polygamma", Tensor.polygamma), ("mvlgamma", mvlgamma)):
-    if not hasattr(Tensor, _name + "_"):
-        setattr(Tensor, _name + "_", _inplace_method(_name, _fn))

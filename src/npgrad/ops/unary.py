@@ -13,10 +13,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Op, _apply_op
 from ..tensor import Tensor
 from . import _poly as P
-from ._registry import tensor_method
-
-__all__ = []
-
+from ._registry import op
 
 _F16 = np.dtype(np.float16)
 
@@ -110,6 +107,10 @@ def _unary_backward(deriv, saves):
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 
+# Other names PyTorch gives the same function (each also a Tensor method, with its in-place form).
+_ALIASES = {"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",), "asinh": ("arcsinh",),
+            "acosh": ("arccosh",), "atanh": ("arctanh",), "abs": ("absolute",)}
+
 # name, NumPy forward, saves, derivative d(y)/d(x), keeps integer dtype
 _TABLE = [
     ("exp", np.exp, "y", lambda x, y: y, False),
@@ -151,11 +152,12 @@ def _make(name, fn, saves, deriv, keeps_int):
     cls = type(name.capitalize(), (_Unary,), {
         "__slots__": (), "fn": staticmethod(fn), "saves": saves,
         "deriv": staticmethod(deriv) if deriv else None, "__module__": __name__,
+        "node_name": "PowBackward0" if name == "square" else None,  # PyTorch's square is pow(x, 2)
         "forward": _unary_forward(fn, saves), "backward": _unary_backward(deriv, saves)})
     _OPS[name] = cls
     integral_identity = name in ("floor", "ceil", "trunc")
 
-    def op(input):
+    def unary(input):
         kind = input._data.dtype.kind
         if kind != "f":
             if kind == "b":
@@ -170,12 +172,12 @@ def _make(name, fn, saves, deriv, keeps_int):
                 input = input._cast(_dt.get_default_dtype())
         return _apply_op(cls, (input,))
 
-    op.__name__ = op.__qualname__ = name
-    op.__doc__ = f"Elementwise {name}, differentiable."
-    tensor_method()(op)
-    globals()[name] = op
-    __all__.append(name)
-    return op
+    unary.__name__ = unary.__qualname__ = name
+    unary.__doc__ = f"Elementwise {name}, differentiable."
+    aliases = _ALIASES.get(name, ())
+    methods = (name,) + aliases + (("__abs__",) if name == "abs" else ())
+    globals()[name] = op(*aliases, methods=methods, inplace="generic")(unary)
+    return unary
 
 
 def _check_bool(name, input):
@@ -217,7 +219,7 @@ class Frac(_Unary):
 _OPS["frac"] = Frac
 
 
-@tensor_method()
+@op(inplace="generic")
 def frac(input):
     if input._data.dtype.kind != "f":
         raise NotImplementedError(f"\"frac_cpu\" not implemented for '{_dt.scalar_name(input.dtype)}'")
@@ -236,7 +238,7 @@ class Round(Op):
         return P.zeros_like(g), None
 
 
-@tensor_method()
+@op(inplace="generic")
 def round(input, *, decimals=0):  # noqa: A001
     if input._data.dtype.kind != "f":
         if input._data.dtype.kind == "b":
@@ -247,16 +249,5 @@ def round(input, *, decimals=0):  # noqa: A001
 
 class RoundDecimals(Round):
     __slots__ = ()
+    node_name = "RoundBackward1"  # PyTorch's node for round(decimals=...)
 
-    def name(self):
-        return "RoundBackward1"  # PyTorch's node for round(decimals=...)
-
-
-# Aliases PyTorch also exposes.
-arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh  # noqa: F821
-absolute = abs  # noqa: F821
-for _alias in ("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "absolute"):
-    setattr(Tensor, _alias, globals()[_alias])
-__all__ += ["round", "frac", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "absolute"]
-
-Tensor.__abs__ = abs  # noqa: F821
