@@ -220,3 +220,61 @@ def cat(xs, axis):
         from .movement import cat as t_cat
         return t_cat([as_tensor(x) for x in xs], axis)
     return np.concatenate(xs, axis)
+
+
+def from_forward(g, ctx, name, recompute):
+    """An intermediate forward computed on arrays and kept as ``ctx.<name>``: reused as is in a plain
+    backward, but recomputed by ``recompute()`` from the saved Tensors under create_graph, where it must
+    carry the graph back to the inputs. One formula; only where its value comes from depends on the mode."""
+    return recompute() if isinstance(g, Tensor) else getattr(ctx, name)
+
+
+def new_zeros(g, shape):
+    """Zeros of ``shape`` in ``g``'s dtype and mode (a constant Tensor under create_graph)."""
+    z = np.zeros(shape, data_of(g).dtype)
+    return Tensor._wrap(z) if isinstance(g, Tensor) else z
+
+
+def zero_at(g, index):
+    """``g`` with the region ``g[index]`` set to 0: the gradient of the part an assignment overwrote."""
+    if isinstance(g, Tensor):  # a constant mask keeps it differentiable
+        mask = np.ones(g._data.shape, g._data.dtype)
+        mask[index] = 0
+        return g * mask
+    out = np.array(g, copy=True)
+    out[index] = 0
+    return out
+
+
+# -- linear kernels and their adjoints ---------------------------------------------------------------------
+
+def kernel_call(op, x, *args):
+    """``op`` (made by ``adjoint_pair``) applied to ``x`` in ``x``'s mode: recorded, and so differentiable
+    again, for a Tensor; the op's NumPy kernel alone for an array."""
+    return op.apply(x, *args) if isinstance(x, Tensor) else op.kernel(x, *args)
+
+
+def adjoint_pair(name, kernel, adjoint, adjoint_name=None, node_name=None, adjoint_node_name=None):
+    """Two Ops from a linear NumPy kernel ``kernel(x, *args)`` and its adjoint ``adjoint(g, *args)``
+    (im2col and col2im, a gather and its scatter-add): each Op's gradient is the other applied to the
+    incoming gradient, so the pair differentiates to any order. Only ``x`` is differentiable; ``args``
+    are constants (shapes, indices, geometry) that both functions take in the same order."""
+    from ..autograd.function import Op
+
+    def make(cls_name, fn, doc):
+        def forward(ctx, x, *args):
+            ctx.args = args
+            return fn(x, *args)
+
+        def backward(ctx, g):
+            return (kernel_call(ctx.adjoint_op, g, *ctx.args),) + (None,) * len(ctx.args)
+        return type(cls_name, (Op,), {"__slots__": (), "__doc__": doc, "kernel": staticmethod(fn),
+                                      "forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+    fwd = make(name, kernel, f"{kernel.__name__} as an Op; its gradient is {adjoint.__name__}.")
+    adj = make(adjoint_name or name + "Adjoint", adjoint, f"{adjoint.__name__}, the adjoint of {name}, as an Op.")
+    fwd.adjoint_op, adj.adjoint_op = adj, fwd
+    for cls, n in ((fwd, node_name), (adj, adjoint_node_name)):
+        cls.node_name = staticmethod(n) if callable(n) else n
+    fwd.__module__ = adj.__module__ = kernel.__module__
+    return fwd, adj

@@ -171,32 +171,15 @@ def _basic_part_is_view(index, shape):
 # -- getitem -----------------------------------------------------------------------------------------------------
 
 def _getitem_node_name(node):
-    d = node.__dict__
-    if d.get("advanced"):
+    _, index, advanced = node.__dict__.get("args", (None, None, False))
+    if advanced:
         return "IndexBackward0"
-    index = d.get("index")
     parts = index if isinstance(index, tuple) else (index,)
     if any(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in parts):
         return "SelectBackward0"
     if any(i is None for i in parts):
         return "UnsqueezeBackward0"
     return "SliceBackward0"
-
-
-class GetItem(Op):
-    node_name = staticmethod(_getitem_node_name)
-    __slots__ = ()
-
-    @staticmethod
-    def forward(ctx, x, index, advanced):
-        ctx.shape, ctx.dtype, ctx.index, ctx.advanced = x.shape, x.dtype, index, advanced
-        return x[index]
-
-    @staticmethod
-    def backward(ctx, g):
-        if isinstance(g, Tensor):
-            return IndexBackward.apply(g, ctx.shape, ctx.index, ctx.advanced), None, None
-        return _scatter_index(g, ctx.shape, ctx.index, ctx.advanced), None, None
 
 
 def _scatter_index(g, shape, index, advanced):
@@ -229,25 +212,19 @@ def add_at_flat(out, positions, values):
     return out
 
 
-class IndexBackward(Op):
-    """Gradient of getitem as an op of its own, so it can be differentiated again."""
+def _getitem_np(x, shape, index, advanced):
+    return x[index]
 
-    __slots__ = ()
 
-    @staticmethod
-    def forward(ctx, g, shape, index, advanced):
-        ctx.index = index
-        return _scatter_index(g, shape, index, advanced)
-
-    @staticmethod
-    def backward(ctx, gg):
-        return gg[ctx.index], None, None, None
+# the adjoint of indexing: the gradient scattered (added, for repeated indices) into zeros of x's shape
+GetItem, IndexBackward = P.adjoint_pair("GetItem", _getitem_np, _scatter_index, "IndexBackward",
+                                        node_name=_getitem_node_name)
 
 
 def _getitem(self, index):
     idx, advanced = convert_index(index)
     try:
-        out = GetItem.apply(self, idx, advanced)
+        out = GetItem.apply(self, self._data.shape, idx, advanced)
     except IndexError as e:
         raise _index_error(e, self._data.shape, idx) from None
     if not advanced:
@@ -276,13 +253,7 @@ class IndexPut(Op):
         index = ctx.index
         gx = gv = None
         if ctx.needs_input_grad[0]:
-            if isinstance(g, Tensor):
-                mask = np.ones(g._data.shape, g._data.dtype)
-                mask[index] = 0
-                gx = g * mask
-            else:
-                gx = np.array(g, copy=True)
-                gx[index] = 0
+            gx = P.zero_at(g, index)
         if ctx.needs_input_grad[1]:
             gv = g[index]
         return gx, gv, None
@@ -392,34 +363,20 @@ def _bounds(index, size, dim, name):
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
-class Gather(Op):
-    __slots__ = ()
+def _gather_np(x, shape, dim, index):
+    return x[_grid(index, dim)]
 
-    @staticmethod
-    def forward(ctx, x, dim, index):
-        ctx.shape, ctx.dim, ctx.index = x.shape, dim, index
-        return x[_grid(index, dim)]
 
-    @staticmethod
-    def backward(ctx, g):
-        return scatter_add_values(g, ctx.shape, ctx.dim, ctx.index), None, None
+def _scatter_add_np(g, shape, dim, index):
+    return add_at_flat(np.zeros(shape, np.asarray(g).dtype), _grid_positions(shape, index, dim), g)
+
+
+Gather, GatherBackward = P.adjoint_pair("Gather", _gather_np, _scatter_add_np, "GatherBackward")
 
 
 def scatter_add_values(g, shape, dim, index):
     """Zeros of ``shape`` with ``g`` added at ``index`` along ``dim`` (differentiable in Tensor mode)."""
-    if isinstance(g, Tensor):
-        return ScatterAdd.apply(Tensor._wrap(np.zeros(shape, g._data.dtype)), dim, index, g)
-    out = np.zeros(shape, np.asarray(g).dtype)
-    return add_at_flat(out, _grid_positions(shape, index, dim), g)
-
-
-def scatter_along(g, index, dim, shape):
-    """Zeros of ``shape`` with ``g`` placed at ``index`` along ``dim`` (indices unique per slice)."""
-    if isinstance(g, Tensor):
-        return scatter_add_values(g, shape, dim, index)
-    out = np.zeros(shape, np.asarray(g).dtype)
-    np.put_along_axis(out, index, g, dim)
-    return out
+    return P.kernel_call(GatherBackward, g, shape, dim, index)
 
 
 @op()
@@ -430,7 +387,7 @@ def gather(input, dim, index, *, sparse_grad=False):
         return gather(_at_least_1d(input), d, _at_least_1d(index)).reshape(idx.shape)
     _check_gather_shapes(input._data.shape, idx.shape, d, "gather")
     _bounds(idx, input._data.shape[d] if input._data.ndim else 1, d, "gather")
-    return Gather.apply(input, d, idx.astype(np.intp, copy=False))
+    return Gather.apply(input, input._data.shape, d, idx.astype(np.intp, copy=False))
 
 
 @op()
@@ -467,15 +424,8 @@ class ScatterAdd(Op):
 def _pad_to(g, shape):
     if tuple(g.shape) == tuple(shape):
         return g
-    if isinstance(g, Tensor):
-        from ..nn.functional import pad as _pad  # noqa: F401 - only reached with mismatched src shapes
-        pads = []
-        for have, want in reversed(list(zip(g.shape, shape))):
-            pads += [0, want - have]
-        return _pad(g, pads)
-    out = np.zeros(shape, g.dtype)
-    out[tuple(slice(0, s) for s in g.shape)] = g
-    return out
+    # zero-padding is the adjoint of the crop src[:a, :b, ...] that scatter reads
+    return P.kernel_call(IndexBackward, g, tuple(shape), tuple(slice(0, s) for s in g.shape), False)
 
 
 class Scatter(Op):
@@ -495,13 +445,7 @@ class Scatter(Op):
         grid = _grid(ctx.index, ctx.dim)
         gx = gsrc = None
         if ctx.needs_input_grad[0]:
-            if isinstance(g, Tensor):
-                mask = np.ones(g._data.shape, g._data.dtype)
-                mask[grid] = 0
-                gx = g * mask
-            else:
-                gx = np.array(g, copy=True)
-                gx[grid] = 0
+            gx = P.zero_at(g, grid)
         if ctx.needs_input_grad[3] and ctx.src_shape is not None:
             gsrc = _pad_to(g[grid], ctx.src_shape)
         return gx, None, None, gsrc
@@ -544,21 +488,6 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     return Scatter.apply(input, d, idx, src)
 
 
-class IndexSelect(Op):
-    __slots__ = ()
-
-    @staticmethod
-    def forward(ctx, x, dim, index):
-        ctx.shape, ctx.dim, ctx.index = x.shape, dim, index
-        return np.take(x, index, axis=dim)
-
-    @staticmethod
-    def backward(ctx, g):
-        if isinstance(g, Tensor):
-            return IndexAddBackward.apply(g, ctx.shape, ctx.dim, ctx.index), None, None
-        return _index_add(np.zeros(ctx.shape, g.dtype), ctx.dim, ctx.index, g), None, None
-
-
 def _index_add(out, dim, index, g):
     """``out[(:,) * dim + (index,)] += g`` with repeated indices accumulating (``out`` C-contiguous)."""
     shape = out.shape
@@ -570,18 +499,15 @@ def _index_add(out, dim, index, g):
     return add_at_flat(out, pos, np.reshape(g, (pre, len(index), post)))
 
 
-class IndexAddBackward(Op):
-    __slots__ = ()
+def _take_np(x, shape, dim, index):
+    return np.take(x, index, axis=dim)
 
-    @staticmethod
-    def forward(ctx, g, shape, dim, index):
-        ctx.dim, ctx.index = dim, index
-        return _index_add(np.zeros(shape, g.dtype), dim, index, g)
 
-    @staticmethod
-    def backward(ctx, gg):
-        return (gg.index_select(ctx.dim, Tensor._wrap(ctx.index)) if isinstance(gg, Tensor)
-                else np.take(gg, ctx.index, axis=ctx.dim)), None, None, None
+def _index_add_np(g, shape, dim, index):
+    return _index_add(np.zeros(shape, g.dtype), dim, index, g)
+
+
+IndexSelect, IndexAddBackward = P.adjoint_pair("IndexSelect", _take_np, _index_add_np, "IndexAddBackward")
 
 
 @op()
@@ -599,7 +525,7 @@ def index_select(input, dim, index):
         if idx.size != 1:
             raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
         return input.clone()
-    return IndexSelect.apply(input, d, idx)
+    return IndexSelect.apply(input, input._data.shape, d, idx)
 
 
 def _at_least_1d(t):
@@ -621,8 +547,7 @@ class IndexAdd(Op):
     def backward(ctx, g):
         gs = None
         if ctx.needs_input_grad[3]:
-            gs = (g.index_select(ctx.dim, Tensor._wrap(ctx.index)) if isinstance(g, Tensor)
-                  else np.take(g, ctx.index, axis=ctx.dim))
+            gs = P.kernel_call(IndexSelect, g, g.shape, ctx.dim, ctx.index)
             if ctx.alpha != 1:
                 gs = gs * ctx.alpha
         return g, None, None, gs, None

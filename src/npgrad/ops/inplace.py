@@ -132,14 +132,10 @@ class CopySlices(Op):
     def backward(ctx, g):
         chain = ctx.chain
         gb = gv = None
-        if ctx.needs_input_grad[0]:
-            if isinstance(g, Tensor):
-                mask = np.ones(g._data.shape, g._data.dtype)
-                replay(chain, mask)[...] = 0
-                gb = g * mask
-            else:
-                gb = np.array(g, copy=True)
-                replay(chain, gb)[...] = 0
+        if ctx.needs_input_grad[0]:  # the view's region was overwritten: no gradient flows there
+            region = np.zeros(tuple(g.shape), bool)
+            replay(chain, region)[...] = True
+            gb = P.where(region, 0.0, g)
         if ctx.needs_input_grad[1]:
             gv = replay(chain, g)
         return gb, gv, None

@@ -358,15 +358,16 @@ def _check_repeats(counts):
 class Flip(Op):
     __slots__ = ()
 
+    kernel = staticmethod(lambda x, dims: np.flip(x, dims).copy())  # PyTorch's flip copies
+
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return np.flip(x, dims).copy()  # PyTorch's flip copies
+        return Flip.kernel(x, dims)
 
     @staticmethod
-    def backward(ctx, g):
-        d = ctx.dims
-        return (g.flip(d) if isinstance(g, Tensor) else np.flip(g, d)), None
+    def backward(ctx, g):  # a flip is its own adjoint
+        return P.kernel_call(Flip, g, ctx.dims), None
 
 
 @op()
@@ -394,15 +395,17 @@ def flipud(input):
 class Roll(Op):
     __slots__ = ()
 
+    kernel = staticmethod(np.roll)
+
     @staticmethod
     def forward(ctx, x, shifts, dims):
         ctx.shifts, ctx.dims = shifts, dims
         return np.roll(x, shifts, dims)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx, g):  # the adjoint rolls back
         neg = tuple(-s for s in ctx.shifts) if isinstance(ctx.shifts, tuple) else -ctx.shifts
-        return (g.roll(neg, ctx.dims) if isinstance(g, Tensor) else np.roll(g, neg, ctx.dims)), None, None
+        return P.kernel_call(Roll, g, neg, ctx.dims), None, None
 
 
 @op()
@@ -579,8 +582,7 @@ class Cat(Op):
         pre = (slice(None),) * d
         for s, need in zip(ctx.sizes, ctx.needs_input_grad[1:]):
             if s is None:
-                z = np.zeros((0,), P.data_of(g).dtype)
-                out.append((P.as_tensor(z) if P.is_tensor(g) else z) if need else None)
+                out.append(P.new_zeros(g, (0,)) if need else None)
                 continue
             out.append(g[pre + (slice(start, start + s),)] if need else None)
             start += s
@@ -695,20 +697,16 @@ class Tri(Op):
     node_name = staticmethod(lambda node: "TrilBackward0" if node.__dict__.get("lower") else "TriuBackward0")
     __slots__ = ()
 
+    kernel = staticmethod(lambda x, k, lower: np.tril(x, k) if lower else np.triu(x, k))
+
     @staticmethod
     def forward(ctx, x, k, lower):
         ctx.k, ctx.lower = k, lower
-        return np.tril(x, k) if lower else np.triu(x, k)
+        return Tri.kernel(x, k, lower)
 
     @staticmethod
     def backward(ctx, g):
-        return _tri(g, ctx.k, ctx.lower), None, None
-
-
-def _tri(g, k, lower):
-    if isinstance(g, Tensor):
-        return Tri.apply(g, k, lower)
-    return np.tril(g, k) if lower else np.triu(g, k)
+        return P.kernel_call(Tri, g, ctx.k, ctx.lower), None, None  # a mask is its own adjoint
 
 
 @op(inplace="generic")
@@ -723,21 +721,6 @@ def triu(input, diagonal=0):
     if input._data.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
     return Tri.apply(input, diagonal, False)
-
-
-class Diagonal(Op):
-    __slots__ = ()
-
-    @staticmethod
-    def forward(ctx, x, offset, d1, d2, copy=False):
-        ctx.shape, ctx.args = x.shape, (offset, d1, d2)
-        out = diagonal_view(x, offset, d1, d2)
-        return out.copy() if copy else out
-
-    @staticmethod
-    def backward(ctx, g):
-        return _DiagonalBackward.apply(g, ctx.shape, *ctx.args) if isinstance(g, Tensor) else \
-            _embed_diagonal(g, ctx.shape, *ctx.args), None, None, None, None
 
 
 def diagonal_view(x, offset, d1, d2):
@@ -758,30 +741,25 @@ def diagonal_view(x, offset, d1, d2):
 def _diagonal_of(a, offset, d1, d2):
     """Replays the view on an array (a writeable view) or on a Tensor (differentiable)."""
     if isinstance(a, Tensor):
-        return Diagonal.apply(a, offset, d1, d2)
+        return Diagonal.apply(a, a.shape, offset, d1, d2)
     return diagonal_view(a, offset, d1, d2)
 
 
-def _embed_diagonal(g, shape, offset, d1, d2):
+def _embed_diagonal(g, shape, offset, d1, d2, copy=False):
     """Zeros of ``shape`` with ``g`` written on the (offset) diagonal of dims d1, d2."""
     out = np.zeros(shape, g.dtype)
     diagonal_view(out, offset, d1, d2)[...] = g
     return out
 
 
-class _DiagonalBackward(Op):
-    node_name = "DiagEmbedBackward0"
-    __slots__ = ()
+def _diagonal_np(x, shape, offset, d1, d2, copy=False):
+    out = diagonal_view(x, offset, d1, d2)
+    return out.copy() if copy else out
 
-    @staticmethod
-    def forward(ctx, g, shape, offset, d1, d2):
-        ctx.args = (offset, d1, d2)
-        return _embed_diagonal(g, shape, offset, d1, d2)
 
-    @staticmethod
-    def backward(ctx, gg):
-        return (Diagonal.apply(gg, *ctx.args) if isinstance(gg, Tensor) else
-                diagonal_view(gg, *ctx.args)), None, None, None, None
+# the adjoint of taking a diagonal writes it into zeros: torch.diag_embed
+Diagonal, _DiagonalBackward = P.adjoint_pair("Diagonal", _diagonal_np, _embed_diagonal, "DiagEmbed",
+                                             adjoint_node_name="DiagEmbedBackward0")
 
 
 @op()
@@ -790,7 +768,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     d1, d2 = canon_dim(dim1, nd), canon_dim(dim2, nd)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    out = Diagonal.apply(input, offset, d1, d2)
+    out = Diagonal.apply(input, input._data.shape, offset, d1, d2)
     return mark_view(out, input, lambda a, args=(offset, d1, d2): _diagonal_of(a, *args))
 
 
@@ -800,7 +778,7 @@ def diag(input, diagonal=0):
         n = input._data.shape[0] + abs(diagonal)
         return diag_embed(input, diagonal) if n else input.reshape(0, 0)
     if input._data.ndim == 2:
-        return Diagonal.apply(input, diagonal, 0, 1, True)  # diag copies, unlike diagonal
+        return Diagonal.apply(input, input._data.shape, diagonal, 0, 1, True)  # diag copies, unlike diagonal
     raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + str(input._data.ndim) + "D")
 
 

@@ -274,8 +274,8 @@ class MaxDim(Op):
 
     @staticmethod
     def backward(ctx, g):
-        from .indexing import scatter_along
-        return scatter_along(_keep(g, (ctx.dim,), ctx.keepdim), ctx.idx, ctx.dim, ctx.shape), None, None, None, None
+        from .indexing import scatter_add_values
+        return scatter_add_values(_keep(g, (ctx.dim,), ctx.keepdim), ctx.shape, ctx.dim, ctx.idx), None, None, None, None
 
 
 def _minmax(input, dim, keepdim, is_min, name, other=None):
@@ -674,7 +674,7 @@ class CumProd(Op):
         is_zero = xd == 0
         if not is_zero.any():
             return after / x, None, None
-        if isinstance(g, Tensor):
+        if isinstance(g, Tensor):  # O(n^2) but differentiable through the zeros; arrays take the O(n) form
             return _cumprod_grad_with_zeros_graph(x, g, d), None, None
         return _cumprod_grad_with_zeros(x, g, out, after, is_zero, d), None, None
 

@@ -478,6 +478,7 @@ class Xlogy(Op):
     """x * log(y), defined as 0 where x == 0 (unless y is NaN)."""
 
     __slots__ = ()
+    kernel = staticmethod(lambda x, y: _xlogy_np(x, y))
 
     @staticmethod
     def forward(ctx, x, y):
@@ -491,7 +492,7 @@ class Xlogy(Op):
         gx = gy = None
         if need_x:
             # PyTorch's formula: xlogy(grad, y), zero where x == 0 and y <= 0 (log y undefined there)
-            glog = xlogy(g, y) if P.is_tensor(g) else _xlogy_np(g, y)
+            glog = P.kernel_call(Xlogy, g, y)
             undefined = (P.data_of(x) == 0) & (P.data_of(y) <= 0)
             gx = P.where(undefined, 0.0, glog) if undefined.any() else glog
         if need_y:

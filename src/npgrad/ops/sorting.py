@@ -40,10 +40,10 @@ class _TakeAlong(Op):
 
     @staticmethod
     def backward(ctx, g):
-        from .indexing import scatter_along
+        from .indexing import scatter_add_values
         if not ctx.keepdim:
             g = P.unsqueeze_dims(g, (ctx.dim,), None)
-        return scatter_along(g, ctx.idx, ctx.dim, ctx.in_shape), None, None, None
+        return scatter_add_values(g, ctx.in_shape, ctx.dim, ctx.idx), None, None, None
 
 
 class Sort(_TakeAlong):

@@ -108,38 +108,15 @@ def _depthwise_backward(xp, w, g, geo, need_x, need_w):
     return gx, (gw.reshape(w.shape) if need_w else None)
 
 
-class Im2Col(Op):
-    __slots__ = ()
-
-    @staticmethod
-    def forward(ctx, x, geo):
-        ctx.geo = geo
-        return im2col(x, geo)
-
-    @staticmethod
-    def backward(ctx, g):
-        return col2im_poly(g, ctx.geo), None
-
-
-class Col2Im(Op):
-    __slots__ = ()
-
-    @staticmethod
-    def forward(ctx, cols, geo):
-        ctx.geo = geo
-        return col2im(cols, geo)
-
-    @staticmethod
-    def backward(ctx, g):
-        return im2col_poly(g, ctx.geo), None
+Im2Col, Col2Im = P.adjoint_pair("Im2Col", im2col, col2im, "Col2Im")
 
 
 def im2col_poly(x, geo):
-    return Im2Col.apply(x, geo) if isinstance(x, Tensor) else im2col(x, geo)
+    return P.kernel_call(Im2Col, x, geo)
 
 
 def col2im_poly(cols, geo):
-    return Col2Im.apply(cols, geo) if isinstance(cols, Tensor) else col2im(cols, geo)
+    return P.kernel_call(Col2Im, cols, geo)
 
 
 def _bias_view(b):
@@ -175,6 +152,8 @@ class Conv2d(Op):
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         G, O = geo.G, w.shape[0]
         if not P.is_tensor(g) and G > 1 and geo.C == G:
+            # Depthwise: per-tap multiply-adds instead of im2col + batched GEMM with 1-row matrices, ~1.5x faster
+            # (8x64x32x32, 3x3: 9.7 vs 14.9 ms); test_two_formulas.py checks the two agree.
             gx, gw = _depthwise_backward(ctx.xp, w, g, geo, need_x, need_w)
             return gx, gw, (np.sum(g, axis=(0, 2, 3)) if need_b else None), None
         g4 = P.reshape(g, (geo.N, G, O // G, geo.OH * geo.OW))
@@ -183,7 +162,7 @@ class Conv2d(Op):
         if need_x:
             gx = col2im_poly(P.swapaxes(w3, 1, 2) @ g4, geo)
         if need_w:
-            cols = im2col_poly(x, geo) if P.is_tensor(g) else ctx.cols
+            cols = P.from_forward(g, ctx, "cols", lambda: im2col_poly(x, geo))
             gw = P.reshape(P.sum(g4 @ P.swapaxes(cols, 2, 3), axis=0), tuple(w.shape))
         if need_b:
             gb = P.sum(g, axis=(0, 2, 3))

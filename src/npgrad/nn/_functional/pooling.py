@@ -91,34 +91,7 @@ def _gather_np(gx, arg, geo):
     return out
 
 
-class MaxPoolScatter(Op):
-    __slots__ = ()
-
-    @staticmethod
-    def forward(ctx, g, arg, geo):
-        ctx.arg, ctx.geo = arg, geo
-        return _scatter_np(g, arg, geo)
-
-    @staticmethod
-    def backward(ctx, gg):
-        if isinstance(gg, Tensor):
-            return MaxPoolGather.apply(gg, ctx.arg, ctx.geo), None, None
-        return _gather_np(gg, ctx.arg, ctx.geo), None, None
-
-
-class MaxPoolGather(Op):
-    __slots__ = ()
-
-    @staticmethod
-    def forward(ctx, gx, arg, geo):
-        ctx.arg, ctx.geo = arg, geo
-        return _gather_np(gx, arg, geo)
-
-    @staticmethod
-    def backward(ctx, g):
-        if isinstance(g, Tensor):
-            return MaxPoolScatter.apply(g, ctx.arg, ctx.geo), None, None
-        return _scatter_np(g, ctx.arg, ctx.geo), None, None
+MaxPoolScatter, MaxPoolGather = P.adjoint_pair("MaxPoolScatter", _scatter_np, _gather_np, "MaxPoolGather")
 
 
 class MaxPool2d(Op):
@@ -133,9 +106,7 @@ class MaxPool2d(Op):
 
     @staticmethod
     def backward(ctx, g):
-        if isinstance(g, Tensor):
-            return MaxPoolScatter.apply(g, ctx.arg, ctx.geo), None, None, None
-        return _scatter_np(g, ctx.arg, ctx.geo), None, None, None
+        return P.kernel_call(MaxPoolScatter, g, ctx.arg, ctx.geo), None, None, None
 
 
 def _flat_indices(arg, geo):
@@ -266,35 +237,8 @@ def _avg_adjoint_np(g, geo, div):
     return _crop(gp, geo)
 
 
-class AvgPool2d(Op):
-    __slots__ = ()
-    node_name = "AvgPool2DBackward0"  # PyTorch's name for this node
-
-    @staticmethod
-    def forward(ctx, x, geo, div):
-        ctx.geo, ctx.div = geo, div
-        return _avg_np(x, geo, div)
-
-    @staticmethod
-    def backward(ctx, g):
-        if isinstance(g, Tensor):
-            return AvgPoolAdjoint.apply(g, ctx.geo, ctx.div), None, None
-        return _avg_adjoint_np(g, ctx.geo, ctx.div), None, None
-
-
-class AvgPoolAdjoint(Op):
-    __slots__ = ()
-
-    @staticmethod
-    def forward(ctx, g, geo, div):
-        ctx.geo, ctx.div = geo, div
-        return _avg_adjoint_np(g, geo, div)
-
-    @staticmethod
-    def backward(ctx, gg):
-        if isinstance(gg, Tensor):
-            return AvgPool2d.apply(gg, ctx.geo, ctx.div), None, None
-        return _avg_np(gg, ctx.geo, ctx.div), None, None
+AvgPool2d, AvgPoolAdjoint = P.adjoint_pair("AvgPool2d", _avg_np, _avg_adjoint_np, "AvgPoolAdjoint",
+                                           node_name="AvgPool2DBackward0")
 
 
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, n, name):

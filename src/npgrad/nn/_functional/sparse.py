@@ -8,6 +8,7 @@ import numpy as np
 
 from ._op import Op
 from ...autograd.grad_mode import no_grad
+from ...ops import _poly as P
 from ...tensor import Tensor
 
 
@@ -47,6 +48,8 @@ class EmbeddingBackward(Op):
 
     __slots__ = ()
 
+    kernel = staticmethod(_embedding_grad_np)
+
     @staticmethod
     def forward(ctx, g, idx, num_rows, padding_idx, scale):
         ctx.idx, ctx.padding_idx, ctx.scale = idx, padding_idx, scale
@@ -54,8 +57,8 @@ class EmbeddingBackward(Op):
 
     @staticmethod
     def backward(ctx, gg):
-        rows = gg[Tensor._wrap(ctx.idx)] if isinstance(gg, Tensor) else gg[ctx.idx]
-        mask = np.ones(ctx.idx.shape + (1,), np.asarray(rows._data if isinstance(rows, Tensor) else rows).dtype)
+        rows = gg[ctx.idx]
+        mask = np.ones(ctx.idx.shape + (1,), P.data_of(rows).dtype)
         if ctx.padding_idx is not None:
             mask[ctx.idx == ctx.padding_idx] = 0
         if ctx.scale:
@@ -74,9 +77,7 @@ class Embedding(Op):
 
     @staticmethod
     def backward(ctx, g):
-        if isinstance(g, Tensor):
-            return EmbeddingBackward.apply(g, ctx.idx, ctx.rows, ctx.padding_idx, ctx.scale), None, None, None
-        return _embedding_grad_np(g, ctx.idx, ctx.rows, ctx.padding_idx, ctx.scale), None, None, None
+        return P.kernel_call(EmbeddingBackward, g, ctx.idx, ctx.rows, ctx.padding_idx, ctx.scale), None, None, None
 
 
 def _renorm_rows(weight, idx, max_norm, norm_type):

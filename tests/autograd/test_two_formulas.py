@@ -1,0 +1,64 @@
+"""Where a backward keeps an array-only formula beside its general one (because a benchmark showed it
+pays, see the comment at each), the two must agree: the plain backward runs the array formula, the
+first-order gradient under ``create_graph=True`` the general one. Also covers the intermediates a
+backward reuses from forward (``_poly.from_forward``) against their recomputation."""
+import numpy as np
+import pytest
+
+import npgrad
+import npgrad.nn.functional as F
+
+RNG = np.random.default_rng(0)
+
+
+def _x(*shape):
+    return RNG.standard_normal(shape)
+
+
+def _with_zeros(*shape):
+    a = _x(*shape)
+    a[a < -0.5] = 0.0  # cumprod's exact gradient through zeros
+    return a
+
+
+def _c(a):
+    return npgrad.tensor(a)
+
+
+# Constants are drawn once: each case's function is called three times.
+TARGET, T4, CW = _c(RNG.integers(0, 7, 5)), _c(RNG.integers(0, 3, (2, 4, 5))), _c(RNG.uniform(0.5, 2, 7))
+T_IGNORED = _c(np.where(TARGET.numpy() == 3, -100, TARGET.numpy()))
+W6, B6, W4, B4 = _c(_x(6)), _c(_x(6)), _c(_x(4)), _c(_x(4))
+# (requiring grad, so that x's gradient, linear in x, still depends on something differentiable)
+K_DEPTH = npgrad.tensor(_x(4, 1, 3, 3), requires_grad=True)
+K_GROUP = npgrad.tensor(_x(4, 2, 3, 3), requires_grad=True)
+CASES = {
+    "gelu": (lambda x: F.gelu(x), _x(4, 9)),
+    "gelu_tanh": (lambda x: F.gelu(x, approximate="tanh"), _x(4, 9)),
+    "silu": (lambda x: F.silu(x), _x(4, 9)),
+    "mish": (lambda x: F.mish(x), _x(4, 9)),
+    "cross_entropy": (lambda x: F.cross_entropy(x, TARGET), _x(5, 7)),
+    "cross_entropy_smoothing_weight_ignore": (
+        lambda x: F.cross_entropy(x, T_IGNORED, label_smoothing=0.2, weight=CW), _x(5, 7)),
+    "cross_entropy_4d": (lambda x: F.cross_entropy(x, T4), _x(2, 3, 4, 5)),
+    "layer_norm": (lambda x: F.layer_norm(x, (6,), W6, B6), _x(3, 6)),
+    "group_norm": (lambda x: F.group_norm(x, 2, W4, B4), _x(3, 4, 5)),
+    "batch_norm": (lambda x: F.batch_norm(x, None, None, W4, B4, training=True), _x(6, 4, 3)),
+    "rms_norm": (lambda x: F.rms_norm(x, (6,)), _x(3, 6)),
+    "depthwise_conv": (lambda x: F.conv2d(x, K_DEPTH, padding=1, groups=4), _x(2, 4, 5, 5)),
+    "grouped_conv_cols": (lambda x: F.conv2d(x, K_GROUP, stride=2, groups=2), _x(2, 4, 7, 7)),
+    "cumprod_with_zeros": (lambda x: x.cumprod(1), _with_zeros(3, 6)),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_array_and_general_formulas_agree(name):
+    fn, a = CASES[name]
+    up = RNG.standard_normal(np.shape(fn(npgrad.tensor(a)).detach().numpy()))
+    x = npgrad.tensor(a, requires_grad=True)
+    fn(x).backward(npgrad.tensor(up))  # plain backward: arrays, the array-only formula
+    plain = x.grad.numpy()
+    x2 = npgrad.tensor(a, requires_grad=True)
+    (general,) = npgrad.autograd.grad(fn(x2), x2, npgrad.tensor(up), create_graph=True)  # Tensors
+    assert general.requires_grad  # it really went through the differentiable formula
+    np.testing.assert_allclose(plain, general.detach().numpy(), rtol=1e-10, atol=1e-12, err_msg=name)
