@@ -330,7 +330,7 @@ def test_download_progress_without_tqdm(isolated, server, monkeypatch, capsys):
     text = load_tiny_shakespeare()
     assert text.startswith("to be or not")
     err = capsys.readouterr().err
-    assert "input.txt: 100% of 19,000 bytes" in err
+    assert "input.txt [########################] 19,000/19,000" in err  # the plain bar reached the end
     assert os.path.isfile(isolated / "xdg" / "npgrad" / "tinyshakespeare" / "input.txt")
 
 

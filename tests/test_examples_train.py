@@ -1,9 +1,10 @@
-"""Smoke tests for the training examples, the ``npgrad train`` command and the PNG curve plotter.
+"""Smoke tests for the training examples, the ``npgrad train`` command and the curve plotter.
 
 Everything runs on a tiny budget and on data made here (a small synthetic MNIST written as real IDX
 files, a short text), so the tests need no download and no dataset folder: NPGRAD_DATA and the cache
 are pointed at empty folders, so a real copy of MNIST on the machine is never picked up by accident.
 """
+import csv
 import gzip
 import importlib.util
 import json
@@ -12,7 +13,6 @@ import pathlib
 import struct
 import subprocess
 import sys
-import zlib
 
 import numpy as np
 import pytest
@@ -23,11 +23,7 @@ from npgrad.utils import plot
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
-try:
-    import matplotlib  # noqa: F401
-    HAS_MPL = True
-except ImportError:
-    HAS_MPL = False
+HAS_MPL = importlib.util.find_spec("matplotlib") is not None
 
 
 def load_example(name):
@@ -37,25 +33,21 @@ def load_example(name):
     return module
 
 
-def decode_png(data):
-    """(width, height, RGB array) of an 8-bit RGB PNG with filter type 0 (what plot.encode_png writes),
-    checking every chunk's CRC; written independently of the encoder."""
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, chunks = 8, []
-    while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos:pos + 4])
-        tag, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + length]
-        (crc,) = struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])
-        assert crc == zlib.crc32(tag + body) & 0xFFFFFFFF, f"bad CRC in {tag}"
-        chunks.append((tag, body))
-        pos += 12 + length
-    assert chunks[0][0] == b"IHDR" and chunks[-1][0] == b"IEND"
-    w, h, depth, ctype = struct.unpack(">IIBB", chunks[0][1][:10])
-    assert (depth, ctype) == (8, 2)
-    raw = np.frombuffer(zlib.decompress(b"".join(b for t, b in chunks if t == b"IDAT")), np.uint8)
-    rows = raw.reshape(h, 1 + 3 * w)
-    assert (rows[:, 0] == 0).all()
-    return w, h, rows[:, 1:].reshape(h, w, 3)
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def png_size(data):
+    """(width, height) from a PNG's IHDR chunk, after checking the signature."""
+    assert data[:8] == PNG_SIGNATURE and data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+def read_curves_csv(path):
+    """The header and the rows (floats, None for an empty cell) of a CSV that save_curves wrote."""
+    with open(path, newline="", encoding="utf-8") as f:
+        header, *rows = list(csv.reader(f))
+    assert rows and all(len(r) == len(header) for r in rows)
+    return header, [[float(v) if v else None for v in r] for r in rows]
 
 
 def hide_modules(monkeypatch, *names):
@@ -122,7 +114,7 @@ def losses_on_fixed_batch(model, x, y, steps=8, lr=1e-2):
     return out
 
 
-# -- the PNG plotter -------------------------------------------------------------------------------------------
+# -- the curve plotter -----------------------------------------------------------------------------------------
 PANELS = [
     {"title": "loss", "xlabel": "epoch", "series": [
         {"label": "train", "x": [0.5, 1.0, 1.5, 2.0], "y": [2.0, 1.0, 0.6, 0.4]},
@@ -132,33 +124,20 @@ PANELS = [
 ]
 
 
-def test_png_encoder_round_trips_an_image():
-    img = np.random.default_rng(1).integers(0, 256, (7, 11, 3), dtype=np.uint8)
-    w, h, back = decode_png(plot.encode_png(img))
-    assert (w, h) == (11, 7)
-    np.testing.assert_array_equal(back, img)
-    with pytest.raises(TypeError, match="uint8"):
-        plot.encode_png(img.astype(np.float32))
-    with pytest.raises(ValueError, match="shape"):
-        plot.encode_png(np.zeros((4, 4, 2), np.uint8))
-
-
-def test_numpy_backend_draws_axes_and_every_curve(tmp_path):
+def test_csv_backend_writes_every_series_by_x(tmp_path):
     path = tmp_path / "curves.png"
-    assert plot.save_curves(str(path), PANELS, backend="numpy") == "numpy"
-    w, h, img = decode_png(path.read_bytes())
-    assert (w, h) == (2 * 480, 400)
-    colors = {tuple(c) for c in np.unique(img.reshape(-1, 3), axis=0).tolist()}
-    assert (255, 255, 255) in colors and (0, 0, 0) in colors      # background, frame and text
-    assert plot._COLORS[0] in colors and plot._COLORS[1] in colors  # both series of the first panel
-    right = {tuple(c) for c in np.unique(img[:, 480:].reshape(-1, 3), axis=0).tolist()}
-    assert plot._COLORS[1] not in right                             # the second panel has one series
-    # The first panel's training loss falls: its curve is higher (smaller row) on the left than the right.
-    blue = np.all(img[:, :480] == plot._COLORS[0], axis=2)
-    cols = np.nonzero(blue.any(axis=0))[0]
-    first_rows = np.nonzero(blue[:, cols[0]])[0]
-    last_rows = np.nonzero(blue[:, cols[-1] - 30])[0]  # left of the legend's sample line
-    assert first_rows.mean() < last_rows.mean()
+    assert plot.save_curves(str(path), PANELS, backend="csv") == str(tmp_path / "curves.csv")
+    assert not path.exists()
+    header, rows = read_curves_csv(tmp_path / "curves.csv")
+    assert header == ["epoch", "loss/train", "loss/test", "accuracy (%)/train"]
+    assert rows == [[0.5, 2.0, None, 40.0],
+                    [1.0, 1.0, 0.9, 70.0],
+                    [1.5, 0.6, None, 85.0],
+                    [2.0, 0.4, 0.5, 90.0]]
+    # Floats are written exactly, and the x values come out sorted whatever order the series give them.
+    third = 1 / 3
+    plot.save_curves(str(path), {"series": [{"label": "a", "x": [2, 1], "y": [third, 2.0]}]}, backend="csv")
+    assert read_curves_csv(tmp_path / "curves.csv") == (["x", "a"], [[1.0, 2.0], [2.0, third]])
 
 
 def test_plot_rejects_mismatched_series(tmp_path):
@@ -166,24 +145,29 @@ def test_plot_rejects_mismatched_series(tmp_path):
         plot.save_curves(str(tmp_path / "p.png"), [{"series": [{"label": "a", "x": [0, 1], "y": [1, 2, 3]}]}])
     with pytest.raises(ValueError, match="backend"):
         plot.save_curves(str(tmp_path / "p.png"), PANELS, backend="svg")
+    with pytest.raises(ValueError, match="no panels"):
+        plot.save_curves(str(tmp_path / "p.png"), [])
+    assert not list(tmp_path.iterdir())
 
 
-def test_auto_backend_without_matplotlib_still_writes_a_png(tmp_path, monkeypatch):
+def test_auto_backend_without_matplotlib_writes_csv(tmp_path, monkeypatch):
     hide_modules(monkeypatch, "matplotlib")
-    path = tmp_path / "curves.png"
-    assert plot.save_curves(str(path), PANELS) == "numpy"
-    assert path.read_bytes()[:8] == plot.PNG_SIGNATURE
+    path = tmp_path / "sub" / "curves.png"  # the folder is made
+    assert plot.save_curves(str(path), PANELS) == str(tmp_path / "sub" / "curves.csv")
+    assert not path.exists()
+    header, rows = read_curves_csv(tmp_path / "sub" / "curves.csv")
+    assert header[0] == "epoch" and len(rows) == 4
     with pytest.raises(ImportError):
         plot.save_curves(str(path), PANELS, backend="matplotlib")
 
 
-if HAS_MPL:
-    def test_matplotlib_backend_writes_a_png(tmp_path):
-        path = tmp_path / "curves.png"
-        assert plot.save_curves(str(path), PANELS, backend="matplotlib") == "matplotlib"
-        data = path.read_bytes()
-        assert data[:8] == plot.PNG_SIGNATURE
-        assert struct.unpack(">II", data[16:24]) == (2 * 480, 400)  # IHDR width, height
+@pytest.mark.parametrize("backend", ["auto", "matplotlib"])
+def test_matplotlib_backend_writes_a_png(tmp_path, backend):
+    pytest.importorskip("matplotlib", reason="the PNG is drawn by matplotlib (pip install matplotlib)")
+    path = tmp_path / "curves.png"
+    assert plot.save_curves(str(path), PANELS, backend=backend) == str(path)
+    assert png_size(path.read_bytes()) == (2 * 480, 400)
+    assert not (tmp_path / "curves.csv").exists()
 
 
 # -- npgrad train ------------------------------------------------------------------------------------------------
@@ -199,7 +183,14 @@ def test_cli_falls_back_to_embedded_digits_and_says_so(tmp_path, no_real_data):
     assert "[" in done.stderr and "6/6" in done.stderr  # the plain progress bar reached the end
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["dataset"] == "digits" and metrics["steps"] == 6
-    assert (out / "curves.png").read_bytes()[:8] == plot.PNG_SIGNATURE
+    if HAS_MPL:
+        assert png_size((out / "curves.png").read_bytes()) == (960, 400)
+    else:
+        assert "pip install matplotlib" in done.stdout
+        assert f"curves as numbers to {pathlib.Path('runs', 'mnist', 'curves.csv')}" in done.stdout
+        header, rows = read_curves_csv(out / "curves.csv")
+        assert header[0] == "epoch" and rows[-1] == [metrics["history"][k][-1] for k in
+                                                     ("test_x", "train_loss", "test_loss", "train_acc", "test_acc")]
     # The saved state_dict loads into the model the command describes.
     model = npgrad.nn.Sequential(npgrad.nn.Linear(64, 256), npgrad.nn.ReLU(), npgrad.nn.Linear(256, 128),
                                  npgrad.nn.ReLU(), npgrad.nn.Linear(128, 10))
@@ -214,14 +205,20 @@ def test_cli_trains_on_mnist_files_without_tqdm_or_matplotlib(fake_mnist, tmp_pa
                      "--lr", "3e-3", "--out", str(out)]) == 0
     captured = capsys.readouterr()
     assert "MLP 784-256-128-10" in captured.out and "on MNIST (512 train / 200 test)" in captured.out
-    assert "drawn without matplotlib" in captured.out
+    assert f"curves as numbers to {out / 'curves.csv'}" in captured.out and "pip install matplotlib" in captured.out
     assert "epoch 3/3 [" in captured.err              # the plain bar stands in for tqdm
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["dataset"] == "mnist" and metrics["epochs"] == 3
     assert metrics["test_accuracy"] > 50             # chance is 10%
     assert metrics["history"]["train_loss"][-1] < metrics["history"]["train_loss"][0]
-    w, h, _ = decode_png((out / "curves.png").read_bytes())
-    assert (w, h) == (960, 400)
+    assert not (out / "curves.png").exists()
+    header, rows = read_curves_csv(out / "curves.csv")
+    assert header == ["epoch", "loss/train", "loss/test", "accuracy (%)/train", "accuracy (%)/test"]
+    history = metrics["history"]
+    assert [r[0] for r in rows] == sorted(set(history["train_x"]) | set(history["test_x"]))
+    assert [r[1] for r in rows if r[1] is not None] == history["train_loss"]
+    assert [r[4] for r in rows if r[4] is not None] == history["test_acc"]
+    assert rows[-1][0] == 3.0 and None not in rows[-1]  # the last step is both a train and a test point
     state = npgrad.load(str(out / "model.npgrad"))
     assert tuple(state["0.weight"].shape) == (256, 784)
 
@@ -230,12 +227,24 @@ def test_cli_no_plot_and_bad_arguments(tmp_path, no_real_data, capsys):
     from npgrad import cli
     out = tmp_path / "run"
     assert cli.main(["train", "digits", "--max-steps", "2", "--no-plot", "--progress", "off", "--out", str(out)]) == 0
-    assert (out / "model.npgrad").exists() and not (out / "curves.png").exists()
+    assert (out / "model.npgrad").exists()
+    assert not (out / "curves.png").exists() and not (out / "curves.csv").exists()
     with pytest.raises(SystemExit):
         cli.main(["train", "imagenet"])
     with pytest.raises(SystemExit):
         cli.main(["train", "mnist", "--epochs", "0"])
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_cli_refuses_a_missing_tqdm_or_matplotlib_it_was_told_to_use(tmp_path, no_real_data, monkeypatch):
+    from npgrad import cli
+    hide_modules(monkeypatch, "matplotlib", "tqdm")
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit, match=r"--plot-backend matplotlib needs matplotlib \(pip install matplotlib\)"):
+        cli.main(["train", "digits", "--max-steps", "2", "--plot-backend", "matplotlib", "--out", str(out)])
+    assert not out.exists()  # refused before training, not after it
+    with pytest.raises(SystemExit, match=r"--progress tqdm needs tqdm \(pip install tqdm\)"):
+        cli.main(["train", "digits", "--max-steps", "2", "--progress", "tqdm", "--out", str(out)])
 
 
 def test_cli_reports_a_damaged_mnist_file_without_a_traceback(fake_mnist_dir, tmp_path, no_real_data, capsys):

@@ -9,10 +9,11 @@ in an ``mnist/`` subfolder). Nothing is downloaded unless ``--download`` is give
 command says so and trains on the 8x8 digits that ship inside npgrad instead. The run writes
 ``model.npgrad`` (the state_dict, for ``model.load_state_dict(npgrad.load(path))``), ``metrics.json``
 and ``curves.png`` (loss and accuracy) to ``--out``. tqdm and matplotlib are used when installed
-(``pip install npgrad[examples]``); without them a plain progress line and a built-in PNG renderer
-take their place.
+(``pip install npgrad[examples]``); without tqdm a plain progress line takes its place, and without
+matplotlib the curves are written as numbers to ``curves.csv`` instead of ``curves.png``.
 """
 import argparse
+import importlib.util
 import json
 import math
 import os
@@ -24,72 +25,12 @@ __all__ = ["main"]
 HIDDEN = (256, 128)
 
 
-# -- progress ------------------------------------------------------------------------------------------------
-class _PlainBar:
-    """A dependency-free progress bar with tqdm's small interface (update, set_postfix_str, close).
-
-    On a terminal it redraws one line in place (at most 10 times a second); in a log file or a pipe it
-    writes a line at each quarter of the total, so logs stay short.
-    """
-
-    def __init__(self, total, desc, file=None):
-        self.total, self.desc, self.n = total, desc, 0
-        self.file = file if file is not None else sys.stderr
-        self.tty = hasattr(self.file, "isatty") and self.file.isatty()
-        self.postfix = ""
-        self.start = self._last = time.time()
-        self._next_quarter = 1
-
-    def update(self, n=1):
-        self.n += n
-        now = time.time()
-        if self.tty:
-            if now - self._last >= 0.1 or self.n >= self.total:
-                self._last = now
-                self._write("\r")
-        elif self.total and self.n * 4 >= self._next_quarter * self.total:
-            while self.n * 4 >= self._next_quarter * self.total:
-                self._next_quarter += 1
-            self._write("")
-
-    def set_postfix_str(self, s, refresh=True):
-        self.postfix = s
-
-    def _write(self, prefix):
-        width = 24
-        done = int(width * self.n / self.total) if self.total else width
-        rate = self.n / max(time.time() - self.start, 1e-9)
-        line = (f"{self.desc} [{'#' * done}{'.' * (width - done)}] {self.n}/{self.total} "
-                f"{self.postfix}  {rate:.1f} it/s")
-        self.file.write(prefix + line + ("" if self.tty else "\n"))
-        self.file.flush()
-
-    def close(self):
-        if self.tty:
-            self._write("\r")
-            self.file.write("\n")
-            self.file.flush()
-
-
-class _NoBar(_PlainBar):
-    def _write(self, prefix):
-        pass
-
-    def close(self):
-        pass
-
-
 def _progress_bar(kind, total, desc):
-    if kind in ("auto", "tqdm"):
-        try:
-            from tqdm import tqdm  # optional: imported only when a bar is wanted
-            return tqdm(total=total, desc=desc, leave=True, dynamic_ncols=True)
-        except ImportError:
-            if kind == "tqdm":
-                raise SystemExit("npgrad: --progress tqdm needs tqdm (pip install tqdm)")
-    if kind == "off":
-        return _NoBar(total, desc)
-    return _PlainBar(total, desc)
+    from .utils._progress import progress_bar
+    try:
+        return progress_bar(total, desc, kind)
+    except ImportError:  # only --progress tqdm insists on tqdm
+        raise SystemExit("npgrad: --progress tqdm needs tqdm (pip install tqdm)") from None
 
 
 # -- data ----------------------------------------------------------------------------------------------------
@@ -246,9 +187,8 @@ def train(args, say=print):
               "normalize": {"mean": data["mean"], "std": data["std"]}, "seconds": seconds,
               "test_accuracy": test_acc, "test_loss": test_loss, "history": history, "model": model_path}
     if not args.no_plot:
-        png = os.path.join(args.out, "curves.png")
         from .utils.plot import save_curves
-        backend = save_curves(png, [
+        written = save_curves(os.path.join(args.out, "curves.png"), [
             {"title": "loss", "xlabel": "epoch", "series": [
                 {"label": "train", "x": history["train_x"], "y": history["train_loss"]},
                 {"label": "test", "x": history["test_x"], "y": history["test_loss"], "marker": True}]},
@@ -256,9 +196,13 @@ def train(args, say=print):
                 {"label": "train", "x": history["train_x"], "y": history["train_acc"]},
                 {"label": "test", "x": history["test_x"], "y": history["test_acc"], "marker": True}]},
         ], backend=args.plot_backend)
-        say(f"saved loss/accuracy curves to {png}" + ("" if backend == "matplotlib" else
-                                                        " (drawn without matplotlib)"))
-        result["curves"] = png
+        if written.endswith(".png"):
+            say(f"saved loss/accuracy curves to {written}")
+        else:
+            say(f"saved loss/accuracy curves as numbers to {written}" +
+                (" (matplotlib is not installed: `pip install matplotlib` and run again for curves.png, "
+                 "or plot the CSV with any spreadsheet or plotting tool)" if args.plot_backend == "auto" else ""))
+        result["curves"] = written
     with open(os.path.join(args.out, "metrics.json"), "w") as f:
         json.dump(result, f, indent=1)
     return result
@@ -290,9 +234,9 @@ def _parser():
     t.add_argument("--out", default=None, help="output folder (default: runs/<dataset>, e.g. runs/mnist)")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--max-steps", type=_positive_int, default=None, help="stop after this many steps (smoke runs)")
-    t.add_argument("--no-plot", action="store_true", help="do not write curves.png")
-    t.add_argument("--plot-backend", choices=["auto", "matplotlib", "numpy"], default="auto",
-                   help="auto: matplotlib when installed, else npgrad's own PNG renderer")
+    t.add_argument("--no-plot", action="store_true", help="do not write curves.png (or curves.csv)")
+    t.add_argument("--plot-backend", choices=["auto", "matplotlib", "csv"], default="auto",
+                   help="auto: curves.png drawn by matplotlib when installed, else the numbers in curves.csv")
     t.add_argument("--progress", choices=["auto", "tqdm", "plain", "off"], default="auto",
                    help="auto: tqdm when installed, else a plain text bar")
     return p
@@ -307,6 +251,9 @@ def main(argv=None):
     if args.command == "train":
         if args.out is None:
             args.out = os.path.join("runs", args.dataset)
+        if args.plot_backend == "matplotlib" and not args.no_plot and importlib.util.find_spec("matplotlib") is None:
+            # Said before training, not after it.
+            raise SystemExit("npgrad: --plot-backend matplotlib needs matplotlib (pip install matplotlib)")
 
         def say(msg):
             print(msg, flush=True)

@@ -16,6 +16,8 @@ import sys
 import urllib.error
 import urllib.request
 
+from ..utils._progress import progress_bar
+
 __all__ = ["DatasetNotFoundError", "cache_dir", "candidate_dirs", "find_files", "download_file", "md5sum",
            "fetch_files"]
 
@@ -102,7 +104,7 @@ def download_file(url, dest, md5=None, progress=True, timeout=30):
         with urllib.request.urlopen(url, timeout=timeout) as resp, open(part, "wb") as out:
             total = resp.headers.get("Content-Length")
             total = int(total) if total and total.isdigit() else None
-            bar = _progress_bar(total, os.path.basename(dest)) if progress else None
+            bar = progress_bar(total, os.path.basename(dest), "auto" if progress else "off", unit="B")
             try:
                 while True:
                     chunk = resp.read(_CHUNK)
@@ -110,11 +112,9 @@ def download_file(url, dest, md5=None, progress=True, timeout=30):
                         break
                     out.write(chunk)
                     h.update(chunk)
-                    if bar is not None:
-                        bar.update(len(chunk))
+                    bar.update(len(chunk))
             finally:
-                if bar is not None:
-                    bar.close()
+                bar.close()
         got = h.hexdigest()
         if md5 is not None and got != md5:
             raise _ChecksumError(f"checksum mismatch for {url}: md5 {got}, expected {md5}")
@@ -133,36 +133,6 @@ def _remove(path):
         os.remove(path)
     except OSError:
         pass
-
-
-def _progress_bar(total, name):
-    """A tqdm bar when tqdm is installed, else a plain percentage line on stderr."""
-    try:
-        from tqdm import tqdm  # optional
-    except ImportError:
-        return _TextProgress(total, name)
-    return tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, desc=name)
-
-
-class _TextProgress:
-    def __init__(self, total, name, stream=None):
-        self.total, self.name, self.done = total, name, 0
-        self.stream = stream if stream is not None else sys.stderr
-        self._last = -1
-
-    def update(self, n):
-        self.done += n
-        if self.total:
-            pct = min(100, self.done * 100 // self.total)
-            if pct // 10 != self._last:  # a line per 10% step keeps logs short
-                self._last = pct // 10
-                self.stream.write(f"{self.name}: {pct}% of {self.total:,} bytes\n")
-                self.stream.flush()
-
-    def close(self):
-        if not self.total:
-            self.stream.write(f"{self.name}: {self.done:,} bytes\n")
-            self.stream.flush()
 
 
 def fetch_files(dataset, resources, mirrors, root=None, subdirs=(), download=True, extra_help="", reject=None):
