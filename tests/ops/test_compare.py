@@ -8,6 +8,11 @@ import pytest
 import npgrad
 from oracle import HAS_TORCH, torch
 from _elementwise_parity import check_error, check_forward, check_like_torch
+from _table_tests import torch_parity_test
+from opinfo import PARITY, samples
+
+if HAS_TORCH:  # the operators already in the op table (tests/opinfo/family_compare.py)
+    test_op_table_matches_torch = torch_parity_test(samples(PARITY, "compare"))
 
 DTYPES = [np.float32, np.float64, np.float16, np.int8, np.int16, np.int32, np.int64, np.uint8, np.bool_]
 IDS = [np.dtype(d).name for d in DTYPES]

@@ -6,6 +6,10 @@ import pytest
 import npgrad
 from oracle import HAS_TORCH, In, OpCase, torch
 from _table_tests import double_backward_test, errors_like_torch_test, finite_difference_test, torch_parity_test
+from opinfo import PARITY, samples
+
+if HAS_TORCH:  # the operators already in the op table (tests/opinfo/family_indexing.py)
+    test_op_table_matches_torch = torch_parity_test(samples(PARITY, "indexing"))
 
 
 def _idx(lib, a, dtype=None):

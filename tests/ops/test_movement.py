@@ -6,7 +6,16 @@ import pytest
 
 import npgrad
 from oracle import HAS_TORCH, In, OpCase, torch
-from _table_tests import double_backward_test, errors_like_torch_test, finite_difference_test, torch_parity_test
+from _table_tests import (double_backward_test, errors_like_torch_test, finite_difference_test, no_upcast_test,
+                          torch_parity_test)
+from opinfo import DOUBLE_BACKWARD, FD, NO_UPCAST, PARITY, grad_samples, samples
+
+# The operators already in the op table (tests/opinfo/family_movement.py)
+if HAS_TORCH:
+    test_op_table_matches_torch = torch_parity_test(samples(PARITY, "movement"))
+    test_op_table_double_backward = double_backward_test(grad_samples(samples(DOUBLE_BACKWARD, "movement")))
+test_op_table_finite_differences = finite_difference_test(grad_samples(samples(FD, "movement")))
+test_op_table_float32_gradients_stay_float32 = no_upcast_test(samples(NO_UPCAST, "movement"))
 
 
 def _const(a):

@@ -4,83 +4,22 @@ import numpy as np
 import pytest
 
 import npgrad
-from oracle import HAS_TORCH, In, OpCase, torch
+from oracle import HAS_TORCH, torch
+from opinfo import DOUBLE_BACKWARD, FD, NO_UPCAST, PARITY, call_forms, grad_samples, samples
 from _elementwise_parity import check_error, check_forward, check_like_torch
 from _table_tests import double_backward_test, finite_difference_test, no_upcast_test, torch_parity_test
 
 
-def _mask(shape, seed=0):
-    return In(shape, dtype=np.bool_, grad=False, values=lambda r: r.random(shape) < 0.5)
-
-
-def _separated(shape, offset):
-    """Values on a 0.25 grid shifted by ``offset``: two such inputs never tie and never come close."""
-    def make(rng):
-        return rng.integers(-8, 8, size=shape) * 0.25 + offset
-    return make
-
-
-A = In((3, 4), values=_separated((3, 4), 0.0))
-B = In((3, 4), values=_separated((3, 4), 0.1))
-B_ROW = In((4,), values=_separated((4,), 0.1))
-X_AWAY = In((3, 4), values=_separated((3, 4), 0.05))  # never exactly on a clamp bound of the form k/4
-
-CASES = [
-    # where: condition broadcasting, scalar branches, both branches differentiable (the mask is listed
-    # last: the second-order helper takes its dtype from the first input)
-    OpCase("where", lambda lib, x, y, c: lib.where(c, x, y), [In((3, 4)), In((3, 4)), _mask((3, 4))]),
-    OpCase("where_broadcast", lambda lib, x, y, c: lib.where(c, x, y), [In((4,)), In((2, 1, 1)), _mask((3, 1))]),
-    OpCase("where_scalar_other", lambda lib, x, c: lib.where(c, x, 0.0), [In((3, 4)), _mask((3, 4))]),
-    OpCase("where_scalar_input", lambda lib, y, c: lib.where(c, -1.5, y), [In((2, 3)), _mask((2, 3))]),
-    OpCase("where_method", lambda lib, x, y, c: x.where(c, y), [In((4,)), In(()), _mask((4,))]),
-    OpCase("where_from_compare", lambda lib, x: lib.where(x > 0, x * x, -x), [In((5,), nonzero=True)]),
-    # maximum / minimum / fmax / fmin (no ties here; ties are tested below)
-    OpCase("maximum", lambda lib, x, y: lib.maximum(x, y), [A, B]),
-    OpCase("maximum_broadcast", lambda lib, x, y: lib.maximum(x, y), [A, B_ROW]),
-    OpCase("minimum", lambda lib, x, y: lib.minimum(x, y), [A, B]),
-    OpCase("minimum_method_broadcast", lambda lib, x, y: x.minimum(y), [B_ROW, A]),
-    OpCase("fmax", lambda lib, x, y: lib.fmax(x, y), [A, B]),
-    OpCase("fmin", lambda lib, x, y: lib.fmin(x, y), [A, B_ROW]),
-    # clamp / clip with Number bounds, tensor bounds, one-sided
-    OpCase("clamp", lambda lib, x: x.clamp(-0.5, 0.5), [X_AWAY]),
-    OpCase("clamp_fn", lambda lib, x: lib.clamp(x, min=-1.0), [X_AWAY]),
-    OpCase("clamp_max_kw", lambda lib, x: lib.clamp(x, max=0.25), [X_AWAY]),
-    OpCase("clamp_int_bounds", lambda lib, x: x.clamp(-1, 1), [X_AWAY]),
-    OpCase("clip", lambda lib, x: x.clip(-0.5, 1.0), [X_AWAY]),
-    OpCase("clip_fn", lambda lib, x: lib.clip(x, -0.5, 1.0), [X_AWAY]),
-    OpCase("clamp_min", lambda lib, x: x.clamp_min(0.3), [X_AWAY]),
-    OpCase("clamp_max", lambda lib, x: lib.clamp_max(x, 0.3), [X_AWAY]),
-    OpCase("clamp_tensor_bounds", lambda lib, x, lo, hi: x.clamp(lo, hi), [A, In((4,), values=_separated((4,), -1.1)),
-                                                                          In((3, 1), values=_separated((3, 1), 1.2))]),
-    OpCase("clamp_tensor_min", lambda lib, x, lo: lib.clamp(x, min=lo), [A, B]),
-    OpCase("clamp_tensor_max", lambda lib, x, hi: x.clamp(max=hi), [A, B_ROW]),
-    OpCase("clamp_min_tensor", lambda lib, x, lo: x.clamp_min(lo), [A, B]),
-    OpCase("clamp_inverted_bounds", lambda lib, x: x.clamp(1.0, -1.0), [X_AWAY]),  # PyTorch: everything -> max
-    # atan2 (away from the origin)
-    OpCase("atan2", lambda lib, y, x: lib.atan2(y, x), [In((3, 4), nonzero=True), In((3, 4), nonzero=True)]),
-    OpCase("atan2_broadcast", lambda lib, y, x: y.atan2(x), [In((3, 1), nonzero=True), In((4,), nonzero=True)]),
-    OpCase("arctan2", lambda lib, y, x: lib.arctan2(y, x), [In((4,), nonzero=True), In((), 0.5, 2.0)]),
-    # lerp, addcmul, addcdiv, hypot, xlogy
-    OpCase("lerp_scalar_weight", lambda lib, a, b: lib.lerp(a, b, 0.3), [In((3, 4)), In((4,))]),
-    OpCase("lerp_tensor_weight", lambda lib, a, b, w: a.lerp(b, w), [In((3, 4)), In((3, 4)), In((4,), 0, 1)]),
-    OpCase("addcmul", lambda lib, x, a, b: lib.addcmul(x, a, b, value=0.5), [In((3, 4)), In((4,)), In((3, 1))]),
-    OpCase("addcmul_method", lambda lib, x, a, b: x.addcmul(a, b), [In((3,)), In((3,)), In((3,))]),
-    OpCase("addcdiv", lambda lib, x, a, b: lib.addcdiv(x, a, b, value=-2), [In((3, 4)), In((4,)), In((3, 4), nonzero=True)]),
-    OpCase("hypot", lambda lib, a, b: lib.hypot(a, b), [In((3, 4), nonzero=True), In((4,), nonzero=True)]),
-    OpCase("xlogy", lambda lib, x, y: lib.xlogy(x, y), [In((3, 4)), In((3, 4), 0.2, 3.0)]),
-    OpCase("xlogy_scalar_other", lambda lib, x: lib.xlogy(x, 2.5), [In((4,))]),
-    OpCase("xlogy_scalar_input", lambda lib, y: lib.xlogy(2.0, y), [In((4,), 0.2, 3.0)]),
-    OpCase("xlogy_zero_x", lambda lib, x, y: x.xlogy(y),
-           [In((4,), values=lambda r: np.array([0.0, 1.5, 0.0, -2.0]), grad=False), In((4,), 0.2, 3.0)]),
-]
-
-GRAD_CASES = [c for c in CASES if c.fd and any(i.grad and i.dtype is None for i in c.inputs)]
+# The rows (samples, integer-dtype call forms) live in the op table: tests/opinfo/family_select.py.
+CASES = samples(PARITY, "select")
+GRAD_CASES = grad_samples(samples(FD, "select"))
+DB_CASES = grad_samples(samples(DOUBLE_BACKWARD, "select"))
 
 if HAS_TORCH:
     test_matches_torch = torch_parity_test(CASES)
-    test_double_backward = double_backward_test(GRAD_CASES)
+    test_double_backward = double_backward_test(DB_CASES)
 test_finite_differences = finite_difference_test(GRAD_CASES)
-test_float32_gradients_stay_float32 = no_upcast_test(CASES)
+test_float32_gradients_stay_float32 = no_upcast_test(samples(NO_UPCAST, "select"))
 
 
 if HAS_TORCH:
@@ -120,29 +59,7 @@ if HAS_TORCH:
         fn = lambda lib, t: lib.where(t > 0, t, lib.zeros_like(t)) * 2  # noqa: E731
         np.testing.assert_array_equal(_grads(npgrad, fn, x)[0], _grads(torch, fn, x)[0])
 
-    DTYPE_EXPRS = [
-        ("where_int", lambda lib, c, a, b: lib.where(c, a, b)),
-        ("where_int_scalar", lambda lib, c, a, b: lib.where(c, a, 7)),
-        ("where_int_float_scalar", lambda lib, c, a, b: lib.where(c, a, 0.5)),
-        ("where_scalars", lambda lib, c, a, b: lib.where(c, 1, 0)),
-        ("where_scalars_float", lambda lib, c, a, b: lib.where(c, 1.0, 0)),
-        ("where_mixed_tensors", lambda lib, c, a, b: lib.where(c, a, b.double())),
-        ("maximum_int", lambda lib, c, a, b: lib.maximum(a, b)),
-        ("minimum_int_float", lambda lib, c, a, b: lib.minimum(a, b.float() + 0.5)),
-        ("fmax_int", lambda lib, c, a, b: lib.fmax(a, b)),
-        ("clamp_int", lambda lib, c, a, b: a.clamp(-1, 2)),
-        ("clamp_int_float_bound", lambda lib, c, a, b: a.clamp(-0.5, 2)),
-        ("clamp_int_tensor_bound", lambda lib, c, a, b: a.clamp(min=b)),
-        ("clamp_min_int", lambda lib, c, a, b: a.clamp_min(0)),
-        ("clamp_max_int_float", lambda lib, c, a, b: a.clamp_max(0.5)),
-        ("atan2_int", lambda lib, c, a, b: lib.atan2(a, b)),
-        ("xlogy_int", lambda lib, c, a, b: lib.xlogy(a.abs(), b.abs())),
-        ("addcmul_int", lambda lib, c, a, b: lib.addcmul(a, a, b, value=2)),
-        ("nan_to_num_int", lambda lib, c, a, b: lib.nan_to_num(a)),
-        ("hypot_int", lambda lib, c, a, b: lib.hypot(a, b)),
-        ("addcdiv_int", lambda lib, c, a, b: lib.addcdiv(a, a, b)),
-        ("lerp_int", lambda lib, c, a, b: lib.lerp(a, b, 0.5)),
-    ]
+    DTYPE_EXPRS = call_forms("integer", "select")
 
     @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, np.bool_], ids=lambda d: np.dtype(d).name)
     @pytest.mark.parametrize("name, fn", DTYPE_EXPRS, ids=[n for n, _ in DTYPE_EXPRS])

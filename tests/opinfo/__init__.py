@@ -1,0 +1,56 @@
+"""The op table (like PyTorch's OpInfo): one ``OpInfo`` entry per public operator, from which the
+per-family tables, the second-order suite, the reliability suites, the float16 suite, the integer-dtype
+sweep and the error sweeps draw their rows (see ``_record.py`` for what an entry holds).
+
+Families whose rows have not moved here yet keep their own lists; ``PENDING`` in tests/test_op_db.py
+names their operators, and the coverage test there fails for any public operator in neither.
+"""
+from _record import DOUBLE_BACKWARD, FAMILY, FD, NO_UPCAST, PARITY, SECOND_ORDER, Binary, OpInfo, Reduction, Sample, Unary  # noqa: F401
+import family_compare
+import family_indexing
+import family_movement
+import family_select
+
+OP_DB = [*family_select.OPS, *family_compare.OPS, *family_indexing.OPS, *family_movement.OPS]
+BY_NAME = {op.name: op for op in OP_DB}
+
+
+def registered_ops():
+    """The public operator names the op table must cover.
+
+    One small function on purpose: a source-side op registry will replace this lookup."""
+    import npgrad.nn.functional as F
+    from npgrad import ops
+    functional = {n for n, v in vars(F).items() if not n.startswith("_") and callable(v) and
+                  getattr(v, "__module__", "").startswith("npgrad.nn")}
+    return set(ops.__all__) | set(ops.LAZY_NAMES) | {"F." + n for n in functional}
+
+
+def covered_names():
+    return {name for op in OP_DB for name in (op.name, *op.aliases)}
+
+
+def samples(check, family=None):
+    """Every Sample running ``check`` (of ``family`` when given), in table order."""
+    return [s for op in OP_DB if family in (None, op.family) for s in op.samples if check in s.checks]
+
+
+def grad_samples(rows):
+    """The rows the gradient checks run: fd allowed and some float input needs grad."""
+    return [c for c in rows if c.fd and any(i.grad and i.dtype is None for i in c.inputs)]
+
+
+def properties(kind):
+    """Every Unary, Binary or Reduction property spec."""
+    return [p for op in OP_DB for p in op.properties if isinstance(p, kind)]
+
+
+def call_forms(field, family=None):
+    """[(id, fn)] over the table (of ``family`` when given) for ``float16``, ``integer`` or ``errors``."""
+    return [form for op in OP_DB if family in (None, op.family) for form in op.call_forms(field)]
+
+
+def promotion():
+    """(name, fn, scalar sides) for the dtype-pair fuzz."""
+    return [(op.name, op.fn, op.promotion) for op in OP_DB if op.promotion]
+

@@ -1,0 +1,35 @@
+"""Sample-input makers shared by the op-table families (``In`` specs and value generators)."""
+import numpy as np
+
+from oracle import In
+
+X = In((2, 3))
+POS = In((2, 3), 0.5, 2.0)
+UNIT = In((2, 3), -0.8, 0.8)
+V3 = In((3,))
+
+
+def mask(shape):
+    """A random bool condition (no grad)."""
+    return In(shape, dtype=np.bool_, grad=False, values=lambda r: r.random(shape) < 0.5)
+
+
+def separated(shape, offset):
+    """Values on a 0.25 grid shifted by ``offset``: two such inputs never tie and never come close."""
+    def make(rng):
+        return rng.integers(-8, 8, size=shape) * 0.25 + offset
+    return make
+
+
+def spread(rng):
+    """(2, 3) values well away from ties and zeros, for operators with kinks."""
+    return rng.permutation(np.linspace(0.3, 2.0, 6)).reshape(2, 3) * rng.choice([-1, 1], size=(2, 3))
+
+
+def spread_shifted(rng):
+    """Never equal to a value of ``spread``: no ties between the two."""
+    return spread(rng) * 0.5 + 0.05
+
+
+SPREAD = In((2, 3), values=spread)
+SPREAD_SHIFTED = In((2, 3), values=spread_shifted)

@@ -1,0 +1,127 @@
+"""The op-table record: one ``OpInfo`` per public operator, from which every test family draws.
+
+An entry says once how to call the operator (``fn(lib, *inputs)``, written against PyTorch's API so the
+same expression runs with ``lib=npgrad`` and ``lib=torch``), which inputs to call it on and which checks
+apply:
+
+* ``samples``: ``Sample`` rows (an ``OpCase`` plus the checks that run it) for the per-family table tests
+  (torch parity, finite differences, double backward, no float32 upcast) and for the second-order suite
+  (tests/autograd/test_double_backward.py: PyTorch at a tighter tolerance, and gradgradcheck);
+* ``properties``: ``Unary``/``Binary``/``Reduction`` specs (value domain, kinks to stay away from, a NumPy
+  reference) for the hypothesis fuzz, special-value and chain suites; their ``fn``/``ref`` default to the
+  entry's;
+* ``float16``, ``integer``, ``errors``, ``promotion``: the call forms the float16 suite, the integer-dtype
+  sweep, the binary error sweeps and the dtype-pair fuzz run (``True``: the entry's ``fn``).
+"""
+import dataclasses
+from typing import Callable, Optional, Sequence
+
+from oracle import OpCase
+
+# Checks a Sample can ask for. FAMILY: the four per-family table tests (fd and double backward only
+# where a float input needs grad). SECOND_ORDER: the second-order suite.
+PARITY, FD, DOUBLE_BACKWARD, NO_UPCAST, SECOND_ORDER = "parity", "fd", "double_backward", "no_upcast", "second_order"
+FAMILY = frozenset({PARITY, FD, DOUBLE_BACKWARD, NO_UPCAST})
+
+
+@dataclasses.dataclass
+class Sample(OpCase):
+    """An ``OpCase`` (inputs, dtypes, tolerances) with the checks that run it; ``fn`` None: the entry's."""
+    fn: Optional[Callable] = None
+    inputs: Sequence = ()
+    checks: frozenset = FAMILY
+
+
+@dataclasses.dataclass(frozen=True)
+class Unary:
+    """Property spec of a one-input call: values in [low, high], 0.05 away from ``away``; ``fd`` False for
+    piecewise-constant operators (zero gradient)."""
+    name: str
+    fn: Optional[Callable] = None
+    ref: Optional[Callable] = None
+    low: float = -2.0
+    high: float = 2.0
+    away: tuple = ()
+    fd: bool = True
+    # False: -0.0 and -inf stay out of the special-value tests (pow(-0.0, 0.5): C's pow and PyTorch's
+    # sqrt-based gradient disagree on the sign of an infinite result)
+    special_negatives: bool = True
+
+    def __str__(self):
+        return self.name
+
+
+@dataclasses.dataclass(frozen=True)
+class Binary:
+    name: str
+    fn: Optional[Callable] = None
+    ref: Optional[Callable] = None
+    a: tuple = (-2.0, 2.0)        # value range of the first operand
+    b: tuple = (-2.0, 2.0)
+    b_away: tuple = ()
+    fd: bool = True
+    # False: gradients at special values are not compared (addcdiv: PyTorch's own formula squares the
+    # divisor, so a float32 divisor of 1e-30 gives 0/0 = NaN where div's (a / b) / b gives 0)
+    special_grads: bool = True
+    kinked: bool = False          # gradient jumps where a == b (ties): keep the operands apart
+    # (a, b) -> (a, b) with the special-value pairs where PyTorch's result is an artifact replaced
+    special_filter: Optional[Callable] = None
+
+    def __str__(self):
+        return self.name
+
+
+@dataclasses.dataclass(frozen=True)
+class Reduction:
+    """``fn(lib, x, dim, keepdim)``; ``dims``: "tuple" (None, an int or a tuple), "int" (an int or
+    None), "required" (an int, never None)."""
+    name: str
+    fn: Optional[Callable] = None
+    ref: Optional[Callable] = None
+    dims: str = "tuple"
+    low: float = -2.0
+    high: float = 2.0
+    fd: bool = True
+    # False: with inf/NaN inputs only the forward is compared (prod/cumprod: npgrad multiplies the other
+    # elements, PyTorch divides the result by the element, so inf/inf gives NaN there; var_mean: PyTorch's
+    # Welford mean turns [inf, 0] into NaN)
+    special_grads: bool = True
+    # False: +-1e30 stay out of the special values (var/std of equal huge values depends on PyTorch's kernel:
+    # [-1e30]*3 gives 2.97e28 as a 1-d full reduction and 0 along dim 0 of a 3-d tensor; npgrad gives 0)
+    special_huge: bool = True
+
+    def __str__(self):
+        return self.name
+
+
+@dataclasses.dataclass
+class OpInfo:
+    name: str                               # the public operator, as registered_ops() spells it
+    family: str                             # tests/ops/test_<family>.py runs its FAMILY samples
+    fn: Optional[Callable] = None           # the canonical call fn(lib, *inputs)
+    ref: Optional[Callable] = None          # NumPy reference of fn (the oracle without PyTorch)
+    samples: Sequence[Sample] = ()
+    properties: Sequence = ()               # Unary/Binary/Reduction specs
+    float16: object = ()                    # True or [(id, fn(lib, x, y))]
+    integer: object = ()                    # True or [(id, fn(lib, cond, a, b))] on int64/int32/uint8/bool
+    errors: object = ()                     # True or [(id, fn(lib, a, b))]: shape and dtype error sweeps
+    promotion: Optional[str] = None         # dtype-pair fuzz of fn(lib, a, b): Python scalars on "both"
+    #                                         sides, the "second" only, or "none"
+    aliases: Sequence[str] = ()             # other public names of the same operator, covered by this entry
+
+    def __post_init__(self):
+        for s in self.samples:
+            if s.fn is None:
+                s.fn = self.fn
+        self.properties = [p if p.fn is not None else dataclasses.replace(p, fn=self.fn, ref=p.ref or self.ref)
+                           for p in self.properties]
+
+    def call_forms(self, field):
+        """[(id, fn)] for ``float16``/``integer``/``errors``; ``True`` means the canonical call."""
+        forms = getattr(self, field)
+        forms = [(self.name, None)] if forms is True else forms
+        return [(name, fn or self._canonical(field)) for name, fn in forms]
+
+    def _canonical(self, field):
+        fn = self.fn
+        return (lambda lib, c, a, b: fn(lib, a, b)) if field == "integer" else fn

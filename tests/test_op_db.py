@@ -1,0 +1,107 @@
+"""Every public operator has an op-table entry (tests/opinfo), or is listed below with the reason it has none."""
+import pytest
+
+from opinfo import BY_NAME, OP_DB, covered_names, registered_ops
+
+# Operators whose rows still live in their family's own lists (tests/ops/test_<family>.py, the reliability
+# tables, tests/nn): they move into the op table family by family, and leave this list as they do.
+PENDING = {
+    "arith": [
+        "add", "div", "divide", "float_power", "floor_divide", "fmod", "mul", "multiply", "neg", "negative",
+        "positive", "pow", "remainder", "rsub", "sub", "subtract", "true_divide"],
+    "broadcast": [
+        "broadcast_tensors", "broadcast_to"],
+    "compare": [
+        "allclose", "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
+        "bitwise_xor", "eq", "equal", "ge", "greater", "greater_equal", "gt", "isclose", "isfinite", "isinf",
+        "isnan", "le", "less", "less_equal", "logical_and", "logical_not", "logical_or", "logical_xor", "lt", "ne",
+        "not_equal", "signbit"],
+    "counting": [
+        "bincount", "bucketize", "histc", "searchsorted", "unique", "unique_consecutive"],
+    "cumulative": [
+        "cummax", "cummin", "diff", "logcumsumexp"],
+    "decomp": [
+        "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "matrix_power", "pinverse",
+        "qr", "slogdet", "svd"],
+    "distance": [
+        "cdist"],
+    "indexing": [
+        "gather", "index_add", "index_select", "masked_fill", "masked_select", "nonzero", "scatter", "scatter_add",
+        "take", "take_along_dim"],
+    "linalg": [
+        "addmm", "baddbmm", "bmm", "cross", "dot", "einsum", "ger", "inner", "kron", "matmul", "mm", "mv", "outer",
+        "tensordot", "trace", "vdot"],
+    "movement": [
+        "atleast_2d", "cat", "chunk", "clone", "concat", "concatenate", "diag", "diag_embed", "diagonal", "flatten",
+        "flip", "fliplr", "flipud", "hstack", "meshgrid", "moveaxis", "movedim", "narrow", "permute",
+        "repeat_interleave", "reshape", "roll", "select", "split", "squeeze", "stack", "swapaxes", "swapdims", "t",
+        "tensor_split", "tile", "transpose", "tril", "triu", "unbind", "unflatten", "unsqueeze", "vstack"],
+    "nn.functional": [
+        "F.adaptive_avg_pool1d", "F.adaptive_avg_pool2d", "F.adaptive_max_pool1d", "F.adaptive_max_pool2d",
+        "F.alpha_dropout", "F.avg_pool1d", "F.avg_pool2d", "F.batch_norm", "F.bilinear", "F.binary_cross_entropy",
+        "F.binary_cross_entropy_with_logits", "F.celu", "F.conv1d", "F.conv2d", "F.conv_transpose1d",
+        "F.conv_transpose2d", "F.cosine_embedding_loss", "F.cosine_similarity", "F.cross_entropy", "F.dropout",
+        "F.dropout1d", "F.dropout2d", "F.dropout3d", "F.elu", "F.elu_", "F.embedding", "F.embedding_bag", "F.fold",
+        "F.gaussian_nll_loss", "F.gelu", "F.glu", "F.group_norm", "F.gumbel_softmax", "F.hardshrink",
+        "F.hardsigmoid", "F.hardswish", "F.hardtanh", "F.hardtanh_", "F.hinge_embedding_loss", "F.huber_loss",
+        "F.instance_norm", "F.interpolate", "F.kl_div", "F.l1_loss", "F.layer_norm", "F.leaky_relu", "F.leaky_relu_",
+        "F.linear", "F.log_softmax", "F.logsigmoid", "F.lp_pool1d", "F.lp_pool2d", "F.margin_ranking_loss",
+        "F.max_pool1d", "F.max_pool2d", "F.max_pool2d_with_indices", "F.mish", "F.mse_loss",
+        "F.multi_head_attention_forward", "F.multilabel_soft_margin_loss", "F.nll_loss", "F.normalize", "F.one_hot",
+        "F.pad", "F.pairwise_distance", "F.pdist", "F.pixel_shuffle", "F.pixel_unshuffle", "F.poisson_nll_loss",
+        "F.prelu", "F.relu", "F.relu6", "F.relu_", "F.rms_norm", "F.rrelu", "F.scaled_dot_product_attention",
+        "F.selu", "F.sigmoid", "F.silu", "F.smooth_l1_loss", "F.soft_margin_loss", "F.softmax", "F.softmin",
+        "F.softplus", "F.softshrink", "F.softsign", "F.tanh", "F.tanhshrink", "F.threshold", "F.threshold_",
+        "F.triplet_margin_loss", "F.unfold", "F.upsample", "F.upsample_bilinear", "F.upsample_nearest"],
+    "reduce": [
+        "all", "amax", "amin", "aminmax", "any", "argmax", "argmin", "count_nonzero", "cumprod", "cumsum",
+        "logsumexp", "max", "mean", "min", "nanmean", "nansum", "norm", "prod", "std", "std_mean", "sum", "var",
+        "var_mean"],
+    "softmax_methods": [
+        "log_softmax", "softmax"],
+    "sorting": [
+        "argsort", "kthvalue", "median", "mode", "msort", "nanmedian", "nanquantile", "quantile", "sort", "topk"],
+    "special": [
+        "digamma", "entr", "erf", "erfc", "erfinv", "lgamma", "logit", "mvlgamma", "ndtr", "polygamma", "sinc",
+        "xlog1py"],
+    "unary": [
+        "abs", "absolute", "acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "asin",
+        "asinh", "atan", "atanh", "ceil", "cos", "cosh", "exp", "exp2", "expm1", "floor", "frac", "log", "log10",
+        "log1p", "log2", "reciprocal", "relu", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "square",
+        "tan", "tanh", "trunc"],
+}
+
+# Public names that are not operators on tensors, with the reason.
+EXCLUDED = {
+    "broadcast_shapes": "takes and returns shapes, no tensors (tests/ops/test_movement.py checks it)",
+}
+
+
+def test_every_public_operator_has_an_op_table_entry():
+    pending = {name for names in PENDING.values() for name in names}
+    missing = registered_ops() - covered_names() - pending - set(EXCLUDED)
+    assert not missing, f"public operators without an op-table entry (tests/opinfo): {sorted(missing)}"
+
+
+def test_the_exception_lists_name_only_registered_operators_without_entries():
+    pending = [name for names in PENDING.values() for name in names]
+    assert len(pending) == len(set(pending))
+    stale = (set(pending) | set(EXCLUDED)) - registered_ops()
+    assert not stale, f"no such public operator: {sorted(stale)}"
+    converted = (set(pending) | set(EXCLUDED)) & covered_names()
+    assert not converted, f"in the op table now, drop from PENDING/EXCLUDED: {sorted(converted)}"
+
+
+@pytest.mark.parametrize("op", OP_DB, ids=lambda op: op.name)
+def test_entry_is_well_formed(op):
+    assert BY_NAME[op.name] is op, f"{op.name}: two entries"
+    assert op.samples or op.properties, f"{op.name}: an entry with nothing to run"
+    for s in op.samples:
+        assert callable(s.fn) and s.checks, f"{op.name}/{s.name}: sample without a call or a check"
+
+
+def test_sample_names_are_unique_per_check():
+    # They are the test ids of the suites that draw from the table.
+    for check in {c for op in OP_DB for s in op.samples for c in s.checks}:
+        names = [s.name for op in OP_DB for s in op.samples if check in s.checks]
+        assert len(names) == len(set(names)), check
