@@ -74,6 +74,9 @@ PENDING = {
 # Public names that are not operators on tensors, with the reason.
 EXCLUDED = {
     "broadcast_shapes": "takes and returns shapes, no tensors (tests/ops/test_movement.py checks it)",
+    "bernoulli": "random sampling from NumPy's generator: no value parity with PyTorch (tests/test_factories.py "
+                 "checks its statistics and errors)",
+    "multinomial": "random sampling, as bernoulli (tests/test_factories.py)",
 }
 
 

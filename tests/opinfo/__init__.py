@@ -16,14 +16,15 @@ BY_NAME = {op.name: op for op in OP_DB}
 
 
 def registered_ops():
-    """The public operator names the op table must cover.
-
-    One small function on purpose: a source-side op registry will replace this lookup."""
+    """The public operator names the op table must cover: every public name in the source's operator
+    registry (npgrad.ops._registry, lazy families loaded), plus the nn.functional functions."""
     import npgrad.nn.functional as F
     from npgrad import ops
+    from npgrad.ops import _registry
+    ops.load_lazy_families()
     functional = {n for n, v in vars(F).items() if not n.startswith("_") and callable(v) and
                   getattr(v, "__module__", "").startswith("npgrad.nn")}
-    return set(ops.__all__) | set(ops.LAZY_NAMES) | {"F." + n for n in functional}
+    return set(_registry.OPS) | {"F." + n for n in functional}
 
 
 def covered_names():
