@@ -5,6 +5,10 @@ from . import inplace  # noqa: F401  (after the families: it wraps their methods
 
 inplace.register_generic_inplace()
 
+# What autograd needs from the operators (see autograd/_protocol.py).
+from ..autograd import _protocol as _autograd_protocol  # noqa: E402
+_autograd_protocol.register_tensor_ops(sum_to=broadcast.SumTo.apply, cast=arith._Cast.apply, stack=movement.stack)
+
 # What `from npgrad.ops import *` gives npgrad: the operators, not the family modules themselves.
 # (Computed before the star imports below, some of which rebind a family's name to a function.)
 __all__ = [name for family in (arith, broadcast, unary, reduce, movement, indexing, linalg, select, compare,

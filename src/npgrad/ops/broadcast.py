@@ -4,7 +4,7 @@ import numpy as np
 from ..autograd.function import Op
 from . import _poly as P
 from ._registry import tensor_method
-from .views import mark_view
+from ..autograd.views import mark_view
 
 __all__ = ["broadcast_to", "broadcast_tensors", "broadcast_shapes"]
 

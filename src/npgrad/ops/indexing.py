@@ -13,7 +13,7 @@ from ..tensor import Tensor
 from . import _poly as P
 from ._dims import canon_dim
 from ._registry import tensor_method
-from .views import mark_view
+from ..autograd.views import mark_view
 
 __all__ = ["gather", "scatter", "scatter_add", "index_select", "masked_fill", "masked_select", "take_along_dim",
            "index_add", "take", "nonzero", "argwhere"]

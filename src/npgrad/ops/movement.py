@@ -11,7 +11,7 @@ from ..tensor import Tensor
 from . import _poly as P
 from ._dims import canon_dim, canon_dims
 from ._registry import tensor_method
-from .views import mark_multi_view, mark_view, mark_view_if_shared
+from ..autograd.views import mark_multi_view, mark_view, mark_view_if_shared
 
 __all__ = ["reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "swapaxes",
            "swapdims", "movedim", "moveaxis", "t", "repeat_interleave", "tile", "flip", "fliplr", "flipud",

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ._op import Op
+from ...autograd.function import Op
 from ...ops import _poly as P
 from ...tensor import Tensor
 

@@ -1,7 +1,7 @@
 """F.pad: constant padding as one Op (negative pads crop), reflect/replicate/circular as index gathers."""
 import numpy as np
 
-from ._op import Op
+from ...autograd.function import Op
 from ...tensor import Tensor
 
 

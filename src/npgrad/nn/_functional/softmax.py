@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from ... import dtypes as _dt
-from ._op import Op
+from ...autograd.function import Op
 from ...ops import _poly as P
 from ...ops._dims import canon_dim
 from ...tensor import Tensor
