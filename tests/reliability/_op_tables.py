@@ -12,7 +12,7 @@ from typing import Callable, Optional
 import numpy as np
 
 import npgrad
-import npgrad.nn  # noqa: F401  (attaches erf/erfc and softmax methods)
+import npgrad.nn  # noqa: F401  (nn.functional's ops are in the tables too)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -6,7 +6,3 @@ from .modules.linear import NonDynamicallyQuantizableLinear  # noqa: F401
 from . import functional, init, utils  # noqa: F401
 from . import parameter  # noqa: F401
 from . import modules  # noqa: F401
-from ._tensor_api import attach as _attach
-
-_attach()
-del _attach

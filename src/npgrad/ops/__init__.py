@@ -1,6 +1,6 @@
 """npgrad's operators, one family per module; importing this package attaches them to Tensor."""
 from . import arith, broadcast, unary, reduce, movement, indexing, linalg, select, compare  # noqa: F401
-from . import softmax_methods  # noqa: F401,E402
+from . import softmax  # noqa: F401,E402
 from . import inplace  # noqa: F401  (after the families: it wraps their methods)
 
 inplace.register_generic_inplace()
@@ -12,7 +12,7 @@ _autograd_protocol.register_tensor_ops(sum_to=broadcast.SumTo.apply, cast=arith.
 # What `from npgrad.ops import *` gives npgrad: the operators, not the family modules themselves.
 # (Computed before the star imports below, some of which rebind a family's name to a function.)
 __all__ = [name for family in (arith, broadcast, unary, reduce, movement, indexing, linalg, select, compare,
-                               softmax_methods) for name in family.__all__]
+                               softmax) for name in family.__all__]
 
 from .arith import *  # noqa: E402,F401,F403
 from .broadcast import *  # noqa: E402,F401,F403
@@ -23,7 +23,7 @@ from .indexing import *  # noqa: E402,F401,F403
 from .linalg import *  # noqa: E402,F401,F403
 from .select import *  # noqa: E402,F401,F403
 from .compare import *  # noqa: E402,F401,F403
-from .softmax_methods import *  # noqa: E402,F401,F403
+from .softmax import *  # noqa: E402,F401,F403
 
 
 # Families used less often load on first use, which keeps `import npgrad` fast: their functions are

@@ -457,14 +457,11 @@ class ScatterAdd(Op):
 def _pad_to(g, shape):
     if tuple(g.shape) == tuple(shape):
         return g
-    if isinstance(g, Tensor):
-        from ..nn.functional import pad as _pad  # noqa: F401 - only reached with mismatched src shapes
-        pads = []
-        for have, want in reversed(list(zip(g.shape, shape))):
-            pads += [0, want - have]
-        return _pad(g, pads)
+    corner = tuple(slice(0, s) for s in g.shape)
+    if isinstance(g, Tensor):  # zero-padding at the end is getitem's adjoint: differentiable again
+        return IndexBackward.apply(g, tuple(shape), corner, False)
     out = np.zeros(shape, g.dtype)
-    out[tuple(slice(0, s) for s in g.shape)] = g
+    out[corner] = g
     return out
 
 
