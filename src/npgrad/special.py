@@ -10,6 +10,7 @@ from .ops.special import digamma as psi, lgamma as gammaln  # noqa: F401
 from .ops.unary import exp2, expm1, log1p, round, sigmoid as expit  # noqa: F401
 from .ops.reduce import logsumexp  # noqa: F401
 from .ops.select import xlogy  # noqa: F401
+from .ops.softmax import log_softmax as _log_softmax, softmax as _softmax
 
 __all__ = ["digamma", "psi", "gammaln", "polygamma", "multigammaln", "erf", "erfc", "erfinv", "logit", "expit",
            "exp2", "expm1", "log1p", "round", "logsumexp", "xlogy", "xlog1py", "sinc", "entr", "ndtr", "log_ndtr",
@@ -27,12 +28,10 @@ def log_ndtr(input):
 
 
 def softmax(input, dim, *, dtype=None):
-    from .nn.functional import softmax as _softmax
-    return _softmax(input, dim, dtype=dtype)
+    return _softmax(input, dim, dtype)
 
 
 def log_softmax(input, dim, *, dtype=None):
-    from .nn.functional import log_softmax as _log_softmax
-    return _log_softmax(input, dim, dtype=dtype)
+    return _log_softmax(input, dim, dtype)
 
 

@@ -11,8 +11,9 @@ import numpy as np
 
 from . import dtypes as _dt
 from .autograd import engine as _engine
-from .autograd import function as _function
+from .autograd import _protocol
 from .autograd.grad_mode import state as _grad_state
+from .autograd.views import refresh_view as _refresh_view
 
 __all__ = ["Tensor", "Size"]
 
@@ -200,8 +201,7 @@ class Tensor:
     @property
     def grad_fn(self):
         if self._view_of is not None:
-            from .ops.views import refresh_view
-            refresh_view(self)
+            _refresh_view(self)
         return self._grad_fn
 
     @property
@@ -430,8 +430,7 @@ class Tensor:
     def _cast(self, dtype, copy=False):
         if dtype.np == self._data.dtype and not copy:
             return self
-        from .ops.arith import _Cast
-        return _Cast.apply(self, dtype.np)
+        return _protocol.cast(self, dtype.np)  # ops' ToCopy, registered with autograd
 
     def type(self, dtype=None, non_blocking=False):
         if dtype is None:
@@ -586,5 +585,4 @@ def _canon_dim(dim, ndim):
     return dim + n if dim < 0 else dim
 
 
-_function.Tensor = Tensor
-_engine.Tensor = Tensor
+_protocol.register_tensor_type(Tensor)

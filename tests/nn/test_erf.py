@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 import npgrad
-from npgrad.nn._functional.erf import erf_np, erfc_np, normal_cdf_np
+from npgrad.ops._erf import erf_np, erfc_np, normal_cdf_np
 from oracle import HAS_TORCH, torch
 
 XS = np.concatenate([np.linspace(-30, 30, 60001), np.geomspace(1e-300, 1e-3, 400), -np.geomspace(1e-300, 1e-3, 400),

@@ -290,7 +290,7 @@ def _stale_view_read(lib, refresh):
 
 
 def test_refresh_view_rederives_grad_fn():
-    from npgrad.ops.views import refresh_view
+    from npgrad.autograd.views import refresh_view
     value, grad = _stale_view_read(npgrad, refresh_view)
     np.testing.assert_array_equal(value, [2.0, 4.0, 6.0])
     np.testing.assert_array_equal(grad, [[2.0, 20.0, 200.0], [0.0, 0.0, 0.0]])

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 import npgrad
-import npgrad.nn  # noqa: F401  (attaches erf/erfc and softmax methods)
+import npgrad.nn  # noqa: F401  (nn.functional's ops are in the tables too)
 from opinfo import Binary, Reduction, Unary, promotion, properties
 
 

@@ -18,11 +18,13 @@ from heapq import heappop, heappush
 import numpy as np
 
 from . import anomaly as _anomaly
-from .function import Function, _new_node
+from ._protocol import as_tensor as _as_tensor, cast as _cast, data_of as _data_of, like_mode as _like_mode
+from ._protocol import sum_to as _sum_to
+from .function import Function, _new_node, _type_name
 from .grad_mode import state as _grad_state
+from .views import refresh_view
 
-Tensor = None  # set by npgrad.tensor
-_poly = None   # npgrad.ops._poly, bound lazily (it imports the operators, which import this module)
+Tensor = None  # bound by _protocol.register_tensor_type (npgrad.tensor registers the class at import)
 
 
 class AccumulateGrad(Function):
@@ -83,10 +85,6 @@ def run_backward(roots, root_grads, keep_graph, create_graph, capture=None, accu
     gradient. Every consumer of a node was created after it, so by the time a node comes off the heap
     all its gradient contributions have arrived: a topological order with no dependency-counting pass.
     """
-    global _poly
-    if _poly is None:
-        from ..ops import _poly as p
-        _poly = p
     buffers = {}
     heap = []
     for (node, idx), g in zip(roots, root_grads):
@@ -108,8 +106,8 @@ def run_backward(roots, root_grads, keep_graph, create_graph, capture=None, accu
     # The common case (plain backward of built-in ops, no hooks) runs inline below; anything unusual
     # goes through _run_node, which handles hooks, capture, user Functions and anomaly checks.
     simple = captured is None and needed is None and not check_nan
-    sum_to, cast = _poly.sum_to, _poly.cast
     take = buffers.pop
+    route = _route
     try:
         while heap:
             node = heappop(heap)[1]
@@ -129,28 +127,45 @@ def run_backward(roots, root_grads, keep_graph, create_graph, capture=None, accu
                 if nxt is not None:
                     g = out[k]
                     if g is not None:
-                        shape, dt = meta[k]
-                        if g.shape != shape:
-                            g = sum_to(g, shape, node, k)
-                        if g.dtype is not dt and g.dtype != dt:
-                            g = cast(g, dt)
-                        if nxt._n_out == 1:
-                            old = buffers.get(nxt)
+                        if nxt._n_out == 1 and g.shape == meta[k][0] and g.dtype is meta[k][1]:
+                            old = buffers.get(nxt)  # _route's common case, inline (see _route)
                             if old is None:
                                 buffers[nxt] = g
                                 heappush(heap, (-nxt._seq, nxt))
                             else:
                                 buffers[nxt] = old + g
                         else:
-                            if nxt not in buffers:
-                                heappush(heap, (-nxt._seq, nxt))
-                            _add_to_buffer(buffers, nxt, node._idxs[k], g)
+                            route(buffers, heap, node, k, nxt, g)
                 k += 1
     finally:
         _grad_state.enabled = prev_mode
     if captured is not None:
         return [captured[key] for key in capture]
     return None
+
+
+def _route(buffers, heap, node, k, nxt, g):
+    """Send gradient ``g`` of ``node``'s input ``k`` on to ``nxt``, the node that input came from: reduce it
+    to the input's shape and dtype, add it into ``nxt``'s buffer, and queue ``nxt`` the first time.
+
+    run_backward's inline loop does the buffer add itself when there is nothing to reduce or cast and
+    ``nxt`` has one output: one call fewer per edge measured ~3% of a small-op backward."""
+    shape, dt = node._in_meta[k]
+    if g.shape != shape:
+        g = _sum_to(g, shape, node, k)
+    if g.dtype is not dt and g.dtype != dt:
+        g = _cast(g, dt)
+    if nxt._n_out == 1:
+        old = buffers.get(nxt)
+        if old is None:
+            buffers[nxt] = g
+            heappush(heap, (-nxt._seq, nxt))
+        else:
+            buffers[nxt] = old + g
+        return
+    if nxt not in buffers:
+        heappush(heap, (-nxt._seq, nxt))
+    _add_to_buffer(buffers, nxt, node._idxs[k], g)
 
 
 def _add_to_buffer(buffers, node, idx, g):
@@ -189,7 +204,7 @@ def _run_node(node, buf, buffers, heap, keep_graph, create_graph, captured, accu
             in_grads = _call_backward(node, grads, create_graph)
             if node._post_hooks:
                 in_grads = _run_post_hooks(node, in_grads, grads, create_graph)
-            _anomaly.check_nan(node, in_grads, _poly.data_of)
+            _anomaly.check_nan(node, in_grads, _data_of)
         except Exception:
             _anomaly.warn_error_in(node)
             raise
@@ -200,20 +215,12 @@ def _run_node(node, buf, buffers, heap, keep_graph, create_graph, captured, accu
     if not keep_graph:
         node._release()
 
-    meta = node._in_meta
     for k, nxt in enumerate(node._fns):
         if nxt is None or (needed is not None and nxt not in needed):
             continue
         g = in_grads[k] if k < len(in_grads) else None
         if g is not None:
-            shape, dt = meta[k]
-            if g.shape != shape:
-                g = _poly.sum_to(g, shape, node, k)
-            if g.dtype != dt:
-                g = _poly.cast(g, dt)
-            if nxt not in buffers:
-                heappush(heap, (-nxt._seq, nxt))
-            _add_to_buffer(buffers, nxt, node._idxs[k], g)
+            _route(buffers, heap, node, k, nxt, g)
 
 
 def _call_backward(node, grads, create_graph):
@@ -302,9 +309,9 @@ def _run_pre_hooks(node, grads, create_graph):
     retains = []
     for index, fn in list(node._pre_hooks.values()):
         if index is None:
-            res = fn(tuple(None if g is None else _poly.as_tensor(g) for g in grads))
+            res = fn(tuple(None if g is None else _as_tensor(g) for g in grads))
             if res is not None:
-                grads = [None if r is None else _poly.like_mode(r, create_graph) for r in res]
+                grads = [None if r is None else _like_mode(r, create_graph) for r in res]
             continue
         if getattr(fn, "_retains_grad", False):
             retains.append((index, fn))
@@ -312,14 +319,14 @@ def _run_pre_hooks(node, grads, create_graph):
         g = grads[index]
         if g is None:
             continue
-        res = fn(_poly.as_tensor(g))
+        res = fn(_as_tensor(g))
         if res is not None:
-            res = _poly.like_mode(res, create_graph)
+            res = _like_mode(res, create_graph)
             _check_hook_result(fn, g, res)
             grads[index] = res
     for index, fn in retains:  # retain_grad sees the gradient after every other hook, as in PyTorch
         if grads[index] is not None:
-            fn(_poly.as_tensor(grads[index]))
+            fn(_as_tensor(grads[index]))
     return grads
 
 
@@ -327,20 +334,19 @@ def _check_hook_result(fn, old, new):
     # A tensor hook may replace the gradient, but not change its shape or dtype (PyTorch's checks).
     name = getattr(fn, "__name__", type(fn).__name__)
     if new.dtype != old.dtype:
-        from .function import _type_name
-        raise RuntimeError(f"hook '{name}' has changed the type of value (was {_type_name(_poly.data_of(old).dtype)} "
-                           f"got {_type_name(_poly.data_of(new).dtype)})")
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {_type_name(_data_of(old).dtype)} "
+                           f"got {_type_name(_data_of(new).dtype)})")
     if tuple(new.shape) != tuple(old.shape):
         raise RuntimeError(f"hook '{name}' has changed the size of value")
 
 
 def _run_post_hooks(node, in_grads, out_grads, create_graph):
-    as_t = _poly.as_tensor
+    as_t = _as_tensor
     for fn in list(node._post_hooks.values()):
         res = fn(tuple(None if g is None else as_t(g) for g in in_grads),
                  tuple(None if g is None else as_t(g) for g in out_grads))
         if res is not None:
-            in_grads = tuple(None if r is None else _poly.like_mode(r, create_graph) for r in res)
+            in_grads = tuple(None if r is None else _like_mode(r, create_graph) for r in res)
     return in_grads
 
 
@@ -387,7 +393,6 @@ def _size(t):
 
 def _edge_of(t):
     if t._view_of is not None:
-        from ..ops.views import refresh_view
         refresh_view(t)
     if t._grad_fn is not None:
         return (t._grad_fn, t._out_idx)

@@ -16,6 +16,8 @@ input has a zero derivative; ``strict=True`` makes that an error.
 """
 import numpy as np
 
+from . import _protocol
+
 from .engine import grad as _grad
 from .grad_mode import enable_grad
 
@@ -23,8 +25,7 @@ __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 
 
 def _tensor_cls():
-    from ..tensor import Tensor
-    return Tensor
+    return _protocol.Tensor
 
 
 def _as_tuple(x, arg_name, fn_name):
@@ -152,7 +153,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     One backward pass per output element (``vectorize`` and forward-mode ``strategy`` are accepted
     for compatibility; npgrad always uses reverse mode).
     """
-    from ..ops.movement import stack
+    stack = _protocol.stack
     with enable_grad():
         in_tuple, xs = _as_tuple(inputs, "inputs", "jacobian")
         xs = _prepare(xs, create_graph)

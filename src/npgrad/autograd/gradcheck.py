@@ -17,6 +17,8 @@ import warnings
 
 import numpy as np
 
+from . import _protocol
+
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 _MAX_LISTED = 10  # mismatching entries spelled out in the report
@@ -27,8 +29,7 @@ class GradcheckError(RuntimeError):
 
 
 def _tensor_cls():
-    from ..tensor import Tensor
-    return Tensor
+    return _protocol.Tensor
 
 
 def _as_tuple(x):
@@ -122,7 +123,7 @@ def _analytical_jacobians(outputs, inputs, diff_idx, check_grad_dtypes):
 
 
 def _report(i, j, x_shape, o_shape, num, ana, bad):
-    from ..tensor import Tensor
+    Tensor = _protocol.Tensor
     rows, cols = np.nonzero(bad)
     err = np.abs(num - ana)[rows, cols]
     order = np.argsort(-err, kind="stable")[:_MAX_LISTED]
@@ -176,7 +177,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     to the upstream gradient is checked too), as in PyTorch.
     """
     from .engine import grad as autograd_grad
-    from ..tensor import Tensor
+    Tensor = _protocol.Tensor
     inputs = _as_tuple(inputs)
     diff_idx = _check_inputs(inputs)
     n_in = len(inputs)

@@ -6,9 +6,13 @@ exports every public name the records declare.
 """
 from . import _registry
 from . import arith, broadcast, unary, reduce, movement, indexing, linalg, select, compare  # noqa: F401
-from . import softmax_methods  # noqa: F401,E402
+from . import softmax  # noqa: F401,E402
 from . import inplace  # noqa: F401  (after the families: it makes their in-place variants)
 from ._lazy_index import LAZY_METHODS, LAZY_NAMES
+
+# What autograd needs from the operators (see autograd/_protocol.py).
+from ..autograd import _protocol as _autograd_protocol  # noqa: E402
+_autograd_protocol.register_tensor_ops(sum_to=broadcast.SumTo.apply, cast=arith._Cast.apply, stack=movement.stack)
 
 inplace.register_inplace_variants()
 
@@ -16,7 +20,7 @@ inplace.register_inplace_variants()
 # found through npgrad.__getattr__, and their Tensor methods start as stubs that load the families and
 # are then replaced by the real methods. (Not a Tensor.__getattr__: defining one slows every attribute
 # access on every tensor.) Their names must exist before the modules are imported, so they are read
-# from ``_lazy_index.py``, which `python -m npgrad.ops._registry` generates from the records.
+# from ``_lazy_index.py``, which `python -m npgrad.ops` (write_lazy_index) generates from the records.
 LAZY_FAMILIES = ("sorting", "counting", "cumulative", "distance", "special", "decomp")
 
 # What `from npgrad.ops import *` gives npgrad: every public name the eager families declared (binding
@@ -63,3 +67,25 @@ _install_method_stubs()
 
 def lazy_families_loaded():
     return _lazy_loaded[0]
+
+
+def write_lazy_index(path=None):
+    """Regenerate ``_lazy_index.py`` from the records of the lazily loaded families (in a fresh process:
+    ``python -m npgrad.ops``); returns its text."""
+    from ..tensor import Tensor
+    eager = {m for m in _registry.METHODS if not getattr(vars(Tensor)[m], "_lazy_stub", False)}
+    load_lazy_families()
+    names = {n: rec.family for n, rec in _registry.OPS.items() if rec.family in LAZY_FAMILIES}
+    methods = sorted(set(_registry.METHODS) - eager)
+    lines = ['"""The lazily loaded operator families\' public names and Tensor methods, generated from the',
+             "registry's records by `python -m npgrad.ops`: do not edit (tests/test_lazy_import.py keeps",
+             'it in sync)."""', "", "LAZY_NAMES = {"]
+    lines += [f"    {n!r}: {f!r}," for n, f in sorted(names.items())]
+    lines += ["}", "LAZY_METHODS = ("]
+    lines += [f"    {m!r}," for m in methods]
+    lines += [")", ""]
+    text = "\n".join(lines)
+    if path is not None:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    return text

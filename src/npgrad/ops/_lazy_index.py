@@ -1,5 +1,5 @@
 """The lazily loaded operator families' public names and Tensor methods, generated from the
-registry's records by `python -m npgrad.ops._registry`: do not edit (tests/test_registry.py keeps
+registry's records by `python -m npgrad.ops`: do not edit (tests/test_lazy_import.py keeps
 it in sync)."""
 
 LAZY_NAMES = {

@@ -8,6 +8,7 @@ is treated as an array (NumPy scalars included).
 """
 import numpy as np
 
+from ..autograd import _protocol
 from ..tensor import Tensor
 
 
@@ -15,54 +16,9 @@ def is_tensor(x):
     return isinstance(x, Tensor)
 
 
-def data_of(x):
-    return x._data if isinstance(x, Tensor) else np.asarray(x)
-
-
-def as_tensor(x):
-    return x if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x))
-
-
-def like_mode(x, create_graph):
-    """A hook's returned gradient converted to what the engine is passing around."""
-    if create_graph:
-        return as_tensor(x)
-    return data_of(x)
-
-
-# -- shape bookkeeping -------------------------------------------------------------------------------
-
-def _reduce_axes(gshape, shape):
-    """Axes to sum so a gradient of ``gshape`` comes back to ``shape``; None if it cannot."""
-    lead = len(gshape) - len(shape)
-    if lead < 0:
-        return None
-    axes = list(range(lead))
-    for i, s in enumerate(shape):
-        gs = gshape[lead + i]
-        if s != gs:
-            if s != 1:
-                return None
-            axes.append(lead + i)
-    return tuple(axes)
-
-
-def sum_to(g, shape, node=None, index=None):
-    """Sum a broadcast gradient back to ``shape`` (the adjoint of broadcasting)."""
-    shape = tuple(shape)
-    gshape = tuple(g.shape)
-    if gshape == shape:
-        return g
-    axes = _reduce_axes(gshape, shape)
-    if axes is None:
-        if int(np.prod(gshape)) == int(np.prod(shape)) and len(gshape) < len(shape):
-            return reshape(g, shape)
-        what = f"Function {node.name()} returned an invalid gradient at index {index}" if node else "gradient"
-        raise RuntimeError(f"{what} - got {list(gshape)} but expected shape compatible with {list(shape)}")
-    if isinstance(g, Tensor):
-        from .broadcast import SumTo
-        return SumTo.apply(g, shape)
-    return np.asarray(g.sum(axis=axes)).reshape(shape)
+# The engine's own gradient helpers (autograd cannot import this module; ops registers SumTo and ToCopy
+# with it, in ops/__init__.py).
+data_of, as_tensor, like_mode, sum_to = _protocol.data_of, _protocol.as_tensor, _protocol.like_mode, _protocol.sum_to
 
 
 def broadcast_to(g, shape):
@@ -74,11 +30,7 @@ def broadcast_to(g, shape):
     return np.broadcast_to(g, shape)
 
 
-def cast(g, np_dtype):
-    if isinstance(g, Tensor):
-        from .arith import _Cast
-        return _Cast.apply(g, np.dtype(np_dtype))
-    return np.asarray(g).astype(np_dtype)
+cast = _protocol.cast
 
 
 def reshape(x, shape):

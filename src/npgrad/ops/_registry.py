@@ -7,7 +7,7 @@ declares ``torch.mul`` and ``torch.multiply``, the Tensor methods ``mul``/``mult
 ``mul_``/``multiply_`` (made by ``ops/inplace.py`` from the kind named, here the ufunc kernel). Everything
 else is derived from these records: the Tensor methods and in-place variants, the names ``npgrad.ops``
 (and so ``npgrad``) exports, the lazily loaded families' names and method stubs (``ops/_lazy_index.py``,
-generated from the records), and the operator list the tests check for coverage. ``grep -rn "@op("``
+generated from the records by `python -m npgrad.ops`), and the operator list the tests check for coverage. ``grep -rn "@op("``
 lists every operator.
 
 Tensor attributes that are not a public operator of their own (the Python operators ``__add__`` ...,
@@ -98,30 +98,3 @@ def detach_method(name):
     delattr(Tensor, name)
     METHODS.pop(name, None)
 
-
-def _write_lazy_index(path):
-    """Regenerate ``_lazy_index.py`` from the records of the lazily loaded families (run in a fresh
-    process: ``python -m npgrad.ops._registry``)."""
-    import npgrad.ops as ops
-    eager = {m for m in METHODS if not getattr(Tensor.__dict__[m], "_lazy_stub", False)}
-    ops.load_lazy_families()
-    names = {n: rec.family for n, rec in OPS.items() if rec.family in ops.LAZY_FAMILIES}
-    methods = sorted(set(METHODS) - eager)
-    lines = ['"""The lazily loaded operator families\' public names and Tensor methods, generated from the',
-             "registry's records by `python -m npgrad.ops._registry`: do not edit (tests/test_registry.py keeps",
-             'it in sync)."""', "", "LAZY_NAMES = {"]
-    lines += [f"    {n!r}: {f!r}," for n, f in sorted(names.items())]
-    lines += ["}", "LAZY_METHODS = ("]
-    lines += [f"    {m!r}," for m in methods]
-    lines += [")", ""]
-    text = "\n".join(lines)
-    if path is not None:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-    return text
-
-
-if __name__ == "__main__":  # the package's own copy of this module holds the records, not __main__
-    import os
-    from npgrad.ops import _registry
-    _registry._write_lazy_index(os.path.join(os.path.dirname(os.path.abspath(__file__)), "_lazy_index.py"))

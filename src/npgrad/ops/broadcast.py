@@ -4,7 +4,7 @@ import numpy as np
 from ..autograd.function import Op
 from . import _poly as P
 from ._registry import op
-from .views import mark_view
+from ..autograd.views import mark_view
 
 def broadcast_error(*shapes):
     """PyTorch's error for operands that do not broadcast, or None when they do.

@@ -13,7 +13,7 @@ from ..tensor import Tensor
 from . import _poly as P
 from ._dims import canon_dim
 from ._registry import method, op
-from .views import mark_view
+from ..autograd.views import mark_view
 
 # -- index conversion ---------------------------------------------------------------------------------------
 

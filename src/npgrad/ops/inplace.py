@@ -10,12 +10,13 @@ requires grad (or a view of one) raise PyTorch's error.
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import INPLACE_EPOCH, Op, relink_saved_output
+from ..autograd.function import INPLACE_EPOCH, Op
+from ..autograd.record import relink_saved_output
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
 from . import _poly as P
 from ._registry import METHODS, RECORDS, method
-from .views import mark_current, multi_view_error, refresh_view, replay
+from ..autograd.views import mark_current, multi_view_error, refresh_view, replay
 
 LEAF_MSG = _LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_LEAF_MSG = _VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad is being used in an in-place operation."

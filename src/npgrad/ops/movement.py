@@ -11,7 +11,7 @@ from ..tensor import Tensor
 from . import _poly as P
 from ._dims import canon_dim, canon_dims
 from ._registry import method, op
-from .views import mark_multi_view, mark_view, mark_view_if_shared
+from ..autograd.views import mark_multi_view, mark_view, mark_view_if_shared
 
 def _sizes(sizes):
     if len(sizes) == 1 and not isinstance(sizes[0], (int, np.integer)):

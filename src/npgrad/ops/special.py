@@ -1,5 +1,5 @@
 """Special functions: erfinv, lgamma, digamma, polygamma, mvlgamma, logit, xlog1py, sinc, entr, ndtr
-(erf/erfc come from ``nn._functional.erf``, which holds npgrad's one error-function implementation).
+and erf/erfc (their kernels and Ops are in ``_erf.py``, npgrad's one error-function implementation).
 
 NumPy has none of these, so the kernels are written here and evaluated in float64 (float32 inputs are
 rounded back): lgamma by Lanczos' approximation with the reflection formula below 1/2, digamma and the
@@ -16,6 +16,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..tensor import Tensor
 from . import _poly as P
+from ._erf import Erf, Erfc, erf_np, erfc_np
 from ._registry import op
 
 _PI = math.pi
@@ -168,7 +169,6 @@ def polygamma_np(n, x):
 # -- erfinv ------------------------------------------------------------------------------------------------------------
 
 def erfinv_np(y):
-    from ..nn._functional.erf import erf_np, erfc_np
     y = _f64(y)
     a = np.abs(y)
     with np.errstate(all="ignore"):
@@ -376,14 +376,12 @@ def entr(input):
 
 @op(inplace="generic")
 def erf(input):
-    from ..nn._functional.erf import erf as erf_
-    return erf_(input)
+    return Erf.apply(_float_in(input))
 
 
 @op(inplace="generic")
 def erfc(input):
-    from ..nn._functional.erf import erfc as erfc_
-    return erfc_(input)
+    return Erfc.apply(_float_in(input))
 
 
 @op(methods=())  # Tensor.polygamma(n) takes n after the tensor: below

@@ -10,7 +10,8 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import Op, _apply_op
+from ..autograd.function import Op
+from ..autograd.record import _apply_op
 from ..tensor import Tensor
 from . import _poly as P
 from ._registry import op

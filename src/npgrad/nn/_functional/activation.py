@@ -7,13 +7,13 @@ import math
 import numpy as np
 
 from ... import dtypes as _dt
-from ._op import Op
+from ...autograd.function import Op
 from ...ops import _poly as P
 from ...ops.inplace import inplace as _inplace
 from ...ops.select import where as _where
 from ...tensor import Tensor
 from ._utils import clamp_max, select, zero_where
-from .erf import erf_poly, normal_cdf_np
+from ...ops._erf import erf_poly, normal_cdf_np
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ... import dtypes as _dt
-from ._op import Op
+from ...autograd.function import Op
 from ...ops import _poly as P
 from ...tensor import Tensor
 from ._utils import as_ints

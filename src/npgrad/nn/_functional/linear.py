@@ -6,7 +6,7 @@ formulas use only matmul, reshape, transpose and sum, so they are differentiable
 import numpy as np
 
 from ... import dtypes as _dt
-from ._op import Op
+from ...autograd.function import Op
 from ...ops import _poly as P
 from ...ops.broadcast import _expanded_shape, broadcast_error
 from ...tensor import Tensor

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from ... import dtypes as _dt
-from ._op import Op
+from ...autograd.function import Op
 from ...ops import _poly as P
 from ...ops.broadcast import broadcast_error
 from ...ops.select import where as _where, xlogy as _xlogy

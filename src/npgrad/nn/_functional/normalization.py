@@ -8,7 +8,7 @@ axes. A plain backward reuses the normalized input and 1/std kept from the forwa
 import numpy as np
 
 from ... import dtypes as _dt
-from ._op import Op
+from ...autograd.function import Op
 from ...autograd.grad_mode import no_grad
 from ...ops import _poly as P
 from ...tensor import Tensor

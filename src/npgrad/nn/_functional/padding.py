@@ -1,7 +1,7 @@
 """F.pad: constant padding as one Op (negative pads crop), reflect/replicate/circular as index gathers."""
 import numpy as np
 
-from ._op import Op
+from ...autograd.function import Op
 from ...ops import _poly as P
 from ...tensor import Tensor
 

@@ -8,7 +8,7 @@ adjoint) form pairs of Ops that differentiate into each other under ``create_gra
 """
 import numpy as np
 
-from ._op import Op
+from ...autograd.function import Op
 from ...ops import _poly as P
 from ...tensor import Tensor
 from .conv import Geometry, offset_slices

@@ -1,116 +1,16 @@
-"""softmax / log_softmax / softmin as fused, numerically stable Ops (the max is subtracted first).
-
-Both save their output: softmax's gradient is ``y * (g - sum(g * y))`` and log_softmax's is
-``g - exp(y) * sum(g)``; written with the array-or-Tensor helpers they are differentiable again.
-"""
-import warnings
-
-import numpy as np
-
+"""nn.functional's softmax family: softmax and log_softmax are ``ops.softmax``'s (with torch's ``_stacklevel``
+argument, which npgrad does not need), softmin is softmax of the negated input."""
 from ... import dtypes as _dt
-from ._op import Op
-from ...ops import _poly as P
-from ...ops._dims import canon_dim
-from ...tensor import Tensor
-
-
-def _shifted(x, dim):
-    if x.size == 0:
-        return x.copy()
-    return x - np.max(x, axis=dim, keepdims=True)
-
-
-def softmax_np(x, dim):
-    e = _shifted(x, dim)
-    np.exp(e, out=e)
-    e /= np.sum(e, axis=dim, keepdims=True)
-    return e
-
-
-def log_softmax_np(x, dim):
-    s = _shifted(x, dim)
-    lse = np.log(np.sum(np.exp(s), axis=dim, keepdims=True))
-    s -= lse
-    return s
-
-
-class Softmax(Op):
-    __slots__ = ()
-
-    @staticmethod
-    def forward(ctx, x, dim):
-        y = softmax_np(x, dim)
-        ctx.save_for_backward(y)
-        ctx.dim = dim
-        return y
-
-    @staticmethod
-    def backward(ctx, g):
-        (y,) = ctx.saved_tensors
-        if not P.is_tensor(g):  # (g - sum(g * y)) * y in one buffer
-            buf = np.multiply(g, y)
-            s = np.sum(buf, axis=ctx.dim, keepdims=True)
-            np.subtract(g, s, out=buf)
-            buf *= y
-            return buf, None
-        gy = g * y
-        return gy - y * P.sum(gy, axis=ctx.dim, keepdims=True), None
-
-
-class LogSoftmax(Op):
-    __slots__ = ()
-
-    @staticmethod
-    def forward(ctx, x, dim):
-        y = log_softmax_np(x, dim)
-        ctx.save_for_backward(y)
-        ctx.dim = dim
-        return y
-
-    @staticmethod
-    def backward(ctx, g):
-        (y,) = ctx.saved_tensors
-        if not P.is_tensor(g):
-            buf = np.exp(y)
-            buf *= np.sum(g, axis=ctx.dim, keepdims=True)
-            np.subtract(g, buf, out=buf)
-            return buf, None
-        return g - P.exp(y) * P.sum(g, axis=ctx.dim, keepdims=True), None
-
-
-def _implicit_dim(name, ndim):
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as "
-                  "an argument.", stacklevel=3)
-    return 0 if ndim in (0, 1, 3) else 1
-
-
-def _prepare(input, dim, dtype, name):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    if dim is None:
-        dim = _implicit_dim(name, input.dim())
-    if dtype is not None:
-        input = input._cast(_dt.to_dtype(dtype))
-    elif input._data.dtype.kind != "f":
-        raise RuntimeError(f'"{name}_lastdim_kernel_impl" not implemented for '
-                           f"'{_dt.scalar_name(input.dtype)}'")
-    nd = input._data.ndim
-    d = canon_dim(dim, nd)
-    if nd == 0:
-        return input.reshape(1), 0, True
-    return input, d, False
+from ...ops.softmax import implicit_dim as _implicit_dim, log_softmax as _log_softmax, softmax as _softmax
+from ...ops.softmax import softmax_poly  # noqa: F401 (loss.py's cross-entropy backward)
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    x, d, scalar = _prepare(input, dim, dtype, "softmax")
-    y = Softmax.apply(x, d)
-    return y.reshape(()) if scalar else y
+    return _softmax(input, dim, dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    x, d, scalar = _prepare(input, dim, dtype, "log_softmax")
-    y = LogSoftmax.apply(x, d)
-    return y.reshape(()) if scalar else y
+    return _log_softmax(input, dim, dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
@@ -118,9 +18,4 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
         dim = _implicit_dim("softmin", input.dim())
     if dtype is not None:
         input = input._cast(_dt.to_dtype(dtype))
-    return softmax(-input, dim)
-
-
-def softmax_poly(x, dim):
-    """softmax inside a backward formula: an array, or a differentiable Tensor under create_graph."""
-    return Softmax.apply(x, dim) if isinstance(x, Tensor) else softmax_np(x, dim)
+    return _softmax(-input, dim)

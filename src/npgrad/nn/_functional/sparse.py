@@ -6,7 +6,7 @@ dtype and the order of repeated indices).
 """
 import numpy as np
 
-from ._op import Op
+from ...autograd.function import Op
 from ...autograd.grad_mode import no_grad
 from ...ops import _poly as P
 from ...tensor import Tensor

@@ -1,4 +1,7 @@
-"""The error function in NumPy alone (no SciPy), and erf/erfc as differentiable ops.
+"""The error function in NumPy alone (no SciPy), and the Erf/Erfc Ops (public as ``ops.special.erf``/``erfc``).
+
+It is its own module, outside the lazily loaded ``special`` family, because nn's GELU and the normal CDF
+use it on every call and must not load that family.
 
 ``erf_np`` evaluates W. J. Cody's rational Chebyshev approximations (Math. Comp. 23, 1969), the
 scheme of his CALERF routine: three ranges of |x|, each with its own rational function, accurate to
@@ -11,9 +14,9 @@ import math
 
 import numpy as np
 
-from ._op import Op
-from ...ops import _poly as P
-from ...tensor import Tensor
+from ..autograd.function import Op
+from ..tensor import Tensor
+from . import _poly as P
 
 # |x| <= 0.46875: erf(x) = x * A(x^2) / B(x^2)
 _A = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02, 3.20937758913846947e03,
@@ -286,22 +289,6 @@ class Erfc(Op):
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
         return g * (-_TWO_OVER_SQRT_PI * P.exp(-(x * x)))
-
-
-def _float_input(input):
-    if input._data.dtype.kind != "f":
-        from ... import dtypes as _dt
-        return input._cast(_dt.get_default_dtype())
-    return input
-
-
-def erf(input):
-    """Differentiable erf (to any order)."""
-    return Erf.apply(_float_input(input))
-
-
-def erfc(input):
-    return Erfc.apply(_float_input(input))
 
 
 def erf_poly(x):

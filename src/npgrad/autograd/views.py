@@ -12,7 +12,7 @@ keep the root base and the list of replays.
 """
 import numpy as np
 
-from ..autograd.grad_mode import state as _grad_state
+from .grad_mode import state as _grad_state
 
 
 def mark_view(out, src, replay):

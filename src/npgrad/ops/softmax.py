@@ -1,0 +1,113 @@
+"""softmax / log_softmax as fused, numerically stable Ops (the max is subtracted first): ``x.softmax(dim)``,
+``npgrad.softmax``, and the body of ``nn.functional.softmax`` (which adds only torch's ``_stacklevel``).
+
+Both save their output: softmax's gradient is ``y * (g - sum(g * y))`` and log_softmax's is
+``g - exp(y) * sum(g)``; written with the array-or-Tensor helpers they are differentiable again.
+"""
+import warnings
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.function import Op
+from ..tensor import Tensor
+from . import _poly as P
+from ._dims import canon_dim
+from ._registry import op
+
+
+def _shifted(x, dim):
+    if x.size == 0:
+        return x.copy()
+    return x - np.max(x, axis=dim, keepdims=True)
+
+
+def softmax_np(x, dim):
+    e = _shifted(x, dim)
+    np.exp(e, out=e)
+    e /= np.sum(e, axis=dim, keepdims=True)
+    return e
+
+
+def log_softmax_np(x, dim):
+    s = _shifted(x, dim)
+    lse = np.log(np.sum(np.exp(s), axis=dim, keepdims=True))
+    s -= lse
+    return s
+
+
+class Softmax(Op):
+    __slots__ = ()
+
+    kernel = staticmethod(softmax_np)
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        y = softmax_np(x, dim)
+        ctx.save_for_backward(y)
+        ctx.dim = dim
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        gy = g * y
+        return gy - y * P.sum(gy, axis=ctx.dim, keepdims=True), None
+
+
+class LogSoftmax(Op):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        y = log_softmax_np(x, dim)
+        ctx.save_for_backward(y)
+        ctx.dim = dim
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return g - P.exp(y) * P.sum(g, axis=ctx.dim, keepdims=True), None
+
+
+def implicit_dim(name, ndim):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as "
+                  "an argument.", stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _prepare(input, dim, dtype, name):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if dim is None:
+        dim = implicit_dim(name, input.dim())
+    if dtype is not None:
+        input = input._cast(_dt.to_dtype(dtype))
+    elif input._data.dtype.kind != "f":
+        raise RuntimeError(f'"{name}_lastdim_kernel_impl" not implemented for '
+                           f"'{_dt.scalar_name(input.dtype)}'")
+    nd = input._data.ndim
+    d = canon_dim(dim, nd)
+    if nd == 0:
+        return input.reshape(1), 0, True
+    return input, d, False
+
+
+@op()
+def softmax(input, dim=None, dtype=None):
+    x, d, scalar = _prepare(input, dim, dtype, "softmax")
+    y = Softmax.apply(x, d)
+    return y.reshape(()) if scalar else y
+
+
+@op()
+def log_softmax(input, dim=None, dtype=None):
+    x, d, scalar = _prepare(input, dim, dtype, "log_softmax")
+    y = LogSoftmax.apply(x, d)
+    return y.reshape(()) if scalar else y
+
+
+def softmax_poly(x, dim):
+    """softmax inside a backward formula: an array, or a differentiable Tensor under create_graph."""
+    return P.kernel_call(Softmax, x, dim)
