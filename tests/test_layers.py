@@ -139,7 +139,7 @@ def largest_cycle():
 # (_infer_array/_finish) belongs below ops.
 KNOWN_UPWARD = {
     ("npgrad.ops.arith", "npgrad.factories"),   # _to_tensor: a Python operand of an operator
-    ("npgrad.ops.select", "npgrad.factories"),  # where() with two non-Tensor branches
+    ("npgrad.ops.pointwise", "npgrad.factories"),  # where() with two non-Tensor branches
     ("npgrad.random", "npgrad.factories"),      # Generator.get_state returns a uint8 tensor
 }
 

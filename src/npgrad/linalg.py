@@ -11,7 +11,7 @@ from . import return_types as _rt
 from .ops import decomp as _d
 from .ops._dims import canon_dim as _canon_dim, canon_dims as _canon_dims
 from .ops.decomp import LinAlgError, check_matrix as _check_matrix  # noqa: F401
-from .ops.linalg import matmul  # noqa: F401
+from .ops.products import matmul  # noqa: F401
 from .ops.movement import diagonal as _diagonal
 from .tensor import Tensor
 
@@ -224,7 +224,7 @@ def svdvals(A, *, driver=None, out=None):
 # -- products and views ------------------------------------------------------------------------------------------------
 
 def cross(input, other, *, dim=-1, out=None):
-    from .ops.linalg import cross as _cross
+    from .ops.products import cross as _cross
     if input._data.ndim != other._data.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     d = _canon_dim(dim, input._data.ndim)

@@ -9,7 +9,7 @@ from .ops.special import (digamma, entr, erf, erfc, erfinv, logit, ndtr, polygam
 from .ops.special import digamma as psi, lgamma as gammaln  # noqa: F401
 from .ops.unary import exp2, expm1, log1p, round, sigmoid as expit  # noqa: F401
 from .ops.reduce import logsumexp  # noqa: F401
-from .ops.select import xlogy  # noqa: F401
+from .ops.pointwise import xlogy  # noqa: F401
 from .ops.softmax import log_softmax as _log_softmax, softmax as _softmax
 
 __all__ = ["digamma", "psi", "gammaln", "polygamma", "multigammaln", "erf", "erfc", "erfinv", "logit", "expit",

@@ -1,4 +1,4 @@
-"""Op table: selection and elementwise n-ary operators (npgrad/ops/select.py): where, maximum/minimum,
+"""Op table: selection and elementwise n-ary operators (npgrad/ops/pointwise.py): where, maximum/minimum,
 fmax/fmin, clamp/clip, atan2, lerp, addcmul/addcdiv, hypot, xlogy, nan_to_num."""
 import numpy as np
 

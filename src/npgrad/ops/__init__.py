@@ -5,7 +5,7 @@ Tensor methods; ``inplace`` then makes the in-place variants the records ask for
 exports every public name the records declare.
 """
 from . import _registry
-from . import arith, broadcast, unary, reduce, movement, indexing, linalg, select, compare  # noqa: F401
+from . import arith, broadcast, unary, reduce, movement, indexing, products, pointwise, compare  # noqa: F401
 from . import softmax  # noqa: F401,E402
 from . import inplace  # noqa: F401  (after the families: it makes their in-place variants)
 from ._lazy_index import LAZY_METHODS, LAZY_NAMES
@@ -24,7 +24,7 @@ inplace.register_inplace_variants()
 LAZY_FAMILIES = ("sorting", "counting", "cumulative", "distance", "special", "decomp")
 
 # What `from npgrad.ops import *` gives npgrad: every public name the eager families declared (binding
-# them here rebinds a family's module name where an operator has the same name, e.g. `select`).
+# them here rebinds a family's module name where an operator has the same name).
 __all__ = sorted(_registry.OPS)
 globals().update({name: rec.fn for name, rec in _registry.OPS.items()})
 

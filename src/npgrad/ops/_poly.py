@@ -114,7 +114,7 @@ def sigmoid(x):
 def where(cond, a, b):
     """``cond`` is a constant boolean array; ``a``/``b`` may be arrays, Tensors or scalars."""
     if isinstance(a, Tensor) or isinstance(b, Tensor):
-        from .select import where as t_where
+        from .pointwise import where as t_where
         c = cond if isinstance(cond, Tensor) else Tensor._wrap(np.asarray(cond))
         return t_where(c, a, b)
     r = None

@@ -243,7 +243,7 @@ def slogdet(input):
 def logdet(input):
     """log det(A): NaN for a negative determinant, -inf for a singular matrix (as PyTorch)."""
     sign, logabs = _slogdet("linalg.slogdet", input, _rt.slogdet)
-    from .select import where
+    from .pointwise import where
     return where(Tensor._wrap(sign._data < 0), float("nan"), logabs)
 
 
@@ -567,7 +567,7 @@ def pinv_op(A, atol=None, rtol=None, hermitian=False, name="linalg.pinv"):
         rtol = 0.0 if atol is not None and atol > 0 else max(A._data.shape[-2:]) * np.finfo(sd.dtype).eps
     tol = np.maximum(0.0 if atol is None else atol, rtol * smax)
     keep = sd > tol
-    from .select import where
+    from .pointwise import where
     sinv = where(Tensor._wrap(keep), 1.0 / where(Tensor._wrap(keep), s, 1.0), 0.0)
     return (vh.mT * sinv.unsqueeze(-2)) @ u.mT
 

@@ -607,7 +607,7 @@ def _mask_array(mask, name):
         raise TypeError(f"{name}(): argument 'mask' must be Tensor, not {type(mask).__name__}")
     if mask._data.dtype.kind != "b":
         if name == "masked_fill":
-            from .linalg import cpp_type_name
+            from .products import cpp_type_name
             raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                                f"{cpp_type_name(mask._data.dtype)}")
         raise RuntimeError(f"{name}: expected BoolTensor for mask")
@@ -617,7 +617,7 @@ def _mask_array(mask, name):
 @op(inplace="generic")
 def masked_fill(input, mask, value):
     m = _mask_array(mask, "masked_fill")
-    from .linalg import broadcast_batch
+    from .products import broadcast_batch
     broadcast_batch(m.shape, input._data.shape)
     if isinstance(value, Tensor):
         if value._data.ndim != 0:

@@ -80,7 +80,7 @@ def _shape_error(dst_shape, src_shape):
     try:
         full = np.broadcast_shapes(dst_shape, src_shape)
     except ValueError:
-        from .linalg import broadcast_batch
+        from .products import broadcast_batch
         try:
             broadcast_batch(dst_shape, src_shape)
         except RuntimeError as e:

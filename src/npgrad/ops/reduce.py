@@ -80,7 +80,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):  # noqa: A001
 
 @op()
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    from .select import where
+    from .pointwise import where
     if input._data.dtype.kind != "f":  # no NaN to skip; where(.., 0.0, ..) would turn integers into floats
         return sum(input, dim, keepdim, dtype=dtype)
     return sum(where(input != input, 0.0, input), dim, keepdim, dtype=dtype)
@@ -128,7 +128,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
 
 @op()
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
-    from .select import where
+    from .pointwise import where
     if input._data.dtype.kind != "f":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
                            f"{_dt.scalar_name(input._data.dtype)}")
@@ -282,7 +282,7 @@ def _minmax(input, dim, keepdim, is_min, name, other=None):
     if other is not None and isinstance(dim, Tensor):
         other = dim
     if isinstance(dim, Tensor):
-        from .select import maximum, minimum
+        from .pointwise import maximum, minimum
         return (minimum if is_min else maximum)(input, dim)
     if dim is None:
         _empty_check(input, name, None)

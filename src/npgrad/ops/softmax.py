@@ -36,7 +36,8 @@ def log_softmax_np(x, dim):
     return s
 
 
-class Softmax(Op):
+class SoftmaxOp(Op):
+    node_name = "SoftmaxBackward0"
     __slots__ = ()
 
     kernel = staticmethod(softmax_np)
@@ -55,7 +56,8 @@ class Softmax(Op):
         return gy - y * P.sum(gy, axis=ctx.dim, keepdims=True), None
 
 
-class LogSoftmax(Op):
+class LogSoftmaxOp(Op):
+    node_name = "LogSoftmaxBackward0"
     __slots__ = ()
 
     @staticmethod
@@ -97,17 +99,17 @@ def _prepare(input, dim, dtype, name):
 @op()
 def softmax(input, dim=None, dtype=None):
     x, d, scalar = _prepare(input, dim, dtype, "softmax")
-    y = Softmax.apply(x, d)
+    y = SoftmaxOp.apply(x, d)
     return y.reshape(()) if scalar else y
 
 
 @op()
 def log_softmax(input, dim=None, dtype=None):
     x, d, scalar = _prepare(input, dim, dtype, "log_softmax")
-    y = LogSoftmax.apply(x, d)
+    y = LogSoftmaxOp.apply(x, d)
     return y.reshape(()) if scalar else y
 
 
 def softmax_poly(x, dim):
     """softmax inside a backward formula: an array, or a differentiable Tensor under create_graph."""
-    return P.kernel_call(Softmax, x, dim)
+    return P.kernel_call(SoftmaxOp, x, dim)

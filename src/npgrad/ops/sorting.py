@@ -344,7 +344,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
 def _weights_of(q, ranks, below, n, count, overridden):
     """The interpolation weights as a function of q, for a q that requires grad (PyTorch differentiates
     them too); positions whose rank was overridden (NaN handling) get a constant weight."""
-    from .select import where
+    from .pointwise import where
     qv = q.reshape(-1)
     r = qv * (float(n - 1) if count is None else Tensor._wrap((count - 1).astype(ranks.dtype)))
     w = r - Tensor._wrap(below.astype(ranks.dtype))
@@ -355,7 +355,7 @@ def _weights_of(q, ranks, below, n, count, overridden):
 
 def _lerp_const(a, b, w):
     """PyTorch's lerp with a constant weight array: a + w (b - a) below 0.5, b - (b - a)(1 - w) above."""
-    from .select import where
+    from .pointwise import where
     diff = b - a
     low = w < 0.5
     if low.all():

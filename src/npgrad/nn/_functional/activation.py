@@ -10,7 +10,7 @@ from ... import dtypes as _dt
 from ...autograd.function import Op
 from ...ops import _poly as P
 from ...ops.inplace import inplace as _inplace
-from ...ops.select import where as _where
+from ...ops.pointwise import where as _where
 from ...tensor import Tensor
 from ._utils import clamp_max, select, zero_where
 from ...ops._erf import erf_poly, normal_cdf_np
@@ -64,7 +64,7 @@ def relu_(input):
     return input.relu_()
 
 
-class LeakyReLU(Op):
+class LeakyReLUOp(Op):
     __slots__ = ()
     node_name = "LeakyReluBackward0"  # PyTorch's name for this node
 
@@ -86,14 +86,14 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     r = _maybe_inplace(input, inplace, leaky_relu, negative_slope)
     if r is not None:
         return r
-    return LeakyReLU.apply(_float(input, "leaky_relu"), float(negative_slope))
+    return LeakyReLUOp.apply(_float(input, "leaky_relu"), float(negative_slope))
 
 
 def leaky_relu_(input, negative_slope=0.01):
     return leaky_relu(input, negative_slope, inplace=True)
 
 
-class Hardtanh(Op):
+class HardtanhOp(Op):
     __slots__ = ()
     node_name = "HardtanhBackward0"  # PyTorch's name for this node
 
@@ -128,7 +128,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
             raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
         # PyTorch clips integers in their own type, the bounds converted to it (truncated)
         return Tensor._wrap(np.clip(d, np.asarray(min_val).astype(d.dtype), np.asarray(max_val).astype(d.dtype)))
-    return Hardtanh.apply(_float(input, "hardtanh"), min_val, max_val)
+    return HardtanhOp.apply(_float(input, "hardtanh"), min_val, max_val)
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -150,7 +150,7 @@ def threshold_(input, threshold, value):
     return globals()["threshold"](input, threshold, value, inplace=True)
 
 
-class ELU(Op):
+class ELUOp(Op):
     """elu/selu/celu: ``scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1))``."""
 
     __slots__ = ()
@@ -184,7 +184,7 @@ def elu(input, alpha=1.0, inplace=False):
     r = _maybe_inplace(input, inplace, elu, alpha)
     if r is not None:
         return r
-    return ELU.apply(_float(input, "elu"), float(alpha), 1.0, 1.0)
+    return ELUOp.apply(_float(input, "elu"), float(alpha), 1.0, 1.0)
 
 
 def elu_(input, alpha=1.0):
@@ -195,7 +195,7 @@ def selu(input, inplace=False):
     r = _maybe_inplace(input, inplace, selu)
     if r is not None:
         return r
-    return ELU.apply(_float(input, "selu"), _SELU_ALPHA, _SELU_SCALE, 1.0)
+    return ELUOp.apply(_float(input, "selu"), _SELU_ALPHA, _SELU_SCALE, 1.0)
 
 
 def celu(input, alpha=1.0, inplace=False):
@@ -205,12 +205,12 @@ def celu(input, alpha=1.0, inplace=False):
     if r is not None:
         return r
     # PyTorch's celu derivative uses 1 / float32(alpha) as the input scale; matched so float64 results agree.
-    return ELU.apply(_float(input, "celu"), float(alpha), 1.0, 1.0 / float(alpha), 1.0 / float(np.float32(alpha)))
+    return ELUOp.apply(_float(input, "celu"), float(alpha), 1.0, 1.0 / float(alpha), 1.0 / float(np.float32(alpha)))
 
 
 # -- smooth activations -----------------------------------------------------------------------------------------
 
-class GELU(Op):
+class GELUOp(Op):
     __slots__ = ()
     node_name = "GeluBackward0"  # PyTorch's name for this node
 
@@ -257,10 +257,10 @@ class GELU(Op):
 def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return GELU.apply(_float(input, "gelu"), approximate)
+    return GELUOp.apply(_float(input, "gelu"), approximate)
 
 
-class SiLU(Op):
+class SiLUOp(Op):
     __slots__ = ()
     node_name = "SiluBackward0"  # PyTorch's name for this node
 
@@ -279,7 +279,7 @@ class SiLU(Op):
 
 
 def silu(input, inplace=False):
-    return _plain_activation(silu, SiLU, input, inplace)
+    return _plain_activation(silu, SiLUOp, input, inplace)
 
 
 def _softplus_stable(x):
@@ -289,7 +289,7 @@ def _softplus_stable(x):
     return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
 
 
-class Mish(Op):
+class MishOp(Op):
     __slots__ = ()
     node_name = "MishBackward0"  # PyTorch's name for this node
 
@@ -308,10 +308,10 @@ class Mish(Op):
 
 
 def mish(input, inplace=False):
-    return _plain_activation(mish, Mish, input, inplace)
+    return _plain_activation(mish, MishOp, input, inplace)
 
 
-class Softplus(Op):
+class SoftplusOp(Op):
     __slots__ = ()
     node_name = "SoftplusBackward0"  # PyTorch's name for this node
 
@@ -339,10 +339,10 @@ class Softplus(Op):
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    return Softplus.apply(_float(input, "softplus"), beta, threshold)
+    return SoftplusOp.apply(_float(input, "softplus"), beta, threshold)
 
 
-class LogSigmoid(Op):
+class LogSigmoidOp(Op):
     __slots__ = ()
     node_name = "LogSigmoidBackward0"  # PyTorch's name for this node
 
@@ -359,7 +359,7 @@ class LogSigmoid(Op):
 
 
 def logsigmoid(input):
-    return LogSigmoid.apply(_float(input, "logsigmoid"))
+    return LogSigmoidOp.apply(_float(input, "logsigmoid"))
 
 
 def sigmoid(input):
@@ -384,7 +384,7 @@ def _relu6_of_shifted(x):
     return np.clip(y, np.asarray(0, x.dtype), np.asarray(6, x.dtype), out=y)
 
 
-class Hardsigmoid(Op):
+class HardsigmoidOp(Op):
     __slots__ = ()
     node_name = "HardsigmoidBackward0"  # PyTorch's name for this node
 
@@ -404,10 +404,10 @@ class Hardsigmoid(Op):
 
 
 def hardsigmoid(input, inplace=False):
-    return _plain_activation(hardsigmoid, Hardsigmoid, input, inplace)
+    return _plain_activation(hardsigmoid, HardsigmoidOp, input, inplace)
 
 
-class Hardswish(Op):
+class HardswishOp(Op):
     __slots__ = ()
     node_name = "HardswishBackward0"  # PyTorch's name for this node
 
@@ -431,7 +431,7 @@ class Hardswish(Op):
 
 
 def hardswish(input, inplace=False):
-    return _plain_activation(hardswish, Hardswish, input, inplace)
+    return _plain_activation(hardswish, HardswishOp, input, inplace)
 
 
 class _Shrink(Op):
@@ -459,12 +459,12 @@ class _Shrink(Op):
         return zero_where(inside, g), None, None
 
 
-class Softshrink(_Shrink):
+class SoftshrinkOp(_Shrink):
     __slots__ = ()
     node_name = "SoftshrinkBackward0"  # PyTorch's name for this node
 
 
-class Hardshrink(_Shrink):
+class HardshrinkOp(_Shrink):
     __slots__ = ()
     node_name = "HardshrinkBackward0"  # PyTorch's name for this node
 
@@ -475,11 +475,11 @@ def softshrink(input, lambd=0.5):
     if not 0 <= lambd <= top:
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {_dt.scalar_name(x.dtype)}, "
                            f"but found {lambd:g}")
-    return Softshrink.apply(x, float(lambd), True)
+    return SoftshrinkOp.apply(x, float(lambd), True)
 
 
 def hardshrink(input, lambd=0.5):
-    return Hardshrink.apply(_float(input, "hardshrink"), float(lambd), False)
+    return HardshrinkOp.apply(_float(input, "hardshrink"), float(lambd), False)
 
 
 def glu(input, dim=-1):

@@ -123,7 +123,7 @@ def _bias_view(b):
     return P.reshape(b, (1, -1, 1, 1))
 
 
-class Conv2d(Op):
+class Conv2dOp(Op):
     __slots__ = ()
     node_name = "ConvolutionBackward0"  # PyTorch's name for this node
 
@@ -169,8 +169,8 @@ class Conv2d(Op):
         return gx, gw, gb, None
 
 
-class ConvTranspose2d(Op):
-    """The adjoint of Conv2d in its input: GEMM to windows, then col2im. ``geo`` maps the output image
+class ConvTranspose2dOp(Op):
+    """The adjoint of Conv2dOp in its input: GEMM to windows, then col2im. ``geo`` maps the output image
     (as a conv2d input) to the grid of the transposed convolution's input."""
 
     __slots__ = ()
@@ -311,13 +311,13 @@ def _conv_args(input, weight, bias, stride, padding, dilation, groups, n, name):
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     x, unbatched, geo = _conv_args(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
-    out = Conv2d.apply(x, weight, bias, geo)
+    out = Conv2dOp.apply(x, weight, bias, geo)
     return out.squeeze(0) if unbatched else out
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     x, unbatched, geo = _conv_args(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
-    out = Conv2d.apply(x.unsqueeze(2), weight.unsqueeze(2), bias, geo).squeeze(2)
+    out = Conv2dOp.apply(x.unsqueeze(2), weight.unsqueeze(2), bias, geo).squeeze(2)
     return out.squeeze(0) if unbatched else out
 
 
@@ -376,14 +376,14 @@ def _conv_transpose_args(input, weight, bias, stride, padding, output_padding, g
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     x, unbatched, geo = _conv_transpose_args(input, weight, bias, stride, padding, output_padding, groups, dilation,
                                              2, "conv_transpose2d")
-    out = ConvTranspose2d.apply(x, weight, bias, geo)
+    out = ConvTranspose2dOp.apply(x, weight, bias, geo)
     return out.squeeze(0) if unbatched else out
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     x, unbatched, geo = _conv_transpose_args(input, weight, bias, stride, padding, output_padding, groups, dilation,
                                              1, "conv_transpose1d")
-    out = ConvTranspose2d.apply(x.unsqueeze(2), weight.unsqueeze(2), bias, geo).squeeze(2)
+    out = ConvTranspose2dOp.apply(x.unsqueeze(2), weight.unsqueeze(2), bias, geo).squeeze(2)
     return out.squeeze(0) if unbatched else out
 
 

@@ -12,7 +12,7 @@ from ...ops.broadcast import _expanded_shape, broadcast_error
 from ...tensor import Tensor
 
 
-class Linear(Op):
+class LinearOp(Op):
     __slots__ = ()
     node_name = "AddmmBackward0"  # PyTorch's name for this node
 
@@ -98,7 +98,7 @@ def linear(input, weight, bias=None):
         out = Tensor._wrap(input._data.reshape(-1, xs[-1]) @ weight._data.T)
         out = out.reshape(xs[:-1] + (ws[0],))
         return out + bias if bias is not None else out
-    return Linear.apply(input, weight, bias)
+    return LinearOp.apply(input, weight, bias)
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -112,6 +112,6 @@ def bilinear(input1, input2, weight, bias=None):
     if input2.shape[-1] != weight.shape[2]:
         raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but expected "
                            f"{weight.shape[2]}")
-    from ...ops.linalg import einsum
+    from ...ops.products import einsum
     out = einsum("...i,kij,...j->...k", input1, weight, input2)
     return out + bias if bias is not None else out

@@ -14,7 +14,7 @@ from ... import dtypes as _dt
 from ...autograd.function import Op
 from ...ops import _poly as P
 from ...ops.broadcast import broadcast_error
-from ...ops.select import where as _where, xlogy as _xlogy
+from ...ops.pointwise import where as _where, xlogy as _xlogy
 from ...tensor import Tensor
 from ._utils import clamp, clamp_min, log1p, reduce_loss, resolve_reduction, select, unsqueeze
 from .softmax import log_softmax, softmax_poly
@@ -112,7 +112,7 @@ class CrossEntropy(Op):
         return gx * _scale_for(g, ctx.reduction, getattr(ctx, "denom", 1), 1), None, None, None, None, None
 
 
-class NLLLoss(Op):
+class NLLLossOp(Op):
     __slots__ = ()
     node_name = "NllLossBackward0"  # PyTorch's name for this node
 
@@ -222,13 +222,13 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     reduction = resolve_reduction(reduction, size_average, reduce)
     x, t, w, unbatched = _class_index_checks(input, target, weight, "nll_loss")
     _check_targets(t, x.shape[1], ignore_index)
-    out = NLLLoss.apply(x, t, w, int(ignore_index), reduction)
+    out = NLLLossOp.apply(x, t, w, int(ignore_index), reduction)
     return out.reshape(()) if unbatched and reduction == "none" else out
 
 
 # -- regression losses ---------------------------------------------------------------------------------------------
 
-class MSELoss(Op):
+class MSELossOp(Op):
     __slots__ = ()
     node_name = "MseLossBackward0"  # PyTorch's name for this node
 
@@ -279,8 +279,8 @@ def _regression_args(input, target, size_average, reduce, reduction):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     input, target, reduction = _regression_args(input, target, size_average, reduce, reduction)
     if weight is not None:
-        return _weighted(MSELoss.apply(input, target, "none"), weight, reduction, True)
-    return MSELoss.apply(input, target, reduction)
+        return _weighted(MSELossOp.apply(input, target, "none"), weight, reduction, True)
+    return MSELossOp.apply(input, target, reduction)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -329,12 +329,12 @@ class _PiecewiseLoss(Op):
         return (gd if need_x else None), (-gd if need_y else None), None, None, None
 
 
-class SmoothL1Loss(_PiecewiseLoss):
+class SmoothL1LossOp(_PiecewiseLoss):
     __slots__ = ()
     node_name = "SmoothL1LossBackward0"  # PyTorch's name for this node
 
 
-class HuberLoss(_PiecewiseLoss):
+class HuberLossOp(_PiecewiseLoss):
     __slots__ = ()
     node_name = "HuberLossBackward0"  # PyTorch's name for this node
 
@@ -345,7 +345,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0:  # PyTorch's l1_loss then
         return reduce_loss((input - target).abs(), reduction)
-    return SmoothL1Loss.apply(input, target, reduction, float(beta), False)
+    return SmoothL1LossOp.apply(input, target, reduction, float(beta), False)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -353,8 +353,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     if weight is not None:
-        return _weighted(HuberLoss.apply(input, target, "none", float(delta), True), weight, reduction, False)
-    return HuberLoss.apply(input, target, reduction, float(delta), True)
+        return _weighted(HuberLossOp.apply(input, target, "none", float(delta), True), weight, reduction, False)
+    return HuberLossOp.apply(input, target, reduction, float(delta), True)
 
 
 # -- binary cross entropy -------------------------------------------------------------------------------------------
@@ -564,7 +564,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
-        from ...ops.select import minimum
+        from ...ops.pointwise import minimum
         d_neg = minimum(d_neg, pairwise_distance(positive, negative, p, eps))
     return reduce_loss((d_pos - d_neg + margin).clamp_min(0), reduction)
 

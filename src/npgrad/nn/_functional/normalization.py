@@ -255,7 +255,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     return y
 
 
-class RMSNorm(Op):
+class RMSNormOp(Op):
+    node_name = "RMSNormBackward0"
     __slots__ = ()
 
     @staticmethod
@@ -298,7 +299,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is None:
         eps = float(np.finfo(input._data.dtype).eps)
     axes = tuple(range(len(shape) - k, len(shape)))
-    return RMSNorm.apply(input, weight, axes, float(eps))
+    return RMSNormOp.apply(input, weight, axes, float(eps))
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

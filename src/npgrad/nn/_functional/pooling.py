@@ -94,7 +94,7 @@ def _gather_np(gx, arg, geo):
 MaxPoolScatter, MaxPoolGather = P.adjoint_pair("MaxPoolScatter", _scatter_np, _gather_np, "MaxPoolGather")
 
 
-class MaxPool2d(Op):
+class MaxPool2dOp(Op):
     __slots__ = ()
     node_name = "MaxPool2DWithIndicesBackward0"  # PyTorch's name for this node
 
@@ -176,7 +176,7 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
         raise RuntimeError(f'"max_pool2d" not implemented for \'{x.dtype}\'')
     x4 = x.unsqueeze(2) if n == 1 else x
     vals, arg = _max_pool_np(x4._data, geo)
-    out = MaxPool2d.apply(x4, geo, vals, arg)
+    out = MaxPool2dOp.apply(x4, geo, vals, arg)
     idx = Tensor._wrap(_flat_indices(arg, geo)) if return_indices else None
     if n == 1:
         out = out.squeeze(2)
@@ -237,7 +237,7 @@ def _avg_adjoint_np(g, geo, div):
     return _crop(gp, geo)
 
 
-AvgPool2d, AvgPoolAdjoint = P.adjoint_pair("AvgPool2d", _avg_np, _avg_adjoint_np, "AvgPoolAdjoint",
+AvgPool2dOp, AvgPoolAdjoint = P.adjoint_pair("AvgPool2d", _avg_np, _avg_adjoint_np, "AvgPoolAdjoint",
                                            node_name="AvgPool2DBackward0")
 
 
@@ -247,7 +247,7 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
     x, unbatched, geo, p = _pool_geometry(input, kernel_size, stride, padding, 1, ceil_mode, n, name, False)
     div = _divisor(geo, p, count_include_pad, divisor_override, x._data.dtype)
     x4 = x.unsqueeze(2) if n == 1 else x
-    out = AvgPool2d.apply(x4, geo, div)
+    out = AvgPool2dOp.apply(x4, geo, div)
     if n == 1:
         out = out.squeeze(2)
     return out.squeeze(0) if unbatched else out

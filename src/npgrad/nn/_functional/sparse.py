@@ -1,4 +1,4 @@
-"""Embedding lookup and one_hot.
+"""EmbeddingOp lookup and one_hot.
 
 The embedding gradient adds rows of the upstream gradient into the rows of the weight they came from:
 sorted once, then np.add.reduceat per distinct index (no np.add.at, and the sums keep the weight's
@@ -67,7 +67,8 @@ class EmbeddingBackward(Op):
         return rows * mask, None, None, None, None
 
 
-class Embedding(Op):
+class EmbeddingOp(Op):
+    node_name = "EmbeddingBackward0"
     __slots__ = ()
 
     @staticmethod
@@ -118,7 +119,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             padding_idx = n + padding_idx
     if max_norm is not None:
         _renorm_rows(weight, idx, max_norm, norm_type)
-    return Embedding.apply(weight, idx.astype(np.intp, copy=False), padding_idx, bool(scale_grad_by_freq))
+    return EmbeddingOp.apply(weight, idx.astype(np.intp, copy=False), padding_idx, bool(scale_grad_by_freq))
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",

@@ -1,5 +1,6 @@
-"""Elementwise choices between tensors: where, maximum/minimum, clamp/clip, and the other binary or
-ternary elementwise math (atan2, lerp, addcmul/addcdiv, hypot, xlogy, nan_to_num)."""
+"""Pointwise operators of several inputs or bounds: where, maximum/minimum/fmax/fmin, clamp/clip, and the
+other binary or ternary elementwise math (atan2, lerp, addcmul/addcdiv, hypot, xlogy, nan_to_num).
+One-input math is in ``unary.py``, arithmetic operators in ``arith.py``."""
 import numpy as np
 
 from .. import dtypes as _dt
