@@ -109,3 +109,12 @@ if HAS_TORCH:
         spaces = (torch, torch.special, torch.linalg, torch.nn.functional)
         missing = sorted(n for n in R.OPS if not any(hasattr(s, n) for s in spaces))
         assert not missing, f"public operators PyTorch does not have: {missing}"
+
+
+def test_npgrad_all_is_derived_from_the_registry():
+    assert set(R.OPS) <= set(npgrad.__all__)
+    namespace = {}
+    exec("from npgrad import *", namespace)  # every listed name resolves, lazily loaded ones included
+    for name, rec in R.OPS.items():
+        assert namespace[name] is rec.fn, name
+    assert "nn" not in namespace and "ops" not in namespace  # subpackages are not operators

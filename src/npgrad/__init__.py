@@ -15,6 +15,7 @@ from . import autograd  # noqa: F401
 from . import ops  # noqa: F401
 from .ops import *  # noqa: F401,F403
 from .factories import *  # noqa: F401,F403
+from . import factories  # noqa: F401
 from .random import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state, default_generator  # noqa
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: E402,F401
 
@@ -37,6 +38,12 @@ cpu = device("cpu")
 # `npgrad.save`), so `import npgrad` costs little more than importing NumPy.
 _LAZY_MODULES = {"nn", "optim", "utils", "datasets", "viz", "linalg", "special", "return_types", "serialization"}
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization"}
+
+
+# `from npgrad import *`: the operators the registry declares (the lazily loaded families' too), the
+# factories, dtypes, grad modes and random state, as torch.__all__ lists them; not the subpackages.
+__all__ = sorted(set(ops._registry.OPS) | set(ops.LAZY_NAMES) | set(factories.__all__) | set(_LAZY_ATTRS) | {
+    n for n, v in list(globals().items()) if not n.startswith("_") and not isinstance(v, type(_dtypes))})
 
 
 def __getattr__(name):

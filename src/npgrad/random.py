@@ -36,7 +36,7 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        from .factories import tensor
+        from ._convert import tensor
         import json
         state = json.dumps(self.rng.bit_generator.state).encode()
         return tensor(np.frombuffer(state, np.uint8).copy())

@@ -238,7 +238,7 @@ class _NotAnOperand(TypeError):
 
 
 def _to_tensor(x, like):
-    from ..factories import tensor
+    from .._convert import tensor
     try:
         return tensor(x)
     except (TypeError, ValueError, RuntimeError):

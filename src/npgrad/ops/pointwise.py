@@ -46,7 +46,7 @@ def where(condition, input=None, other=None):
     elif isinstance(other, Tensor):
         b, a = promote(other, input)
     else:
-        from ..factories import tensor
+        from .._convert import tensor
         a, b = promote(tensor(input), other)
     cd = condition._data
     try:
