@@ -8,7 +8,7 @@ import numpy as np
 from . import dtypes as _dt
 from .random import rng
 from .ops._registry import method, op
-from ._convert import _REQUIRES_GRAD_MSG, _finish, _infer_array, tensor  # noqa: F401 (tensor: public)
+from ._convert import _finish, _infer_array, tensor  # noqa: F401 (tensor: public)
 from .tensor import Tensor, _check_device
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "arange", "range",
@@ -81,12 +81,7 @@ def _make(arr, requires_grad, out=None):
     if out is not None:
         out.data = Tensor._wrap(arr)
         return out
-    t = Tensor._wrap(arr)
-    if requires_grad:
-        if arr.dtype.kind != "f":
-            raise RuntimeError(_REQUIRES_GRAD_MSG)
-        t._requires_grad = True
-    return t
+    return _finish(arr, None, requires_grad, False)
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
