@@ -118,3 +118,10 @@ def test_npgrad_all_is_derived_from_the_registry():
     for name, rec in R.OPS.items():
         assert namespace[name] is rec.fn, name
     assert "nn" not in namespace and "ops" not in namespace  # subpackages are not operators
+
+
+def test_the_command_lists_every_record():
+    out = subprocess.run([sys.executable, "-m", "npgrad.ops", "--list"], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert len(out) == len(R.RECORDS) + 1 and out[-1].startswith(f"{len(R.RECORDS)} records")
+    assert any(line.split()[:2] == ["arith", "mul,"] for line in out)

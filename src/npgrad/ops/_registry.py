@@ -7,8 +7,8 @@ declares ``torch.mul`` and ``torch.multiply``, the Tensor methods ``mul``/``mult
 ``mul_``/``multiply_`` (made by ``ops/inplace.py`` from the kind named, here the ufunc kernel). Everything
 else is derived from these records: the Tensor methods and in-place variants, the names ``npgrad.ops``
 (and so ``npgrad``) exports, the lazily loaded families' names and method stubs (``ops/_lazy_index.py``,
-generated from the records by `python -m npgrad.ops`), and the operator list the tests check for coverage. ``grep -rn "@op("``
-lists every operator.
+generated from the records by `python -m npgrad.ops`), and the operator list the tests check for coverage.
+``python -m npgrad.ops --list`` prints every record.
 
 Tensor attributes that are not a public operator of their own (the Python operators ``__add__`` ...,
 properties like ``.T``, in-place kernels such as ``copy_``) are attached with ``method(name, fn)``, the
