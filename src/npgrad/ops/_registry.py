@@ -69,8 +69,8 @@ def op(*aliases, name=None, methods=None, inplace=None, public=True):
         raise ValueError(f"inplace must be one of {INPLACE_KINDS} or None, not {inplace!r}")
 
     def declare(fn):
-        rec = OpRecord(fn, name or fn.__name__, tuple(aliases), (), inplace, public)
-        rec.methods = tuple((rec.name,) + rec.aliases if methods is None else methods)
+        n = name or fn.__name__
+        rec = OpRecord(fn, n, tuple(aliases), tuple((n,) + aliases if methods is None else methods), inplace, public)
         for n in rec.names:
             if n in OPS:
                 raise RuntimeError(f"operator {n!r} declared twice ({OPS[n]!r} and {rec!r})")
