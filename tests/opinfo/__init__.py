@@ -9,9 +9,9 @@ from _record import DOUBLE_BACKWARD, FAMILY, FD, NO_UPCAST, PARITY, SECOND_ORDER
 import family_compare
 import family_indexing
 import family_movement
-import family_select
+import family_pointwise
 
-OP_DB = [*family_select.OPS, *family_compare.OPS, *family_indexing.OPS, *family_movement.OPS]
+OP_DB = [*family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS, *family_movement.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 
