@@ -4,7 +4,7 @@ import numpy as np
 
 from oracle import In
 from _inputs import POS, SPREAD, SPREAD_SHIFTED, X, mask, separated
-from _record import SECOND_ORDER, Binary, OpInfo, Sample, Unary
+from _record import FLOAT16_SWEEP, INTEGER_SWEEP, KINKS_SWEEP, SECOND_ORDER, SPECIAL_SWEEP, Binary, OpInfo, Sample, Unary
 
 A = In((3, 4), values=separated((3, 4), 0.0))
 B = In((3, 4), values=separated((3, 4), 0.1))
@@ -188,7 +188,10 @@ OPS = [
         integer=[("xlogy_int", lambda lib, c, a, b: lib.xlogy(a.abs(), b.abs()))], errors=True),
     OpInfo(
         "nan_to_num", "pointwise", lambda lib, x: x.nan_to_num(), np.nan_to_num,
-        samples=[_second("nan_to_num", lambda lib, x: lib.nan_to_num(x * x) * x, [X])],
+        samples=[Sample("nan_to_num_method", lambda lib, x: x.nan_to_num(), [In((3, 4))]),
+                 Sample("nan_to_num_0d", lambda lib, x: x.nan_to_num(), [In(())]),
+                 _second("nan_to_num", lambda lib, x: lib.nan_to_num(x * x) * x, [X])],
+        sweeps=frozenset({INTEGER_SWEEP, FLOAT16_SWEEP, SPECIAL_SWEEP, KINKS_SWEEP}),
         properties=[Unary("nan_to_num")], float16=[("nan_to_num", lambda lib, x, y: x.nan_to_num())],
         integer=[("nan_to_num_int", lambda lib, c, a, b: lib.nan_to_num(a))]),
 ]
