@@ -5,13 +5,17 @@ sweep and the error sweeps draw their rows (see ``_record.py`` for what an entry
 Families whose rows have not moved here yet keep their own lists; ``PENDING`` in tests/test_op_db.py
 names their operators, and the coverage test there fails for any public operator in neither.
 """
-from _record import DOUBLE_BACKWARD, FAMILY, FD, NO_UPCAST, PARITY, SECOND_ORDER, Binary, OpInfo, Reduction, Sample, Unary  # noqa: F401
+from _record import (EMPTY_INTEGER_SWEEP, FLOAT16_SWEEP, INTEGER_SWEEP, KINKS_SWEEP, SPECIAL_SWEEP,  # noqa: F401
+                     DOUBLE_BACKWARD, FAMILY, FD, NO_UPCAST, PARITY, SECOND_ORDER, Binary, OpInfo, Reduction, Sample, Unary)
+import family_arith
 import family_compare
 import family_indexing
 import family_movement
-import family_select
+import family_pointwise
+import family_unary
 
-OP_DB = [*family_select.OPS, *family_compare.OPS, *family_indexing.OPS, *family_movement.OPS]
+OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
+         *family_movement.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 
@@ -49,6 +53,11 @@ def properties(kind):
 def call_forms(field, family=None):
     """[(id, fn)] over the table (of ``family`` when given) for ``float16``, ``integer`` or ``errors``."""
     return [form for op in OP_DB if family in (None, op.family) for form in op.call_forms(field)]
+
+
+def swept(sweep):
+    """The operator names that a one-input sweep (``_record.*_SWEEP``) runs."""
+    return [op.name for op in OP_DB if sweep in op.sweeps]
 
 
 def promotion():

@@ -11,7 +11,8 @@ apply:
   reference) for the hypothesis fuzz, special-value and chain suites; their ``fn``/``ref`` default to the
   entry's;
 * ``float16``, ``integer``, ``errors``, ``promotion``: the call forms the float16 suite, the integer-dtype
-  sweep, the binary error sweeps and the dtype-pair fuzz run (``True``: the entry's ``fn``).
+  sweep, the binary error sweeps and the dtype-pair fuzz run (``True``: the entry's ``fn``);
+* ``sweeps``: the one-input sweeps that call the operator by its name (``lib.<name>(x)``, ``x.<name>()``).
 """
 import dataclasses
 from typing import Callable, Optional, Sequence
@@ -22,6 +23,13 @@ from oracle import OpCase
 # where a float input needs grad). SECOND_ORDER: the second-order suite.
 PARITY, FD, DOUBLE_BACKWARD, NO_UPCAST, SECOND_ORDER = "parity", "fd", "double_backward", "no_upcast", "second_order"
 FAMILY = frozenset({PARITY, FD, DOUBLE_BACKWARD, NO_UPCAST})
+
+# One-input sweeps by name (tests/ops/test_unary.py, tests/reliability/test_empty_tensors.py): lib.<name>(x)
+# on int8..int64, uint8 and bool ("integer"), on float16 ("float16"), on inf/NaN/+-0/huge values ("special");
+# x.<name>() gradients at kinks and domain edges ("kinks"); lib.<name>(x) of empty integer and bool tensors
+# ("empty_integer").
+INTEGER_SWEEP, FLOAT16_SWEEP, SPECIAL_SWEEP, KINKS_SWEEP, EMPTY_INTEGER_SWEEP = (
+    "integer", "float16", "special", "kinks", "empty_integer")
 
 
 @dataclasses.dataclass
@@ -108,6 +116,7 @@ class OpInfo:
     promotion: Optional[str] = None         # dtype-pair fuzz of fn(lib, a, b): Python scalars on "both"
     #                                         sides, the "second" only, or "none"
     aliases: Sequence[str] = ()             # other public names of the same operator, covered by this entry
+    sweeps: frozenset = frozenset()         # of the *_SWEEP names above
 
     def __post_init__(self):
         for s in self.samples:

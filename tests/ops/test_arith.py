@@ -9,6 +9,7 @@ import pytest
 
 import npgrad
 from oracle import HAS_TORCH, In, OpCase, torch
+from opinfo import PARITY, samples
 from _elementwise_parity import check_error, check_error_like_torch, check_forward
 from _table_tests import double_backward_test, finite_difference_test, no_upcast_test, torch_parity_test
 
@@ -58,11 +59,6 @@ CASES = [
            [In((5,), -5, 5), In((5,), 0.6, 2.0)], fd=False),
     OpCase("div_trunc", lambda lib, x, y: lib.div(x, y, rounding_mode="trunc"),
            [In((5,), -5, 5), In((5,), 0.6, 2.0)], fd=False),
-    # negation
-    OpCase("neg", lambda lib, x: -x, [In((2, 3))]),
-    OpCase("neg_fn", lambda lib, x: lib.neg(x), [In(())]),
-    OpCase("negative", lambda lib, x: x.negative(), [In((3,))]),
-    OpCase("positive", lambda lib, x: +x * 2, [In((3,))]),
     # powers: scalar and tensor exponents, reflected base, gradient to the exponent
     OpCase("pow_scalar", lambda lib, x: x ** 3, [In((5,))]),
     OpCase("pow_two", lambda lib, x: x.pow(2), [In((2, 3))]),
@@ -99,6 +95,7 @@ CASES = [
     OpCase("chain", lambda lib, x, y: (x * y + x / y - 1.5) ** 2, [In((2, 3)), In((3,), nonzero=True)]),
     OpCase("chain_reuse", lambda lib, x: (x * x * x) / (1 + x * x), [In((5,))]),
 ]
+CASES += samples(PARITY, "arith")  # the operators already in the op table (tests/opinfo/family_arith.py)
 
 GRAD_CASES = [c for c in CASES if c.fd and any(i.grad for i in c.inputs)]
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from oracle import In
 from _inputs import POS, SPREAD, SPREAD_SHIFTED, X, mask, separated
-from _record import SECOND_ORDER, Binary, OpInfo, Sample, Unary
+from _record import FLOAT16_SWEEP, INTEGER_SWEEP, KINKS_SWEEP, SECOND_ORDER, SPECIAL_SWEEP, Binary, OpInfo, Sample, Unary
 
 A = In((3, 4), values=separated((3, 4), 0.0))
 B = In((3, 4), values=separated((3, 4), 0.1))
@@ -30,7 +30,7 @@ def _xlogy(a, b):
 
 OPS = [
     OpInfo(
-        "where", "select", lambda lib, a, b: lib.where(a > 0, a, b),
+        "where", "pointwise", lambda lib, a, b: lib.where(a > 0, a, b),
         samples=[
             # (the mask is listed last: the second-order helper takes its dtype from the first input)
             Sample("where", lambda lib, x, y, c: lib.where(c, x, y), [In((3, 4)), In((3, 4)), mask((3, 4))]),
@@ -56,7 +56,7 @@ OPS = [
         ],
         errors=True, promotion="none"),
     OpInfo(
-        "maximum", "select", lambda lib, a, b: lib.maximum(a, b), np.maximum,
+        "maximum", "pointwise", lambda lib, a, b: lib.maximum(a, b), np.maximum,
         samples=[
             Sample("maximum", inputs=[A, B]),
             Sample("maximum_broadcast", inputs=[A, B_ROW]),
@@ -65,7 +65,7 @@ OPS = [
         properties=[Binary("maximum", kinked=True)], float16=True, integer=[("maximum_int", None)], errors=True,
         promotion="none"),
     OpInfo(
-        "minimum", "select", lambda lib, a, b: lib.minimum(a, b), np.minimum,
+        "minimum", "pointwise", lambda lib, a, b: lib.minimum(a, b), np.minimum,
         samples=[
             Sample("minimum", inputs=[A, B]),
             Sample("minimum_method_broadcast", lambda lib, x, y: x.minimum(y), [B_ROW, A]),
@@ -75,18 +75,18 @@ OPS = [
         integer=[("minimum_int_float", lambda lib, c, a, b: lib.minimum(a, b.float() + 0.5))], errors=True,
         promotion="none"),
     OpInfo(
-        "fmax", "select", lambda lib, a, b: lib.fmax(a, b), np.fmax,
+        "fmax", "pointwise", lambda lib, a, b: lib.fmax(a, b), np.fmax,
         samples=[
             Sample("fmax", inputs=[A, B]),
             _second("fmax", lambda lib, x, y: lib.fmax(x, y) * x, [SPREAD, SPREAD_SHIFTED]),
         ],
         properties=[Binary("fmax", kinked=True)], integer=[("fmax_int", None)], errors=True),
     OpInfo(
-        "fmin", "select", lambda lib, a, b: lib.fmin(a, b), np.fmin,
+        "fmin", "pointwise", lambda lib, a, b: lib.fmin(a, b), np.fmin,
         samples=[Sample("fmin", inputs=[A, B_ROW])],
         properties=[Binary("fmin", kinked=True)]),
     OpInfo(
-        "clamp", "select", lambda lib, x: x.clamp(-0.7, 0.9), lambda x: np.clip(x, -0.7, 0.9), aliases=["clip"],
+        "clamp", "pointwise", lambda lib, x: x.clamp(-0.7, 0.9), lambda x: np.clip(x, -0.7, 0.9), aliases=["clip"],
         samples=[
             Sample("clamp", lambda lib, x: x.clamp(-0.5, 0.5), [X_AWAY]),
             Sample("clamp_fn", lambda lib, x: lib.clamp(x, min=-1.0), [X_AWAY]),
@@ -112,7 +112,7 @@ OPS = [
         ],
         errors=[("clamp_tensor", lambda lib, a, b: a.clamp(min=b))]),
     OpInfo(
-        "clamp_min", "select", lambda lib, x: x.clamp(min=0.2), lambda x: np.maximum(x, 0.2),
+        "clamp_min", "pointwise", lambda lib, x: x.clamp(min=0.2), lambda x: np.maximum(x, 0.2),
         samples=[
             Sample("clamp_min", lambda lib, x: x.clamp_min(0.3), [X_AWAY]),
             Sample("clamp_min_tensor", lambda lib, x, lo: x.clamp_min(lo), [A, B]),
@@ -121,14 +121,14 @@ OPS = [
         properties=[Unary("clamp_min", away=(0.2,))],
         integer=[("clamp_min_int", lambda lib, c, a, b: a.clamp_min(0))]),
     OpInfo(
-        "clamp_max", "select", lambda lib, x: lib.clamp_max(x, 0.3),
+        "clamp_max", "pointwise", lambda lib, x: lib.clamp_max(x, 0.3),
         samples=[
             Sample("clamp_max", inputs=[X_AWAY]),
             _second("clamp_max", lambda lib, x: lib.clamp_max(x, 0.5) * x, [SPREAD]),
         ],
         integer=[("clamp_max_int_float", lambda lib, c, a, b: a.clamp_max(0.5))]),
     OpInfo(
-        "atan2", "select", lambda lib, a, b: lib.atan2(a, b), np.arctan2, aliases=["arctan2"],
+        "atan2", "pointwise", lambda lib, a, b: lib.atan2(a, b), np.arctan2, aliases=["arctan2"],
         samples=[
             Sample("atan2", inputs=[In((3, 4), **NZ), In((3, 4), **NZ)]),
             Sample("atan2_broadcast", lambda lib, y, x: y.atan2(x), [In((3, 1), **NZ), In((4,), **NZ)]),
@@ -138,7 +138,7 @@ OPS = [
         properties=[Binary("atan2", b_away=(0,))], float16=True, integer=[("atan2_int", None)], errors=True,
         promotion="none"),
     OpInfo(
-        "lerp", "select", lambda lib, a, b: lib.lerp(a, b, 0.3), lambda a, b: a + 0.3 * (b - a),
+        "lerp", "pointwise", lambda lib, a, b: lib.lerp(a, b, 0.3), lambda a, b: a + 0.3 * (b - a),
         samples=[
             Sample("lerp_scalar_weight", inputs=[In((3, 4)), In((4,))]),
             Sample("lerp_tensor_weight", lambda lib, a, b, w: a.lerp(b, w), [In((3, 4)), In((3, 4)), In((4,), 0, 1)]),
@@ -149,7 +149,7 @@ OPS = [
         integer=[("lerp_int", lambda lib, c, a, b: lib.lerp(a, b, 0.5))],
         errors=[("lerp", lambda lib, a, b: lib.lerp(a, b, 0.5))]),
     OpInfo(
-        "addcmul", "select", lambda lib, a, b: lib.addcmul(a, b, b, value=0.5), lambda a, b: a + 0.5 * b * b,
+        "addcmul", "pointwise", lambda lib, a, b: lib.addcmul(a, b, b, value=0.5), lambda a, b: a + 0.5 * b * b,
         samples=[
             Sample("addcmul", lambda lib, x, a, b: lib.addcmul(x, a, b, value=0.5), [In((3, 4)), In((4,)), In((3, 1))]),
             Sample("addcmul_method", lambda lib, x, a, b: x.addcmul(a, b), [In((3,)), In((3,)), In((3,))]),
@@ -160,7 +160,7 @@ OPS = [
         integer=[("addcmul_int", lambda lib, c, a, b: lib.addcmul(a, a, b, value=2))],
         errors=[("addcmul", lambda lib, a, b: lib.addcmul(a, a, b))]),
     OpInfo(
-        "addcdiv", "select", lambda lib, a, b: lib.addcdiv(a, a, b, value=2), lambda a, b: a + 2 * a / b,
+        "addcdiv", "pointwise", lambda lib, a, b: lib.addcdiv(a, a, b, value=2), lambda a, b: a + 2 * a / b,
         samples=[
             Sample("addcdiv", lambda lib, x, a, b: lib.addcdiv(x, a, b, value=-2), [In((3, 4)), In((4,)), In((3, 4), **NZ)]),
             _second("addcdiv", lambda lib, x, y, z: lib.addcdiv(x, y, z, value=0.5), [X, X, In((2, 3), **NZ)]),
@@ -168,14 +168,14 @@ OPS = [
         properties=[Binary("addcdiv", b_away=(0,), special_grads=False)],
         integer=[("addcdiv_int", lambda lib, c, a, b: lib.addcdiv(a, a, b))]),
     OpInfo(
-        "hypot", "select", lambda lib, a, b: lib.hypot(a, b), np.hypot,
+        "hypot", "pointwise", lambda lib, a, b: lib.hypot(a, b), np.hypot,
         samples=[
             Sample("hypot", inputs=[In((3, 4), **NZ), In((4,), **NZ)]),
             _second("hypot", None, [In((2, 3), **NZ), X]),
         ],
         properties=[Binary("hypot", b_away=(0,))], float16=True, integer=[("hypot_int", None)], errors=True),
     OpInfo(
-        "xlogy", "select", lambda lib, a, b: lib.xlogy(a, b), _xlogy,
+        "xlogy", "pointwise", lambda lib, a, b: lib.xlogy(a, b), _xlogy,
         samples=[
             Sample("xlogy", inputs=[In((3, 4)), In((3, 4), 0.2, 3.0)]),
             Sample("xlogy_scalar_other", lambda lib, x: lib.xlogy(x, 2.5), [In((4,))]),
@@ -187,8 +187,11 @@ OPS = [
         properties=[Binary("xlogy", b=(0.1, 3.0))], float16=True,
         integer=[("xlogy_int", lambda lib, c, a, b: lib.xlogy(a.abs(), b.abs()))], errors=True),
     OpInfo(
-        "nan_to_num", "select", lambda lib, x: x.nan_to_num(), np.nan_to_num,
-        samples=[_second("nan_to_num", lambda lib, x: lib.nan_to_num(x * x) * x, [X])],
+        "nan_to_num", "pointwise", lambda lib, x: x.nan_to_num(), np.nan_to_num,
+        samples=[Sample("nan_to_num_method", lambda lib, x: x.nan_to_num(), [In((3, 4))]),
+                 Sample("nan_to_num_0d", lambda lib, x: x.nan_to_num(), [In(())]),
+                 _second("nan_to_num", lambda lib, x: lib.nan_to_num(x * x) * x, [X])],
+        sweeps=frozenset({INTEGER_SWEEP, FLOAT16_SWEEP, SPECIAL_SWEEP, KINKS_SWEEP}),
         properties=[Unary("nan_to_num")], float16=[("nan_to_num", lambda lib, x, y: x.nan_to_num())],
         integer=[("nan_to_num_int", lambda lib, c, a, b: lib.nan_to_num(a))]),
 ]

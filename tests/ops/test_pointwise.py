@@ -10,16 +10,16 @@ from _elementwise_parity import check_error, check_forward, check_like_torch
 from _table_tests import double_backward_test, finite_difference_test, no_upcast_test, torch_parity_test
 
 
-# The rows (samples, integer-dtype call forms) live in the op table: tests/opinfo/family_select.py.
-CASES = samples(PARITY, "select")
-GRAD_CASES = grad_samples(samples(FD, "select"))
-DB_CASES = grad_samples(samples(DOUBLE_BACKWARD, "select"))
+# The rows (samples, integer-dtype call forms) live in the op table: tests/opinfo/family_pointwise.py.
+CASES = samples(PARITY, "pointwise")
+GRAD_CASES = grad_samples(samples(FD, "pointwise"))
+DB_CASES = grad_samples(samples(DOUBLE_BACKWARD, "pointwise"))
 
 if HAS_TORCH:
     test_matches_torch = torch_parity_test(CASES)
     test_double_backward = double_backward_test(DB_CASES)
 test_finite_differences = finite_difference_test(GRAD_CASES)
-test_float32_gradients_stay_float32 = no_upcast_test(samples(NO_UPCAST, "select"))
+test_float32_gradients_stay_float32 = no_upcast_test(samples(NO_UPCAST, "pointwise"))
 
 
 if HAS_TORCH:
@@ -59,7 +59,7 @@ if HAS_TORCH:
         fn = lambda lib, t: lib.where(t > 0, t, lib.zeros_like(t)) * 2  # noqa: E731
         np.testing.assert_array_equal(_grads(npgrad, fn, x)[0], _grads(torch, fn, x)[0])
 
-    DTYPE_EXPRS = call_forms("integer", "select")
+    DTYPE_EXPRS = call_forms("integer", "pointwise")
 
     @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, np.bool_], ids=lambda d: np.dtype(d).name)
     @pytest.mark.parametrize("name, fn", DTYPE_EXPRS, ids=[n for n, _ in DTYPE_EXPRS])
