@@ -642,10 +642,14 @@ def masked_select(input, mask):
 
 @op()
 def nonzero(input, *, as_tuple=False):
-    nz = np.nonzero(input._data)
+    d = input._data
+    if d.ndim == 0:  # PyTorch: a 0-d tensor is one element with no coordinates (np.nonzero refuses 0-d)
+        n = int(bool(d))
+        return (Tensor._wrap(np.zeros(n, np.int64)),) if as_tuple else Tensor._wrap(np.zeros((n, 0), np.int64))
+    nz = np.nonzero(d)
     if as_tuple:
         return tuple(Tensor._wrap(np.asarray(a, np.int64)) for a in nz)
-    return Tensor._wrap(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
+    return Tensor._wrap(np.stack(nz, axis=1).astype(np.int64))
 
 
 @op()
