@@ -17,6 +17,9 @@ from ._dims import canon_dim, canon_dims
 from ._registry import op
 
 _builtin_all, _builtin_any, _builtin_sum, _builtin_max = all, any, sum, max
+# PyTorch's CPU kernels accumulate float16 in float32 and round the result back once; the float16 branches
+# below do the same (a float16 sum of squares overflows at |x| ~ 256, and tiny values underflow).
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
 
 def _expand_back(g, dims, keepdim, shape):
@@ -386,20 +389,27 @@ class Var(Op):
         ctx.dims, ctx.keepdim, ctx.denom = dims, keepdim, n - correction
         if x.size == 0:
             return np.full(_reduced(x.shape, dims, keepdim), np.nan, x.dtype)
-        # (np.mean's inf - inf warns from NumPy's frame, which npgrad's filter does not cover)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            d = x - np.mean(x, axis=dims, keepdims=True)
-            # corrected two-pass: remove the rounding error of the mean itself, so equal values (even 1e30s)
-            # give exactly 0, as PyTorch's Welford does, and tiny spreads around a large mean keep their digits
-            d -= np.mean(d, axis=dims, keepdims=True)
-            # PyTorch clamps the divisor at 0 (inf/nan), but its gradient uses n - correction as is.
-            return np.asarray(np.sum(d * d, axis=dims, keepdims=keepdim) / _builtin_max(n - correction, 0)) \
-                .astype(x.dtype)
+        if x.dtype is _F16:
+            return _var_np(x.astype(_F32), dims, keepdim, n - correction).astype(_F16)
+        return _var_np(x, dims, keepdim, n - correction)
 
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
+        if P.data_of(x).dtype is _F16:  # the deviations and the 2/n factor in float32, as PyTorch's kernel
+            x, g = P.cast(x, _F32), P.cast(g, _F32)
         return _keep(g, ctx.dims, ctx.keepdim) * _centered(x, ctx.dims) * _over(2.0, ctx.denom), None, None, None
+
+
+def _var_np(x, dims, keepdim, denom):
+    # (np.mean's inf - inf warns from NumPy's frame, which npgrad's filter does not cover)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = x - np.mean(x, axis=dims, keepdims=True)
+        # corrected two-pass: remove the rounding error of the mean itself, so equal values (even 1e30s)
+        # give exactly 0, as PyTorch's Welford does, and tiny spreads around a large mean keep their digits
+        d -= np.mean(d, axis=dims, keepdims=True)
+        # PyTorch clamps the divisor at 0 (inf/nan), but its gradient uses n - correction as is.
+        return np.asarray(np.sum(d * d, axis=dims, keepdims=keepdim) / _builtin_max(denom, 0)).astype(x.dtype)
 
 
 def _over(a, denom):
@@ -415,8 +425,11 @@ class Std(Op):
 
     @staticmethod
     def forward(ctx, x, dims, keepdim, correction):
-        v = Var.forward(ctx, x, dims, keepdim, correction)
-        out = np.sqrt(v)
+        if x.dtype is _F16:  # the variance of values above ~256 overflows float16; its root need not
+            v = Var.forward(ctx, x.astype(_F32), dims, keepdim, correction)
+            out = np.sqrt(v).astype(_F16)
+        else:
+            out = np.sqrt(Var.forward(ctx, x, dims, keepdim, correction))
         ctx.save_for_backward(x, out)
         return out
 
@@ -424,6 +437,8 @@ class Std(Op):
     def backward(ctx, g):
         x, out = ctx.saved_tensors
         dims, keepdim = ctx.dims, ctx.keepdim
+        if P.data_of(x).dtype is _F16:
+            x, g, out = P.cast(x, _F32), P.cast(g, _F32), P.cast(out, _F32)
         zero = P.data_of(out) == 0
         if zero.any():
             # A zero std (constant input) has gradient 0 in PyTorch, not 0/0.
@@ -521,28 +536,20 @@ class Norm(Op):
 
     @staticmethod
     def forward(ctx, x, p, dims, keepdim):
-        a = np.abs(x)
-        if p == np.inf:
-            out = np.max(a, axis=dims, keepdims=keepdim) if x.size else np.zeros(_reduced(x.shape, dims, keepdim), x.dtype)
-        elif p == -np.inf:
-            out = np.min(a, axis=dims, keepdims=keepdim)
-        elif p == 0:
-            out = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(x.dtype)
-        elif p == 1:
-            out = np.sum(a, axis=dims, keepdims=keepdim)
-        elif p == 2:
-            out = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
-        else:
-            out = np.sum(a ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
-        out = np.asarray(out, x.dtype)
-        ctx.save_for_backward(x, out)
         ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
+        if x.dtype is _F16:
+            out = _norm_np(x.astype(_F32), p, dims, keepdim).astype(_F16)
+        else:
+            out = _norm_np(x, p, dims, keepdim)
+        ctx.save_for_backward(x, out)
         return out
 
     @staticmethod
     def backward(ctx, g):
         x, out = ctx.saved_tensors
         p, dims, keepdim = ctx.p, ctx.dims, ctx.keepdim
+        if P.data_of(x).dtype is _F16 and p not in (0, 1):  # g / norm and |x|^(p-1) leave float16's range
+            x, g, out = P.cast(x, _F32), P.cast(g, _F32), P.cast(out, _F32)
         gk = _keep(g, dims, keepdim)
         nk = _keep(out, dims, keepdim)
         if p == 0:
@@ -565,6 +572,23 @@ class Norm(Op):
         safe = P.where(zero, 1.0, nk) if zero.any() else nk
         r = x * P.abs(x) ** (p - 2) * gk / safe ** (p - 1)
         return (P.where(zero, 0.0, r) if zero.any() else r), None, None, None
+
+
+def _norm_np(x, p, dims, keepdim):
+    a = np.abs(x)
+    if p == np.inf:
+        out = np.max(a, axis=dims, keepdims=keepdim) if x.size else np.zeros(_reduced(x.shape, dims, keepdim), x.dtype)
+    elif p == -np.inf:
+        out = np.min(a, axis=dims, keepdims=keepdim)
+    elif p == 0:
+        out = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(x.dtype)
+    elif p == 1:
+        out = np.sum(a, axis=dims, keepdims=keepdim)
+    elif p == 2:
+        out = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
+    else:
+        out = np.sum(a ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+    return np.asarray(out, x.dtype)
 
 
 @op()
@@ -631,6 +655,8 @@ class CumSum(Op):
     @staticmethod
     def forward(ctx, x, dim, np_dtype):
         ctx.dim = dim
+        if x.dtype is _F16 and np_dtype is None:
+            return np.cumsum(x, axis=dim, dtype=_F32).astype(_F16)
         return np.cumsum(x, axis=dim, dtype=np_dtype)
 
     @staticmethod
@@ -640,7 +666,11 @@ class CumSum(Op):
 
 
 def _cumsum(x, axis):
-    return x.cumsum(axis) if isinstance(x, Tensor) else np.cumsum(x, axis=axis)
+    if isinstance(x, Tensor):
+        return x.cumsum(axis)
+    if x.dtype is _F16:  # running sums in float32, rounded once, as PyTorch's kernel
+        return np.cumsum(x, axis=axis, dtype=_F32).astype(_F16)
+    return np.cumsum(x, axis=axis)
 
 
 @op()

@@ -15,6 +15,9 @@ from . import _poly as P
 from ._dims import canon_dim
 from ._registry import op
 
+# PyTorch's CPU softmax kernels compute float16 in float32 (exp, sum, divide) and round once.
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+
 
 def _shifted(x, dim):
     if x.size == 0:
@@ -23,6 +26,8 @@ def _shifted(x, dim):
 
 
 def softmax_np(x, dim):
+    if x.dtype is _F16:
+        return softmax_np(x.astype(_F32), dim).astype(_F16)
     e = _shifted(x, dim)
     np.exp(e, out=e)
     e /= np.sum(e, axis=dim, keepdims=True)
@@ -30,6 +35,8 @@ def softmax_np(x, dim):
 
 
 def log_softmax_np(x, dim):
+    if x.dtype is _F16:
+        return log_softmax_np(x.astype(_F32), dim).astype(_F16)
     s = _shifted(x, dim)
     lse = np.log(np.sum(np.exp(s), axis=dim, keepdims=True))
     s -= lse
@@ -52,6 +59,8 @@ class SoftmaxOp(Op):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
+        if P.data_of(y).dtype is _F16:
+            y, g = P.cast(y, _F32), P.cast(g, _F32)
         gy = g * y
         return gy - y * P.sum(gy, axis=ctx.dim, keepdims=True), None
 
@@ -70,6 +79,8 @@ class LogSoftmaxOp(Op):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
+        if P.data_of(y).dtype is _F16:
+            y, g = P.cast(y, _F32), P.cast(g, _F32)
         return g - P.exp(y) * P.sum(g, axis=ctx.dim, keepdims=True), None
 
 

@@ -143,7 +143,8 @@ def threshold(input, threshold, value, inplace=False):
     r = _maybe_inplace(input, inplace, globals()["threshold"], threshold, value)
     if r is not None:
         return r
-    return _where(Tensor._wrap(input._data > threshold), input, value)
+    # "not x <= threshold" rather than "x > threshold": NaN passes through, as in PyTorch
+    return _where(Tensor._wrap(~(input._data <= threshold)), input, value)
 
 
 def threshold_(input, threshold, value):

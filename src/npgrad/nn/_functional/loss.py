@@ -19,6 +19,7 @@ from ...tensor import Tensor
 from ._utils import clamp, clamp_min, log1p, reduce_loss, resolve_reduction, select, unsqueeze
 from .softmax import log_softmax, softmax_poly
 
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
 def _size_warning(input, target):
     if target.shape != input.shape:
@@ -46,6 +47,11 @@ class CrossEntropy(Op):
 
     @staticmethod
     def forward(ctx, x, target, weight, ignore_index, eps, reduction):
+        if x.dtype is _F16:  # PyTorch's log_softmax and sums run in float32 for half; the loss is rounded once
+            w32 = None if weight is None else weight.astype(_F32)
+            out = CrossEntropy.forward(ctx, x.astype(_F32), target, w32, ignore_index, eps, reduction)
+            ctx.save_for_backward(x)
+            return out.astype(_F16)
         ctx.save_for_backward(x)
         dt = x.dtype
         C = x.shape[1]
@@ -410,7 +416,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
     xd = input._data
-    if np.any((xd < 0) | (xd > 1)):
+    if not np.all((xd >= 0) & (xd <= 1)):  # (written so a NaN fails the range check, as in PyTorch)
         raise RuntimeError("all elements of input should be between 0 and 1")
     w = None
     if weight is not None:

@@ -5,6 +5,8 @@ axes, then scale and shift": layer_norm and training-mode batch_norm are both th
 axes. A plain backward reuses the normalized input and 1/std kept from the forward; under
 ``create_graph=True`` they are recomputed from the input Tensor so the gradient is differentiable.
 """
+import warnings
+
 import numpy as np
 
 from ... import dtypes as _dt
@@ -12,6 +14,10 @@ from ...autograd.function import Op
 from ...autograd.grad_mode import no_grad
 from ...ops import _poly as P
 from ...tensor import Tensor
+
+# PyTorch's CPU normalization kernels take float16 moments, the normalization and the affine step in
+# float32 and round the output once (in float16 the squares overflow above ~256 and underflow below ~1e-4).
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
 
 def _mean(x, axes, n):
@@ -23,6 +29,18 @@ class Normalize(Op):
 
     @staticmethod
     def forward(ctx, x, w, b, axes, eps, want_stats, recentre):
+        if x.size == 0:  # an empty batch: an empty output, NaN moments (np.mean would warn on the empty slices)
+            stat = np.full([1 if a in axes else s for a, s in enumerate(x.shape)], np.nan, x.dtype)
+            ctx.save_for_backward(x, w)
+            ctx.xhat, ctx.rstd, ctx.axes, ctx.eps, ctx.recentre = x.copy(), stat, axes, eps, recentre
+            ctx.n = max(int(np.prod([x.shape[a] for a in axes])), 1)
+            return (x.copy(), stat.reshape(-1), stat.reshape(-1)) if want_stats else x.copy()
+        if x.dtype is _F16:
+            out = Normalize.forward(ctx, x.astype(_F32), _wide(w), _wide(b), axes, eps, want_stats, recentre)
+            ctx.save_for_backward(x, w)  # (xhat and rstd stay float32 for the backward)
+            if want_stats:
+                return (out[0].astype(_F16),) + out[1:]
+            return out.astype(_F16)
         # Two full-size allocations (the normalized input, kept for backward, and the output); every other
         # step is in place or a reduction.
         mean = np.mean(x, axis=axes, keepdims=True)
@@ -55,6 +73,12 @@ class Normalize(Op):
         x, w = ctx.saved_tensors
         axes, n = ctx.axes, ctx.n
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        if P.data_of(x).dtype is _F16:  # the engine rounds the float32 gradients back to float16
+            x, w, g = P.cast(x, _F32), _wide(w), P.cast(g, _F32)
+        if not P.is_tensor(g) and g.size == 0:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                return _normalize_backward_np(g, w, ctx.xhat, ctx.rstd, axes, need_x, need_w, need_b, ctx)
         if not P.is_tensor(g):
             # Fused NumPy kernels on the forward's saved xhat/rstd: ~1.4x faster than the general formula below
             # on arrays (layer_norm backward of 256x4096 float32: 3.4 vs 4.8 ms); test_two_formulas.py checks
@@ -133,6 +157,11 @@ def _normalize_backward_np(g, w, xhat, rstd, axes, need_x, need_w, need_b, ctx):
     return gx, gw, gb, None, None, None, None
 
 
+def _wide(a):
+    """A float16 weight, bias or gradient (array or Tensor) in float32; anything else as it is."""
+    return a if a is None or P.data_of(a).dtype is not _F16 else P.cast(a, _F32)
+
+
 def _sum_to(a, shape):
     lead = a.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and a.shape[lead + i] != 1)
@@ -194,7 +223,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         axes = (0,) + tuple(range(2, nd))
         y, mean, var = NativeBatchNorm.apply(input, _channel_view(weight, nd), _channel_view(bias, nd), axes,
                                              float(eps), True, False)
-        if training and running_mean is not None and running_var is not None:
+        if training and running_mean is not None and running_var is not None and input.numel():  # (empty: kept)
             n = input.numel() // C
             with no_grad():
                 m = momentum
@@ -245,7 +274,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         if t is not None and (t.dim() != 1 or t.numel() != C):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
-    xr = input.reshape(N, num_groups, -1)
+    xr = input.reshape(N, num_groups, input.numel() // max(N * num_groups, 1))  # (-1 is ambiguous when empty)
     y = Normalize.apply(xr, None, None, (2,), float(eps), False, True).reshape(tuple(input.shape))
     nd = input.dim()
     if weight is not None:
@@ -261,6 +290,10 @@ class RMSNormOp(Op):
 
     @staticmethod
     def forward(ctx, x, w, axes, eps):
+        if x.dtype is _F16:
+            y = RMSNormOp.forward(ctx, x.astype(_F32), _wide(w), axes, eps).astype(_F16)
+            ctx.save_for_backward(x, w)
+            return y
         r = 1.0 / np.sqrt(np.mean(np.square(x), axis=axes, keepdims=True) + np.asarray(eps, x.dtype))
         y = x * r
         if w is not None:
@@ -275,6 +308,8 @@ class RMSNormOp(Op):
         x, w = ctx.saved_tensors
         axes, n = ctx.axes, ctx.n
         need_x, need_w = ctx.needs_input_grad[:2]
+        if P.data_of(x).dtype is _F16:
+            x, w, g = P.cast(x, _F32), _wide(w), P.cast(g, _F32)
         r = P.from_forward(g, ctx, "r", lambda: 1.0 / P.sqrt(_mean(x * x, axes, n) + ctx.eps))
         gx = gw = None
         if need_x:
@@ -296,8 +331,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(str(s) for s in normalized_shape)}], but got input of size"
                            f"{list(shape)}")
-    if eps is None:
-        eps = float(np.finfo(input._data.dtype).eps)
+    if eps is None:  # the epsilon of the type PyTorch computes in (float32 for float16)
+        eps = float(np.finfo(_F32 if input._data.dtype is _F16 else input._data.dtype).eps)
     axes = tuple(range(len(shape) - k, len(shape)))
     return RMSNormOp.apply(input, weight, axes, float(eps))
 

@@ -132,9 +132,11 @@ def _out_size(n, k, s, p, d, ceil_mode):
 
 def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, n, name, max_pool):
     nd = x.dim()
-    if nd not in (n + 1, n + 2) or x.numel() == 0:
+    if nd not in (n + 1, n + 2):
         raise RuntimeError(f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input" if n == 2 else
                            f"{name}() Expected 2D or 3D input tensor, but got {list(x.shape)}")
+    if x.numel() == 0 and (nd == n + 1 or 0 in x.shape[1:]):  # only an empty batch passes, as in PyTorch
+        _empty_pool_error(x, n, name)
     k = as_ints(kernel_size, n, "kernel_size")
     s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else as_ints(stride, n, "stride")
     p = as_ints(padding, n, "padding")
@@ -168,6 +170,17 @@ def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, n, name
     geo = Geometry(N, C, spatial[0], spatial[1], k[0], k[1], s[0], s[1], d[0], d[1], pads[0][0], pads[0][1],
                    pads[1][0], pads[1][1], outs[0], outs[1], 1)
     return xb, unbatched, geo, p
+
+
+def _empty_pool_error(x, n, name):
+    shape = list(x.shape)
+    if n == 1 and name == "max_pool1d":
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{shape}")
+    if n == 1:  # PyTorch's avg_pool1d runs avg_pool2d on the input with a unit height
+        shape.insert(len(shape) - 1, 1)
+    raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                       f"got:{shape}")
 
 
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, n, name):

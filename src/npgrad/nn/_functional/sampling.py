@@ -152,6 +152,8 @@ def pixel_unshuffle(input, downscale_factor):
     if h % r or w % r:
         raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by downscale_factor, but got "
                            f"height={h} and width={w}")
+    if input.numel() == 0:  # PyTorch returns an empty input as it is, whatever its shape
+        return input.clone()
     x = input.reshape(tuple(lead) + (c, h // r, r, w // r, r))
     n = len(lead)
     x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
