@@ -223,15 +223,10 @@ NOT_SWEPT_FUNCTIONALS = {
 }
 
 # (entry, kind): why npgrad does not match PyTorch yet. Each still runs and must still differ.
-_LINEAR_NAN = "linear/bilinear interpolation by a weight matrix: a zero weight times inf makes NaN in neighbouring " \
-              "outputs, where PyTorch's two-tap kernel leaves them finite"
 _GELU_INF = "PyTorch's CPU gelu returns NaN for +inf (an artefact of its vectorised erf); npgrad returns inf, the limit"
 KNOWN_MISMATCHES = {
     ("GELU", "naninf"): _GELU_INF,
     ("F.gelu", "naninf"): _GELU_INF,
-    ("UpsamplingBilinear2d", "naninf"): _LINEAR_NAN,
-    ("F.upsample_bilinear", "naninf"): _LINEAR_NAN,
-    ("F.interpolate", "naninf"): _LINEAR_NAN,
     ("InstanceNorm1d", "empty"): "PyTorch's affine InstanceNorm fails on an empty batch with an internal "
                                  "'select(): index 0 out of range' IndexError; npgrad returns the empty output",
 }

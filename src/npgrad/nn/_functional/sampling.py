@@ -1,8 +1,8 @@
 """interpolate / upsample (nearest, nearest-exact, linear, bilinear, area), pixel_shuffle.
 
 Resizing is separable: nearest modes gather source indices along each spatial axis; the linear modes
-multiply each axis by a small (out, in) interpolation matrix, which is exactly PyTorch's two-tap lerp
-per axis. Both are compositions of differentiable operators (index_select, matmul).
+take PyTorch's two-tap lerp along each axis (two gathers and a weighted sum). Both are compositions of
+differentiable operators (index_select, mul, add).
 """
 import math
 import warnings
@@ -30,7 +30,8 @@ def _nearest_index(n_in, n_out, scale, exact):
     return np.minimum(src.astype(np.int64), n_in - 1)
 
 
-def _linear_matrix(n_in, n_out, align_corners, scale, dtype):
+def _linear_taps(n_in, n_out, align_corners, scale, dtype):
+    """PyTorch's two taps per output position: source indices i0, i1 and weights 1 - lam, lam."""
     s = _source_scale(n_in, n_out, align_corners, scale)
     dst = np.arange(n_out, dtype=np.float64)
     if align_corners:
@@ -40,19 +41,18 @@ def _linear_matrix(n_in, n_out, align_corners, scale, dtype):
     i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
     i1 = np.minimum(i0 + 1, n_in - 1)
     lam = src - i0
-    m = np.zeros((n_out, n_in), np.float64)
-    rows = np.arange(n_out)
-    np.add.at(m, (rows, i0), 1.0 - lam)
-    np.add.at(m, (rows, i1), lam)
-    return m.astype(dtype)
+    return i0, i1, (1.0 - lam).astype(dtype), lam.astype(dtype)
 
 
-def _along(x, axis, matrix):
-    """Apply an (out, in) matrix along ``axis`` of x."""
-    xt = x.movedim(axis, -1)
-    lead = tuple(xt.shape[:-1])
-    y = (xt.reshape(-1, xt.shape[-1]) @ Tensor._wrap(np.ascontiguousarray(matrix.T))).reshape(lead + (matrix.shape[0],))
-    return y.movedim(-1, axis)
+def _along(x, axis, taps):
+    """Two-tap linear interpolation along ``axis``: each output reads its two source elements only, so
+    an inf or NaN reaches only the outputs it is a tap of (a dense interpolation matrix would spread
+    it through 0 * inf to every output)."""
+    i0, i1, w0, w1 = taps
+    shape = [1] * x.dim()
+    shape[axis] = -1
+    w0, w1 = Tensor._wrap(w0.reshape(shape)), Tensor._wrap(w1.reshape(shape))
+    return x.index_select(axis, Tensor._wrap(i0)) * w0 + x.index_select(axis, Tensor._wrap(i1)) * w1
 
 
 _DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
@@ -114,7 +114,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             idx = _nearest_index(n_in, n_out, scales[k], mode == "nearest-exact")
             out = out.index_select(axis, Tensor._wrap(idx))
         elif mode in ("linear", "bilinear", "trilinear"):
-            out = _along(out, axis, _linear_matrix(n_in, n_out, align_corners, scales[k], dt))
+            out = _along(out, axis, _linear_taps(n_in, n_out, align_corners, scales[k], dt))
         else:
             raise NotImplementedError(f"Input Error: interpolation mode '{mode}' is not supported by npgrad")
     return out
