@@ -20,6 +20,9 @@ LAYERS = [
     # 0: the ground floor. return_types (named tuples) and _process_tuning (gc/malloc settings) import nothing
     # of npgrad, so they sit here too.
     ("npgrad.dtypes", 0), ("npgrad.return_types", 0), ("npgrad._process_tuning", 0),
+    # the device namespaces and process-wide settings (threads, matmul precision, compile) import nothing of
+    # npgrad: a CPU-only library answers them without touching tensors.
+    ("npgrad.cuda", 0), ("npgrad.mps", 0), ("npgrad.backends", 0), ("npgrad._runtime", 0),
     # 1: the graph, the engine, grad mode. gradcheck and autograd.functional (jacobian, hessian, ...) build
     # Tensors through the protocol, not by importing tensor/ops/factories.
     ("npgrad.autograd", 1),

@@ -141,6 +141,9 @@ class Tensor:
         return _CPU
 
     is_cuda = False
+    is_cpu = True
+    is_mps = False
+    is_xpu = False
     is_sparse = False
     is_quantized = False
     is_meta = False
@@ -473,8 +476,10 @@ class Tensor:
     def cpu(self):
         return self
 
-    def cuda(self, *args, **kwargs):
-        raise RuntimeError("npgrad runs on the CPU only (NumPy); there is no CUDA device")
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        _check_device(Device("cuda") if device is None else Device(device) if not isinstance(device, int)
+                      else device)
+        raise AssertionError("Torch not compiled with CUDA enabled")  # (unreachable: cuda is never available)
 
     def pin_memory(self):
         return self
@@ -483,37 +488,71 @@ class Tensor:
         return self
 
 
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
+                 "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+
+
 class Device:
-    """The only device npgrad has: ``cpu``. Exists so ``tensor.device`` and ``.to('cpu')`` read naturally."""
+    """``torch.device``: any of PyTorch's device types can be named (a script may build ``device("cuda")``
+    and only use it when ``cuda.is_available()``), but tensors live on the CPU only: placing one on another
+    device raises the error a PyTorch build without that backend raises (see ``_check_device``)."""
 
     __slots__ = ("type", "index")
 
-    def __init__(self, type="cpu", index=None):
+    def __init__(self, type="cpu", index=None):  # noqa: A002 - PyTorch's parameter name
         if isinstance(type, Device):
-            type = type.type
-        if type not in ("cpu",) and not str(type).startswith("cpu"):
-            raise RuntimeError(f"npgrad supports only the 'cpu' device, got '{type}'")
-        self.type, self.index = "cpu", index
+            type, index = type.type, type.index if index is None else index
+        elif isinstance(type, int) and not isinstance(type, bool):
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        elif not isinstance(type, str):
+            raise TypeError(f"device() received an invalid combination of arguments - got ({_type_name(type)})")
+        else:
+            name, _, idx = type.partition(":")
+            if name not in _DEVICE_TYPES:
+                raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: "
+                                   f"{type}")
+            if idx:
+                if not idx.isdigit() or index is not None:
+                    raise RuntimeError(f"Invalid device string: '{type}'")
+                index = int(idx)
+            type = name
+        if index is not None and index < 0:
+            raise RuntimeError(f"Device index must not be negative")
+        self.type, self.index = type, index
 
     def __repr__(self):
-        return "device(type='cpu')"
+        return f"device(type='{self.type}')" if self.index is None else \
+            f"device(type='{self.type}', index={self.index})"
 
     def __str__(self):
-        return "cpu"
+        return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other):
-        return isinstance(other, Device) or other == "cpu"
+        return isinstance(other, Device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self):
-        return hash("cpu")
+        return hash((self.type, self.index))
+
+
+def _type_name(x):
+    return type(x).__name__
 
 
 _CPU = Device()
 
+# What a PyTorch build without the backend raises when a tensor is placed on its device.
+_NO_BACKEND = {"cuda": lambda: AssertionError("Torch not compiled with CUDA enabled"),
+               "xpu": lambda: AssertionError("Torch not compiled with XPU enabled")}
+
 
 def _check_device(device):
-    if device is not None and not isinstance(device, Device):
-        Device(device)
+    """Refuse, with PyTorch's error, any device but the CPU for a tensor."""
+    if device is None:
+        return
+    d = device if isinstance(device, Device) else Device(device)
+    if d.type != "cpu":
+        err = _NO_BACKEND.get(d.type)
+        raise err() if err else RuntimeError(f"PyTorch is not linked with support for {d.type} devices")
 
 
 _LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import npgrad
-import npgrad.nn  # noqa: F401  (attaches the remaining Tensor methods)
+import npgrad.nn  # noqa: F401
 from oracle import HAS_TORCH, torch
 from opinfo import EMPTY_INTEGER_SWEEP, swept
 
@@ -31,7 +31,7 @@ NOT_OPERATORS = {
     "randn", "randperm", "range", "result_type", "save", "scalar_tensor", "seed", "set_default_dtype",
     "set_printoptions", "set_rng_state", "tensor", "tril_indices", "triu_indices", "zeros", "broadcast_shapes",
     "normal", "numel",
-}
+} | {n for n in dir(npgrad._runtime) if not n.startswith("_")}  # process-wide settings: threads, compile, ...
 # Tensor attributes that are not operators, or whose result is about storage rather than values.
 NOT_METHODS = {
     "backward", "register_hook", "register_post_accumulate_grad_hook", "retain_grad", "numpy", "tolist", "item",

@@ -2,14 +2,13 @@
 import numpy as np
 
 from ... import dtypes as _dt
-from ...tensor import Device, Tensor
+from ...tensor import Tensor, _check_device
 from ..parameter import Parameter
 
 
 def empty(shape, dtype=None, device=None):
     """An uninitialised float tensor for a module to fill in reset_parameters()."""
-    if device is not None:
-        Device(device)  # raises for anything but the CPU
+    _check_device(device)  # PyTorch's error for any device but the CPU
     dt = _dt.get_default_dtype() if dtype is None else _dt.to_dtype(dtype)
     return Tensor._wrap(np.empty(tuple(shape), dt.np))
 

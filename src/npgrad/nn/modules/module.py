@@ -14,7 +14,7 @@ from collections import OrderedDict
 from ... import dtypes as _dt
 from ...autograd.grad_mode import no_grad
 from ...autograd.hooks import RemovableHandle
-from ...tensor import Tensor, Device
+from ...tensor import Device, Tensor, _check_device
 from ..parameter import Parameter, Buffer
 
 __all__ = ["Module"]
@@ -517,7 +517,7 @@ class Module:
             else:
                 dtype = a
         if device is not None:
-            Device(device)  # raises for anything but the CPU
+            _check_device(device)  # PyTorch's error for any device but the CPU
         if dtype is None:
             return self
         dtype = _dt.to_dtype(dtype)
