@@ -9,8 +9,6 @@ PENDING = {
     "arith": [
         "add", "div", "divide", "float_power", "floor_divide", "fmod", "mul", "multiply", "pow", "remainder", "rsub",
         "sub", "subtract", "true_divide"],
-    "broadcast": [
-        "broadcast_tensors", "broadcast_to"],
     "compare": [
         "allclose", "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
         "bitwise_xor", "eq", "equal", "ge", "greater", "greater_equal", "gt", "isclose", "isfinite", "isinf",
