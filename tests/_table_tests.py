@@ -15,7 +15,7 @@ import pytest
 
 import npgrad
 from oracle import check_against_torch, check_finite_differences, torch
-from _elementwise_parity import check_no_upcast
+from _elementwise_parity import check_error, check_no_upcast
 from _second_order import check_double_backward
 
 
@@ -48,6 +48,15 @@ def finite_difference_test(cases):
 def no_upcast_test(cases):
     """test(case): no backward formula answers a float32 input with a float64 gradient."""
     return _per_case(check_no_upcast, cases)
+
+
+def expected_errors_test(rows):
+    """test(name): ``fn(npgrad)`` raises the row's exception class with its message, as PyTorch does when
+    installed (``rows``: the op table's ``(id, fn, exception class, message)``, see opinfo.raised)."""
+    @pytest.mark.parametrize("fn, exc, message", [pytest.param(*r[1:], id=r[0]) for r in rows])
+    def test(fn, exc, message):
+        check_error(fn, exc, message)
+    return test
 
 
 def errors_like_torch_test(errors):

@@ -39,22 +39,7 @@ UNIT = In((2, 3), -0.8, 0.8)
 V3 = In((3,))
 
 CASES = [
-    # arithmetic
-    OpCase("add", lambda lib, x, y: x + y, [X, In((3,))]),
-    OpCase("add_alpha", lambda lib, x, y: lib.add(x, y, alpha=2.5), [X, X]),
-    OpCase("sub", lambda lib, x, y: x - y, [In((2, 1)), X]),
-    OpCase("rsub", lambda lib, x: 2.0 - x, [X]),
-    OpCase("mul", lambda lib, x, y: x * y, [X, In((2, 1))]),
-    OpCase("mul_self", lambda lib, x: x * x * x, [X]),
-    OpCase("div", lambda lib, x, y: x / y, [X, In((3,), nonzero=True)]),
-    OpCase("rdiv", lambda lib, x: 1.5 / x, [In((2, 3), nonzero=True)]),
-    OpCase("pow_int", lambda lib, x: x ** 3, [X]),
-    OpCase("pow_frac", lambda lib, x: x ** 2.5, [POS]),
-    OpCase("pow_neg", lambda lib, x: x ** -1.5, [POS]),
-    OpCase("pow_tensor", lambda lib, x, y: x ** y, [POS, In((3,))]),
-    OpCase("rpow", lambda lib, x: 2.0 ** x, [X]),
-    OpCase("remainder", lambda lib, x, y: x % y, [In((2, 3), -5, 5), In((2, 3), 0.7, 2.0)]),
-    OpCase("fmod", lambda lib, x, y: lib.fmod(x, y), [In((2, 3), -5, 5), In((2, 3), 0.7, 2.0)]),
+    # (arithmetic operators: tests/opinfo/family_arith.py)
     # Through float32: finite differences at eps=1e-6 cannot resolve it, so only PyTorch checks it.
     OpCase("cast_roundtrip", lambda lib, x: (x.float() * 2).double() * x, [X], fd=False),
     # selection and elementwise n-ary
@@ -92,7 +77,6 @@ CASES = [
     OpCase("permute", lambda lib, x: (x * x).unsqueeze(2).permute(2, 1, 0).exp(), [X]),
     OpCase("transpose", lambda lib, x: x.t() @ (x * x), [X]),
     OpCase("expand", lambda lib, x: x.expand(4, 2, 3).sin() * 2.0 + x.sum(), [X]),
-    OpCase("broadcast_to", lambda lib, x: lib.broadcast_to(x, (2, 3)) ** 2, [In((3,))]),
     OpCase("repeat", lambda lib, x: x.repeat(2, 1).exp(), [X]),
     OpCase("tile", lambda lib, x: lib.tile(x, (1, 2)) ** 2, [X]),
     OpCase("flip", lambda lib, x: x.flip(1) * x, [X]),

@@ -8,6 +8,7 @@ names their operators, and the coverage test there fails for any public operator
 from _record import (EMPTY_INTEGER_SWEEP, FLOAT16_SWEEP, INTEGER_SWEEP, KINKS_SWEEP, SPECIAL_SWEEP,  # noqa: F401
                      DOUBLE_BACKWARD, FAMILY, FD, NO_UPCAST, PARITY, SECOND_ORDER, Binary, OpInfo, Reduction, Sample, Unary)
 import family_arith
+import family_broadcast
 import family_compare
 import family_indexing
 import family_movement
@@ -15,7 +16,7 @@ import family_pointwise
 import family_unary
 
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
-         *family_movement.OPS]
+         *family_movement.OPS, *family_broadcast.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 
@@ -64,3 +65,13 @@ def promotion():
     """(name, fn, scalar sides) for the dtype-pair fuzz."""
     return [(op.name, op.fn, op.promotion) for op in OP_DB if op.promotion]
 
+
+
+def empty_calls():
+    """(name, label, fn, *specs) rows for the empty-tensor suite's operator-specific table."""
+    return [(op.name, *row) for op in OP_DB for row in op.empty]
+
+
+def raised(family=None):
+    """[(id, fn(lib), exception class, message)]: the calls that must fail (of ``family`` when given)."""
+    return [row for op in OP_DB if family in (None, op.family) for row in op.raises]

@@ -12,7 +12,12 @@ apply:
   entry's;
 * ``float16``, ``integer``, ``errors``, ``promotion``: the call forms the float16 suite, the integer-dtype
   sweep, the binary error sweeps and the dtype-pair fuzz run (``True``: the entry's ``fn``);
-* ``sweeps``: the one-input sweeps that call the operator by its name (``lib.<name>(x)``, ``x.<name>()``).
+* ``sweeps``: the one-input sweeps that call the operator by its name (``lib.<name>(x)``, ``x.<name>()``);
+* ``empty``: operator-specific calls for the empty-tensor suite (tests/reliability/test_empty_tensors.py), as
+  ``(label, fn(lib, *inputs), *specs)`` with one ``(shape, dtype[, grad])`` spec per input (that suite's ``Case``);
+* ``raises``: calls that must fail, ``(id, fn(lib), exception class, message)``, run by the family's
+  ``test_expected_errors`` (tests/_table_tests.py ``expected_errors_test``): npgrad raises that class with that
+  message, and PyTorch too when installed.
 """
 import dataclasses
 from typing import Callable, Optional, Sequence
@@ -117,6 +122,8 @@ class OpInfo:
     #                                         sides, the "second" only, or "none"
     aliases: Sequence[str] = ()             # other public names of the same operator, covered by this entry
     sweeps: frozenset = frozenset()         # of the *_SWEEP names above
+    empty: Sequence = ()                    # [(label, fn(lib, *inputs), *specs)]: empty-tensor calls
+    raises: Sequence = ()                   # [(id, fn(lib), exception class, message)]: expected errors
 
     def __post_init__(self):
         for s in self.samples:

@@ -30,15 +30,6 @@ OPS = [_op(n, _m(n)) for n in (
     "flatten", "argmax")] + [
     _op("erf", lambda L, F, x, y: (x + 1).erf()),  # (erf/erfc of float16 are evaluated in float32, as PyTorch's)
     _op("erfc", lambda L, F, x, y: (x + 1).erfc()),
-    _op("pow", lambda L, F, x, y: x ** y),
-    _op("pow_scalar", lambda L, F, x, y: x ** 2.5),
-    _op("add", lambda L, F, x, y: x + y),
-    _op("sub_scalar", lambda L, F, x, y: x - 0.3),
-    _op("mul", lambda L, F, x, y: x * y),
-    _op("div", lambda L, F, x, y: x / y),
-    _op("floor_divide", lambda L, F, x, y: x // y),
-    _op("remainder", lambda L, F, x, y: x % y),
-    _op("fmod", lambda L, F, x, y: L.fmod(x, y)),
     _op("matmul", lambda L, F, x, y: x @ y.t()),
     _op("sum_dim", lambda L, F, x, y: x.sum(1, keepdim=True)),
     _op("max_dim", lambda L, F, x, y: x.max(0)[0]),
