@@ -37,7 +37,7 @@ LAYERS = [
     ("npgrad.optim", 7), ("npgrad.utils", 7),
     ("npgrad.datasets", 8), ("npgrad.serialization", 8), ("npgrad.viz", 8),
     # 9: the command line, and the package root, which re-exports everything (`import npgrad`).
-    ("npgrad.cli", 9), ("npgrad.__main__", 9), ("npgrad", 9),
+    ("npgrad.cli", 9), ("npgrad.__main__", 9), ("npgrad", 9), ("npgrad._torch_alias", 9),
 ]
 LAYER_NAMES = ["dtypes", "autograd", "tensor/random", "ops", "factories", "nn.functional", "nn", "optim/utils",
                "datasets/serialization/viz", "cli"]

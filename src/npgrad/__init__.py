@@ -18,6 +18,7 @@ from .factories import *  # noqa: F401,F403
 from . import factories  # noqa: F401
 from .random import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state, default_generator  # noqa
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: E402,F401
+from ._torch_alias import alias_torch  # noqa: E402,F401
 from ._runtime import (set_num_threads, get_num_threads, set_float32_matmul_precision,  # noqa: E402,F401
                        get_float32_matmul_precision, use_deterministic_algorithms,
                        are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled, compile)

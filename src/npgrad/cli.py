@@ -1,6 +1,8 @@
-"""The ``npgrad`` command line: ``npgrad train mnist`` trains a classifier end to end.
+"""The ``npgrad`` command line: ``npgrad train mnist`` trains a classifier end to end, and ``npgrad run
+script.py`` runs an unmodified PyTorch program on npgrad.
 
     npgrad train mnist                      # MLP 784-256-128-10 on MNIST, 5 epochs
+    npgrad run train.py --epochs 3          # a PyTorch script, `import torch` giving npgrad
     npgrad train mnist --epochs 1 --out runs/quick
     python -m npgrad train mnist            # the same, without the console script
 
@@ -221,6 +223,11 @@ def _parser():
     p = argparse.ArgumentParser(prog="npgrad", description="npgrad: PyTorch's API on NumPy alone.")
     p.add_argument("--version", action="version", version=f"npgrad {__version__}")
     sub = p.add_subparsers(dest="command", metavar="command")
+    r = sub.add_parser("run", help="run an unmodified PyTorch script with `torch` resolving to npgrad",
+                       description="Run SCRIPT as `python SCRIPT ARGS...` would, with `import torch` and every "
+                                   "`import torch.<sub>` giving npgrad's modules (PyTorch itself is never loaded).")
+    r.add_argument("script", help="the PyTorch program to run")
+    r.add_argument("args", nargs=argparse.REMAINDER, help="its own command-line arguments")
     t = sub.add_parser("train", help="train a model end to end",
                        description="Train an MLP (784-256-128-10) classifier and save it with its curves.")
     t.add_argument("dataset", choices=["mnist", "digits"],
@@ -248,6 +255,10 @@ def main(argv=None):
     if args.command is None:
         parser.print_help()
         return 2
+    if args.command == "run":
+        from ._torch_alias import run_path
+        run_path(args.script, args.args)
+        return 0
     if args.command == "train":
         if args.out is None:
             args.out = os.path.join("runs", args.dataset)

@@ -1,0 +1,68 @@
+"""``import torch`` resolving to npgrad: what ``npgrad run script.py`` and ``npgrad.alias_torch()`` install.
+
+A finder at the front of ``sys.meta_path`` answers every ``torch`` and ``torch.<sub>`` import with the
+npgrad module of the same path (``torch.nn.functional`` is ``npgrad.nn.functional``), so an unmodified
+PyTorch script gets npgrad even when PyTorch is installed. A ``torch.<sub>`` npgrad does not have raises
+ModuleNotFoundError naming it, instead of silently falling through to the real PyTorch.
+"""
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
+_COMPAT = "see the 'PyTorch compatibility' section of npgrad's README for what npgrad has"
+
+
+class _ModuleLoader(importlib.abc.Loader):
+    """Hands the import system an npgrad module that is already imported."""
+
+    def __init__(self, module):
+        self.module = module
+
+    def create_module(self, spec):
+        return self.module
+
+    def exec_module(self, module):
+        pass
+
+
+class TorchAlias(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "torch" and not fullname.startswith("torch."):
+            return None
+        target_name = "npgrad" + fullname[len("torch"):]
+        try:
+            module = importlib.import_module(target_name)
+        except ModuleNotFoundError as e:
+            if e.name is not None and (e.name == target_name or target_name.startswith(e.name + ".")):
+                raise ModuleNotFoundError(f"No module named '{fullname}': npgrad has no {target_name} ({_COMPAT})",
+                                          name=fullname) from None
+            raise
+        return importlib.util.spec_from_loader(fullname, _ModuleLoader(module))
+
+
+def alias_torch():
+    """Make ``import torch`` (and every ``torch.<sub>``) import npgrad from now on, in this process.
+
+    For notebooks and scripts that cannot be launched with ``npgrad run``. PyTorch itself must not have
+    been imported yet: modules that already hold the real ``torch`` would keep it, and mixing the two
+    gives baffling errors, so that case raises instead."""
+    import npgrad
+    held = sys.modules.get("torch")
+    if held is not None and held is not npgrad:
+        raise RuntimeError("alias_torch(): the real PyTorch is already imported in this process; call "
+                           "npgrad.alias_torch() before anything imports torch (or use `npgrad run script.py`)")
+    if not any(isinstance(f, TorchAlias) for f in sys.meta_path):
+        sys.meta_path.insert(0, TorchAlias())
+    sys.modules["torch"] = npgrad
+    return npgrad
+
+
+def run_path(script, args=()):
+    """Run ``script`` as ``python script.py args...`` would, with ``torch`` resolving to npgrad."""
+    import os
+    import runpy
+    alias_torch()
+    sys.argv = [script, *args]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    runpy.run_path(script, run_name="__main__")

@@ -1,0 +1,70 @@
+"""`npgrad run script.py` runs unmodified PyTorch programs (tests/pytorch_scripts/) on npgrad, and
+`npgrad.alias_torch()` does the same inside a process. Each script is plain PyTorch: with PyTorch
+installed, the CNN script is also run by PyTorch itself and must pass the same checks."""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from oracle import HAS_TORCH
+
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pytorch_scripts")
+ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+
+
+def _run(args, cwd):
+    out = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=300, env=ENV)
+    assert out.returncode == 0, f"{args}:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
+    return out.stdout
+
+
+def _npgrad_run(script, *args, cwd):
+    return _run([sys.executable, "-m", "npgrad", "run", os.path.join(HERE, script), *args], cwd)
+
+
+def _check_cnn(out, lib):
+    losses = [float(v) for v in re.findall(r"epoch \d+ loss ([\d.]+)", out)]
+    assert len(losses) == 3 and losses[-1] < losses[0], out
+    m = re.search(r"accuracy ([\d.]+) reloaded_equal (\w+) torch_is (\w+) argv (.*)", out)
+    assert m and float(m.group(1)) >= 0.9 and m.group(2) == "True" and m.group(3) == lib, out
+    assert m.group(4) == "['--epochs', '3', '--out', '.']", out  # sys.argv as `python script.py ...` gives
+
+
+def test_cnn_training_script(tmp_path):
+    _check_cnn(_npgrad_run("cnn_train.py", "--epochs", "3", "--out", ".", cwd=tmp_path), "npgrad")
+    assert (tmp_path / "cnn.pt").exists()
+    if HAS_TORCH:  # the same file is real PyTorch code
+        _check_cnn(_run([sys.executable, os.path.join(HERE, "cnn_train.py"), "--epochs", "3", "--out", "."],
+                        tmp_path), "torch")
+
+
+def test_gpt_training_script(tmp_path):
+    out = _npgrad_run("gpt_train.py", cwd=tmp_path)
+    first, last, uniform = map(float, re.search(r"loss ([\d.]+) -> ([\d.]+) \(uniform ([\d.]+)\)", out).groups())
+    assert last < 0.5 * first and first < uniform + 0.5, out
+
+
+def test_a_missing_submodule_is_named_not_taken_from_pytorch(tmp_path):
+    script = tmp_path / "uses_missing.py"
+    script.write_text("import torch.no_such_module\n")
+    out = subprocess.run([sys.executable, "-m", "npgrad", "run", str(script)], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode != 0
+    assert "ModuleNotFoundError: No module named 'torch.no_such_module': npgrad has no" in out.stderr
+
+
+def test_alias_torch_in_a_process():
+    code = ("import npgrad; npgrad.alias_torch(); import torch, torch.nn as nn; "
+            "from torch.nn import functional as F; from torch.utils.data import DataLoader; "
+            "import npgrad.utils.data as D; "
+            "assert torch is npgrad and nn is npgrad.nn and F is npgrad.nn.functional and DataLoader is D.DataLoader; "
+            "print(torch.ones(2).sum().item())")
+    assert _run([sys.executable, "-c", code], HERE).strip() == "2.0"
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="needs the real PyTorch imported first")
+def test_alias_torch_refuses_after_the_real_pytorch():
+    code = "import torch, npgrad\ntry:\n    npgrad.alias_torch()\nexcept RuntimeError as e:\n    print(e)\n"
+    assert "the real PyTorch is already imported" in _run([sys.executable, "-c", code], HERE)
