@@ -41,8 +41,8 @@ cpu = device("cpu")
 # Subpackages and the serialization functions load on first use (`npgrad.nn`, `from npgrad import optim`,
 # `npgrad.save`), so `import npgrad` costs little more than importing NumPy.
 _LAZY_MODULES = {"nn", "optim", "utils", "datasets", "viz", "linalg", "special", "return_types", "serialization",
-                 "cuda", "mps", "backends"}
-_LAZY_ATTRS = {"save": "serialization", "load": "serialization"}
+                 "cuda", "mps", "backends", "amp"}
+_LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "amp"}
 
 
 # `from npgrad import *`: the operators the registry declares (the lazily loaded families' too), the
