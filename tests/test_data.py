@@ -318,3 +318,32 @@ if HAS_TORCH:
         assert _plain(list(D.DataLoader(make(npgrad), batch_sampler=bs))) == \
             _plain(list(TD.DataLoader(make(torch), batch_sampler=bs)))
         assert len(D.DataLoader(make(npgrad), batch_size=2)) == len(TD.DataLoader(make(torch), batch_size=2))
+
+
+def test_samplers_are_lazy_on_huge_datasets():
+    # As PyTorch: indices are produced while iterating, so a 10^12-item dataset or 10^10 draws with
+    # replacement cost memory for a batch, not for the whole epoch.
+    import itertools
+    import tracemalloc
+    Dataset, RandomSampler = D.Dataset, D.RandomSampler
+
+    class Huge(Dataset):
+        def __len__(self):
+            return 10 ** 12
+
+        def __getitem__(self, i):
+            return npgrad.tensor(float(i))
+
+    tracemalloc.start()
+    try:
+        seq = list(itertools.islice(iter(D.DataLoader(Huge(), batch_size=4)), 2))
+        sampler = RandomSampler(Huge(), replacement=True, num_samples=10 ** 10,
+                                generator=npgrad.Generator().manual_seed(0))
+        drawn = list(itertools.islice(iter(D.DataLoader(Huge(), batch_size=4, sampler=sampler)), 3))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert seq[1].tolist() == [4.0, 5.0, 6.0, 7.0]
+    assert len(drawn) == 3 and all(0 <= v < 10 ** 12 for b in drawn for v in b.tolist())
+    assert len(sampler) == 10 ** 10
+    assert peak < 10 * 2 ** 20, f"{peak / 2 ** 20:.1f} MiB for a few batches"

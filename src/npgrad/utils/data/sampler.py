@@ -66,8 +66,11 @@ class RandomSampler(Sampler):
     def __iter__(self):
         n = len(self.data_source)
         rng = _pass_rng(self.generator)
-        if self.replacement:
-            yield from rng.integers(0, n, size=self.num_samples).tolist()
+        if self.replacement:  # drawn 32 at a time, as PyTorch: num_samples may be far larger than memory
+            left = self.num_samples
+            while left > 0:
+                yield from rng.integers(0, n, size=min(32, left)).tolist()
+                left -= 32
             return
         for _ in range(self.num_samples // n):
             yield from rng.permutation(n).tolist()
