@@ -61,9 +61,6 @@ PENDING = {
         "log_softmax", "softmax"],
     "sorting": [
         "argsort", "kthvalue", "median", "mode", "msort", "nanmedian", "nanquantile", "quantile", "sort", "topk"],
-    "special": [
-        "digamma", "entr", "erf", "erfc", "erfinv", "lgamma", "logit", "mvlgamma", "ndtr", "polygamma", "sinc",
-        "xlog1py"],
 }
 
 # Public names that are not operators on tensors, with the reason.

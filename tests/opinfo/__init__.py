@@ -5,17 +5,18 @@ sweep and the error sweeps draw their rows (see ``_record.py`` for what an entry
 Families whose rows have not moved here yet keep their own lists; ``PENDING`` in tests/test_op_db.py
 names their operators, and the coverage test there fails for any public operator in neither.
 """
-from _record import (EMPTY_INTEGER_SWEEP, FLOAT16_SWEEP, INTEGER_SWEEP, KINKS_SWEEP, SPECIAL_SWEEP,  # noqa: F401
+from _record import (FLOAT32_RESULT_SWEEP, EMPTY_INTEGER_SWEEP, FLOAT16_SWEEP, INTEGER_SWEEP, KINKS_SWEEP, SPECIAL_SWEEP,  # noqa: F401
                      DOUBLE_BACKWARD, FAMILY, FD, NO_UPCAST, PARITY, SECOND_ORDER, Binary, OpInfo, Reduction, Sample, Unary)
 import family_arith
 import family_compare
 import family_indexing
 import family_movement
 import family_pointwise
+import family_special
 import family_unary
 
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
-         *family_movement.OPS]
+         *family_movement.OPS, *family_special.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 
@@ -64,3 +65,12 @@ def promotion():
     """(name, fn, scalar sides) for the dtype-pair fuzz."""
     return [(op.name, op.fn, op.promotion) for op in OP_DB if op.promotion]
 
+
+def empty_rows():
+    """(name, label, fn, *input specs) rows of the empty-tensor suite's operator-specific calls."""
+    return [(op.name, *row) for op in OP_DB for row in op.empty]
+
+
+def special_values(family=None):
+    """(id, fn, values) rows of the special-value comparisons (of ``family`` when given)."""
+    return [row for op in OP_DB if family in (None, op.family) for row in op.special_values]

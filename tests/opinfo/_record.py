@@ -117,6 +117,10 @@ class OpInfo:
     #                                         sides, the "second" only, or "none"
     aliases: Sequence[str] = ()             # other public names of the same operator, covered by this entry
     sweeps: frozenset = frozenset()         # of the *_SWEEP names above
+    empty: Sequence = ()                    # [(label, fn(lib, *xs), (shape, dtype[, grad]) per input)]: the
+    #                                         empty-tensor suite's operator-specific calls
+    special_values: Sequence = ()           # [(id, fn(lib, x), values)]: value and gradient at poles,
+    #                                         infinities and NaN equal PyTorch's (float32 and float64)
 
     def __post_init__(self):
         for s in self.samples:
@@ -134,3 +138,7 @@ class OpInfo:
     def _canonical(self, field):
         fn = self.fn
         return (lambda lib, c, a, b: fn(lib, a, b)) if field == "integer" else fn
+
+
+# One-input sweep by name: lib.<name>(x) of an int64 tensor is float32, as PyTorch's (tests/ops/test_special.py).
+FLOAT32_RESULT_SWEEP = "integer_float32"

@@ -8,8 +8,6 @@ finite differences are meaningful (False for piecewise-constant operators, whose
 The rows here are the operators not yet moved into the op table (tests/opinfo); each list ends with the
 specs of those already there.
 """
-import math
-
 import numpy as np
 
 import npgrad
@@ -17,17 +15,7 @@ import npgrad.nn  # noqa: F401  (nn.functional's ops are in the tables too)
 from opinfo import Binary, Reduction, Unary, promotion, properties
 
 
-def _m(name):
-    return lambda lib, x: getattr(x, name)()
-
-
-_erf = np.vectorize(math.erf, otypes=[np.float64])
-_erfc = np.vectorize(math.erfc, otypes=[np.float64])
-
-
 UNARY = [
-    Unary("erf", _m("erf"), _erf),
-    Unary("erfc", _m("erfc"), _erfc),
     Unary("pow2", lambda lib, x: x ** 2, np.square),
     Unary("pow3", lambda lib, x: x.pow(3), lambda x: x ** 3),
     Unary("pow_half", lambda lib, x: x ** 0.5, np.sqrt, 0.1, 4, special_negatives=False),
