@@ -28,9 +28,6 @@ PENDING = {
     "indexing": [
         "gather", "index_add", "index_select", "masked_fill", "masked_select", "nonzero", "scatter", "scatter_add",
         "take", "take_along_dim"],
-    "linalg": [
-        "addmm", "baddbmm", "bmm", "cross", "dot", "einsum", "ger", "inner", "kron", "matmul", "mm", "mv", "outer",
-        "tensordot", "trace", "vdot"],
     "movement": [
         "atleast_2d", "cat", "chunk", "clone", "concat", "concatenate", "diag", "diag_embed", "diagonal", "flatten",
         "flip", "fliplr", "flipud", "hstack", "meshgrid", "moveaxis", "movedim", "narrow", "permute",

@@ -12,11 +12,13 @@ import family_compare
 import family_indexing
 import family_movement
 import family_pointwise
+import family_products
 import family_special
 import family_unary
 
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
-         *family_movement.OPS, *family_special.OPS]
+         *family_movement.OPS, *family_special.OPS,
+         *family_products.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 

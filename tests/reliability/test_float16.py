@@ -37,7 +37,6 @@ OPS = [_op(n, _m(n)) for n in (
     _op("floor_divide", lambda L, F, x, y: x // y),
     _op("remainder", lambda L, F, x, y: x % y),
     _op("fmod", lambda L, F, x, y: L.fmod(x, y)),
-    _op("matmul", lambda L, F, x, y: x @ y.t()),
     _op("sum_dim", lambda L, F, x, y: x.sum(1, keepdim=True)),
     _op("max_dim", lambda L, F, x, y: x.max(0)[0]),
     _op("cumsum", lambda L, F, x, y: x.cumsum(1)),
