@@ -142,3 +142,7 @@ class OpInfo:
 
 # One-input sweep by name: lib.<name>(x) of an int64 tensor is float32, as PyTorch's (tests/ops/test_special.py).
 FLOAT32_RESULT_SWEEP = "integer_float32"
+
+# Checks of argument-free Samples (``fn(lib)``): the results equal PyTorch's exactly (values, indices,
+# counts, dtypes), or the call raises PyTorch's exception class with its message.
+EXACT, RAISES_LIKE_TORCH = "exact", "raises_like_torch"
