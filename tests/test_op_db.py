@@ -16,9 +16,6 @@ PENDING = {
         "bitwise_xor", "eq", "equal", "ge", "greater", "greater_equal", "gt", "isclose", "isfinite", "isinf",
         "isnan", "le", "less", "less_equal", "logical_and", "logical_not", "logical_or", "logical_xor", "lt", "ne",
         "not_equal", "signbit"],
-    "decomp": [
-        "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "matrix_power", "pinverse",
-        "qr", "slogdet", "svd"],
     "indexing": [
         "gather", "index_add", "index_select", "masked_fill", "masked_select", "nonzero", "scatter", "scatter_add",
         "take", "take_along_dim"],

@@ -10,6 +10,7 @@ from _record import (EMPTY_INTEGER_SWEEP, FLOAT16_SWEEP, INTEGER_SWEEP, KINKS_SW
 from _record import EXACT, FLOAT32_RESULT_SWEEP, RAISES_LIKE_TORCH  # noqa: F401
 import family_arith
 import family_compare
+import family_decomp
 import family_indexing
 import family_movement
 import family_pointwise
@@ -20,7 +21,8 @@ import family_unary
 
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
          *family_movement.OPS, *family_special.OPS,
-         *family_products.OPS, *family_sorting.OPS]
+         *family_products.OPS, *family_sorting.OPS,
+         *family_decomp.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 

@@ -374,13 +374,6 @@ TABLE = _cases(
     ("bitwise_left_shift", "int empties", lambda L, a, b: L.bitwise_left_shift(a, b), ((0, 3), "int64"),
      ((1, 3), "int64")),
     ("bitwise_right_shift", "uint8 empty", lambda L, a: L.bitwise_right_shift(a, 1), ((0,), "uint8")),
-    ("matrix_power", "batch of 0", lambda L, x: L.matrix_power(x, 3), ((0, 2, 2), F)),
-    ("matrix_power", "0x0", lambda L, x: L.matrix_power(x, 2), ((0, 0), F)),
-    ("cholesky", "batch of 0", lambda L, x: L.cholesky(x), ((0, 2, 2), F)),
-    ("cholesky_inverse", "0x0", lambda L, x: L.cholesky_inverse(x), ((0, 0), F)),
-    ("cholesky_solve", "0x0 system", lambda L, b, u: L.cholesky_solve(b, u), ((0, 2), F), ((0, 0), F)),
-    ("logdet", "batch of 0", lambda L, x: L.logdet(x), ((0, 3, 3), F)),
-    ("slogdet", "batch of 0", lambda L, x: L.slogdet(x)[1], ((0, 3, 3), F)),
     # in-place methods, on tensors that do not require grad
     ("addmm_", "k=0", lambda L, c, a, b: c.addmm_(a, b), ((2, 3), F, False), ((2, 0), F), ((0, 3), F)),
     ("baddbmm_", "batch 0", lambda L, c, a, b: c.baddbmm_(a, b), ((0, 2, 3), F, False), ((0, 2, 1), F),
@@ -401,9 +394,6 @@ TABLE = _cases(
     ("swapaxes_", "empty", lambda L, x: x.swapaxes_(0, 1), ((0, 3), F, False)),
     ("swapdims_", "empty", lambda L, x: x.swapdims_(0, 1), ((0, 3), F, False)),
     ("transpose_", "empty", lambda L, x: x.transpose_(0, 1), ((2, 0), F, False)),
-    ("det", "batch of 0", lambda L, x: L.det(x), ((0, 2, 2), F)),
-    ("det", "0x0 matrix", lambda L, x: L.det(x), ((0, 0), F)),
-    ("inverse", "batch of 0", lambda L, x: L.inverse(x), ((0, 3, 3), F)),
     *empty_rows(),  # the rows of the operators already in the op table (tests/opinfo)
 )
 
