@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from oracle import In
-from _record import DOUBLE_BACKWARD, FD, FLOAT32_RESULT_SWEEP, PARITY, OpInfo, Sample, Unary
+from _record import DOUBLE_BACKWARD, FD, FLOAT32_RESULT_SWEEP, PARITY, RAISES_LIKE_TORCH, OpInfo, Sample, Unary
 
 TRIGAMMA_TOL = dict(rtol=1e-8, atol=1e-10)
 INF, NAN = np.inf, np.nan
@@ -38,6 +38,11 @@ _erfc = np.vectorize(math.erfc, otypes=[np.float64])
 
 def _s(name, fn, inputs, checks=S, **kw):
     return Sample(name, fn, inputs, checks=checks, **kw)
+
+
+def _r(name, fn):
+    """A call that must raise PyTorch's exception class with its message."""
+    return Sample(name, fn, (), checks=frozenset({RAISES_LIKE_TORCH}))
 
 
 OPS = [
@@ -83,6 +88,7 @@ OPS = [
                _s("polygamma2_method", lambda L, x: x.polygamma(2), [ANY], DB),
                _s("polygamma3", lambda L, x: L.special.polygamma(3, x), [POS]),
                _s("polygamma0_is_digamma", lambda L, x: L.polygamma(0, x), [POS], grad_tol=TRIGAMMA_TOL),
+               _r("polygamma_negative_n", lambda L: L.polygamma(-1, L.tensor([1.0]))),
            ],
            special_values=[
                ("polygamma1", lambda L, x: L.polygamma(1, x), [0.0, -2.5, 1e-3, 3.0, INF, NAN]),
@@ -93,6 +99,7 @@ OPS = [
            samples=[
                _s("mvlgamma", lambda L, x: L.mvlgamma(x, 3), [In((3, 4), 1.2, 5.0)], DB, grad_tol=TRIGAMMA_TOL),
                _s("multigammaln", lambda L, x: L.special.multigammaln(x, 2), [In((3, 4), 0.7, 5.0)]),
+               _r("mvlgamma_p", lambda L: L.mvlgamma(L.tensor([3.0]), 0)),
            ]),
     OpInfo("logit", "special", lambda lib, x: lib.logit(x),
            samples=[
@@ -116,6 +123,7 @@ OPS = [
                _s("xlog1py", lambda L, x, y: L.special.xlog1py(x, y), [In((3, 4)), In((3, 4), -0.9, 3.0)], DB),
                _s("xlog1py_broadcast_scalar", lambda L, x: L.special.xlog1py(x, 2.0), [In((3, 4))]),
                _s("xlog1py_scalar_first", lambda L, y: L.special.xlog1py(2.0, y), [In((3, 4), -0.9, 3.0)]),
+               _r("xlog1py_shapes", lambda L: L.special.xlog1py(L.ones(2), L.ones(3))),
            ],
            special_values=[
                ("xlog1py_zero_x", lambda L, x: L.special.xlog1py(x * 0, x - 1), [0.0, 1.0, 3.0, NAN]),

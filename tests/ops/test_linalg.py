@@ -5,7 +5,7 @@ import pytest
 
 import npgrad
 from oracle import HAS_TORCH, torch
-from opinfo import DOUBLE_BACKWARD, FD, PARITY, grad_samples, samples
+from opinfo import DOUBLE_BACKWARD, FD, PARITY, RAISES_LIKE_TORCH, grad_samples, samples
 from _table_tests import double_backward_test, errors_like_torch_test, finite_difference_test, torch_parity_test
 
 # The rows live in the op table: tests/opinfo/family_products.py.
@@ -56,65 +56,7 @@ def test_matmul_error_wording():
 
 
 if HAS_TORCH:
-    ERRORS = {
-        "2d_2d": lambda L: L.ones(3, 2) @ L.ones(3, 2),
-        "1d_1d": lambda L: L.ones(3) @ L.ones(2),
-        "1d_2d": lambda L: L.ones(3) @ L.ones(2, 4),
-        "2d_1d": lambda L: L.ones(3, 2) @ L.ones(3),
-        "3d_3d": lambda L: L.ones(2, 3, 2) @ L.ones(2, 3, 2),
-        "3d_2d_folded": lambda L: L.ones(2, 3, 2) @ L.ones(3, 2),
-        "2d_3d": lambda L: L.ones(3, 2) @ L.ones(2, 3, 2),
-        "3d_1d_folded": lambda L: L.ones(2, 3, 2) @ L.ones(3),
-        "4d_1d_folded": lambda L: L.ones(2, 3, 3, 2) @ L.ones(3),
-        "1d_4d": lambda L: L.ones(3) @ L.ones(4, 2, 5, 2),
-        "batch_broadcast_k": lambda L: L.ones(2, 1, 3, 2) @ L.ones(5, 3, 4),
-        "batch_mismatch": lambda L: L.ones(2, 3, 2) @ L.ones(3, 2, 4),
-        "batch_mismatch_dim1": lambda L: L.ones(4, 2, 3, 2) @ L.ones(3, 2, 4),
-        "0d": lambda L: L.ones(()) @ L.ones(3),
-        "dtype": lambda L: L.ones(2, 2) @ L.ones(2, 2, dtype=L.float64),
-        "mm_1d": lambda L: L.mm(L.ones(2), L.ones(2, 2)),
-        "mm_mat2_1d": lambda L: L.mm(L.ones(2, 2), L.ones(2)),
-        "mm": lambda L: L.mm(L.ones(2, 3), L.ones(2, 2)),
-        "bmm_batch": lambda L: L.bmm(L.ones(2, 2, 3), L.ones(3, 2, 2)),
-        "bmm_k": lambda L: L.bmm(L.ones(2, 2, 3), L.ones(2, 2, 2)),
-        "bmm_2d": lambda L: L.bmm(L.ones(2, 3), L.ones(2, 3, 2)),
-        "bmm_2d_second": lambda L: L.bmm(L.ones(2, 2, 3), L.ones(3, 2)),
-        "mv_size": lambda L: L.mv(L.ones(2, 3), L.ones(2)),
-        "mv_rank": lambda L: L.mv(L.ones(2, 3), L.ones(2, 3)),
-        "dot_size": lambda L: L.dot(L.ones(3), L.ones(2)),
-        "dot_rank": lambda L: L.dot(L.ones(3, 1), L.ones(3)),
-        "dot_dtype": lambda L: L.dot(L.ones(3), L.ones(3, dtype=L.float64)),
-        "outer_self": lambda L: L.outer(L.ones(3, 1), L.ones(3)),
-        "outer_vec2": lambda L: L.outer(L.ones(3), L.ones(3, 1)),
-        "cross_len": lambda L: L.cross(L.ones(3, 2), L.ones(3, 2), dim=1),
-        "cross_rank": lambda L: L.cross(L.ones(2, 3), L.ones(3), dim=1),
-        "einsum_too_few": lambda L: L.einsum("ij,jk", L.ones(2, 2)),
-        "einsum_too_many": lambda L: L.einsum("ij", L.ones(2, 2), L.ones(2, 2)),
-        "einsum_ndim": lambda L: L.einsum("ijk", L.ones(2, 2)),
-        "einsum_size": lambda L: L.einsum("ij,jk", L.ones(2, 3), L.ones(2, 2)),
-        "einsum_unknown_output": lambda L: L.einsum("ij->k", L.ones(2, 3)),
-        "einsum_repeated_output": lambda L: L.einsum("ij->ii", L.ones(2, 3)),
-        "einsum_diag_sizes": lambda L: L.einsum("ii->i", L.ones(2, 3)),
-        "einsum_diag_size1": lambda L: L.einsum("ii->i", L.ones(1, 3)),
-        "einsum_ellipsis_sizes": lambda L: L.einsum("...i,...i", L.ones(2, 3), L.ones(4, 3)),
-        "einsum_ellipsis_too_few_dims": lambda L: L.einsum("ijk...", L.ones(2, 2)),
-        "einsum_two_ellipses": lambda L: L.einsum("...i...", L.ones(2, 2)),
-        "einsum_two_ellipses_output": lambda L: L.einsum("...i->...i...", L.ones(2, 2)),
-        "einsum_lone_dot": lambda L: L.einsum("i.j", L.ones(2, 2)),
-        "einsum_bad_arrow": lambda L: L.einsum("ij-k", L.ones(2, 2)),
-        "einsum_digit_output": lambda L: L.einsum("ij->i1", L.ones(2, 2)),
-        "einsum_mixed_dtype": lambda L: L.einsum("ij,jk", L.ones(2, 2, dtype=L.long), L.ones(2, 2)),
-        "addmm_mat": lambda L: L.addmm(L.ones(2, 2), L.ones(2, 3), L.ones(2, 2)),
-        "addmm_bias": lambda L: L.addmm(L.ones(3, 3), L.ones(2, 3), L.ones(3, 2)),
-        "baddbmm_bias": lambda L: L.baddbmm(L.ones(3, 3, 3), L.ones(2, 3, 5), L.ones(2, 5, 4)),
-        "baddbmm_k": lambda L: L.baddbmm(L.ones(2, 3, 4), L.ones(2, 3, 5), L.ones(2, 4, 4)),
-        "addmm_mat1_1d": lambda L: L.addmm(L.ones(2, 2), L.ones(2), L.ones(2, 2)),
-        "addmm_mat2_1d": lambda L: L.addmm(L.ones(2, 2), L.ones(2, 2), L.ones(2)),
-        "tensordot_lengths": lambda L: L.tensordot(L.ones(2, 3), L.ones(3, 2), ([1, 0], [0])),
-        "inner_sizes": lambda L: L.inner(L.ones(2, 3), L.ones(2)),
-        "tensordot_sizes": lambda L: L.tensordot(L.ones(2, 3), L.ones(2, 3), dims=([1], [0])),
-        "trace_3d": lambda L: L.trace(L.ones(2, 2, 2)),
-    }
+    ERRORS = {c.name: c.fn for c in samples(RAISES_LIKE_TORCH, "linalg")}
 
     test_errors_match_torch = errors_like_torch_test(ERRORS)
 

@@ -8,8 +8,8 @@ import pytest
 
 import npgrad
 from oracle import HAS_TORCH, In, OpCase, check_against_torch, torch
-from opinfo import (DOUBLE_BACKWARD, FD, FLOAT32_RESULT_SWEEP, PARITY, grad_samples, samples, special_values,
-                    swept)
+from opinfo import (DOUBLE_BACKWARD, FD, FLOAT32_RESULT_SWEEP, PARITY, RAISES_LIKE_TORCH, grad_samples, samples,
+                    special_values, swept)
 from family_special import POS, TRIGAMMA_TOL
 from _table_tests import double_backward_test, errors_like_torch_test, finite_difference_test
 
@@ -158,11 +158,7 @@ if HAS_TORCH:
         np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-6)
         np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-5)
 
-    ERRORS = {
-        "polygamma_negative_n": lambda L: L.polygamma(-1, L.tensor([1.0])),
-        "mvlgamma_p": lambda L: L.mvlgamma(L.tensor([3.0]), 0),
-        "xlog1py_shapes": lambda L: L.special.xlog1py(L.ones(2), L.ones(3)),
-    }
+    ERRORS = {c.name: c.fn for c in samples(RAISES_LIKE_TORCH, "special")}
 
     test_errors_match_torch = errors_like_torch_test(ERRORS)
 
