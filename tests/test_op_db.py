@@ -11,21 +11,9 @@ PENDING = {
         "bitwise_xor", "eq", "equal", "ge", "greater", "greater_equal", "gt", "isclose", "isfinite", "isinf",
         "isnan", "le", "less", "less_equal", "logical_and", "logical_not", "logical_or", "logical_xor", "lt", "ne",
         "not_equal", "signbit"],
-    "counting": [
-        "bincount", "bucketize", "histc", "searchsorted", "unique", "unique_consecutive"],
-    "cumulative": [
-        "cummax", "cummin", "diff", "logcumsumexp"],
-    "decomp": [
-        "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet", "matrix_power", "pinverse",
-        "qr", "slogdet", "svd"],
-    "distance": [
-        "cdist"],
     "indexing": [
         "gather", "index_add", "index_select", "masked_fill", "masked_select", "nonzero", "scatter", "scatter_add",
         "take", "take_along_dim"],
-    "linalg": [
-        "addmm", "baddbmm", "bmm", "cross", "dot", "einsum", "ger", "inner", "kron", "matmul", "mm", "mv", "outer",
-        "tensordot", "trace", "vdot"],
     "movement": [
         "atleast_2d", "cat", "chunk", "clone", "concat", "concatenate", "diag", "diag_embed", "diagonal", "flatten",
         "flip", "fliplr", "flipud", "hstack", "meshgrid", "moveaxis", "movedim", "narrow", "permute",
@@ -54,11 +42,6 @@ PENDING = {
         "var_mean"],
     "softmax_methods": [
         "log_softmax", "softmax"],
-    "sorting": [
-        "argsort", "kthvalue", "median", "mode", "msort", "nanmedian", "nanquantile", "quantile", "sort", "topk"],
-    "special": [
-        "digamma", "entr", "erf", "erfc", "erfinv", "lgamma", "logit", "mvlgamma", "ndtr", "polygamma", "sinc",
-        "xlog1py"],
 }
 
 # Public names that are not operators on tensors, with the reason.

@@ -7,16 +7,23 @@ names their operators, and the coverage test there fails for any public operator
 """
 from _record import (EMPTY_INTEGER_SWEEP, FLOAT16_SWEEP, INTEGER_SWEEP, KINKS_SWEEP, SPECIAL_SWEEP,  # noqa: F401
                      DOUBLE_BACKWARD, FAMILY, FD, NO_UPCAST, PARITY, SECOND_ORDER, Binary, OpInfo, Reduction, Sample, Unary)
+from _record import EXACT, FLOAT32_RESULT_SWEEP, RAISES_LIKE_TORCH  # noqa: F401
 import family_arith
 import family_broadcast
 import family_compare
+import family_decomp
 import family_indexing
 import family_movement
 import family_pointwise
+import family_products
+import family_sorting
+import family_special
 import family_unary
 
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
-         *family_movement.OPS, *family_broadcast.OPS]
+         *family_movement.OPS, *family_broadcast.OPS, *family_special.OPS,
+         *family_products.OPS, *family_sorting.OPS,
+         *family_decomp.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 
@@ -75,3 +82,8 @@ def empty_calls():
 def raised(family=None):
     """[(id, fn(lib), exception class, message)]: the calls that must fail (of ``family`` when given)."""
     return [row for op in OP_DB if family in (None, op.family) for row in op.raises]
+
+
+def special_values(family=None):
+    """(id, fn, values) rows of the special-value comparisons (of ``family`` when given)."""
+    return [row for op in OP_DB if family in (None, op.family) for row in op.special_values]

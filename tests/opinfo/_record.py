@@ -124,6 +124,8 @@ class OpInfo:
     sweeps: frozenset = frozenset()         # of the *_SWEEP names above
     empty: Sequence = ()                    # [(label, fn(lib, *inputs), *specs)]: empty-tensor calls
     raises: Sequence = ()                   # [(id, fn(lib), exception class, message)]: expected errors
+    special_values: Sequence = ()           # [(id, fn(lib, x), values)]: value and gradient at poles,
+    #                                         infinities and NaN equal PyTorch's (float32 and float64)
 
     def __post_init__(self):
         for s in self.samples:
@@ -141,3 +143,11 @@ class OpInfo:
     def _canonical(self, field):
         fn = self.fn
         return (lambda lib, c, a, b: fn(lib, a, b)) if field == "integer" else fn
+
+
+# One-input sweep by name: lib.<name>(x) of an int64 tensor is float32, as PyTorch's (tests/ops/test_special.py).
+FLOAT32_RESULT_SWEEP = "integer_float32"
+
+# Checks of argument-free Samples (``fn(lib)``): the results equal PyTorch's exactly (values, indices,
+# counts, dtypes), or the call raises PyTorch's exception class with its message.
+EXACT, RAISES_LIKE_TORCH = "exact", "raises_like_torch"

@@ -8,60 +8,18 @@ import pytest
 
 import npgrad
 from oracle import HAS_TORCH, In, OpCase, check_against_torch, torch
+from opinfo import (DOUBLE_BACKWARD, FD, FLOAT32_RESULT_SWEEP, PARITY, RAISES_LIKE_TORCH, grad_samples, samples,
+                    special_values, swept)
+from family_special import POS, TRIGAMMA_TOL
 from _table_tests import double_backward_test, errors_like_torch_test, finite_difference_test
 
 if HAS_TORCH:
     from _second_order import check_double_backward
 
 
-def _away_from_integers(low, high, shape):
-    """Values in [low, high) at least 0.1 away from the integers (the poles of the gamma family)."""
-    def make(rng):
-        v = rng.uniform(low, high, size=shape)
-        frac = v - np.floor(v)
-        return np.floor(v) + 0.1 + 0.8 * frac
-    return make
-
-
-POS = In((3, 4), 0.2, 6.0)
-ANY = In((3, 4), values=_away_from_integers(-6.0, 8.0, (3, 4)))
-PROB = In((3, 4), 0.05, 0.95)
-UNIT = In((3, 4), -0.95, 0.95)
-# PyTorch's float64 trigamma is accurate to ~5e-10 (a short asymptotic series); ours to ~1e-15.
-TRIGAMMA_TOL = dict(rtol=1e-8, atol=1e-10)
-
-CASES = [
-    OpCase("erfinv", lambda L, x: L.erfinv(x), [UNIT]),
-    OpCase("erfinv_tails", lambda L, x: x.erfinv(), [In((6,), values=lambda rng: np.array(
-        [-0.999999, -0.9999, -0.6, 0.55, 0.9999, 0.99999999]))], fd_eps=1e-10, fd_tol=1e-3),
-    OpCase("erfinv_special_namespace", lambda L, x: L.special.erfinv(x), [UNIT]),
-    OpCase("erf_method", lambda L, x: x.erf(), [In((3, 4))]),
-    OpCase("erfc_function", lambda L, x: L.erfc(x), [In((3, 4))]),
-    OpCase("lgamma_positive", lambda L, x: L.lgamma(x), [POS]),
-    OpCase("lgamma_negative_too", lambda L, x: x.lgamma(), [ANY], grad_tol=TRIGAMMA_TOL),
-    OpCase("lgamma_large", lambda L, x: L.lgamma(x), [In((5,), 10.0, 1e4)]),
-    OpCase("digamma_positive", lambda L, x: L.digamma(x), [POS], grad_tol=TRIGAMMA_TOL),
-    OpCase("digamma_negative_too", lambda L, x: x.digamma(), [ANY], grad_tol=TRIGAMMA_TOL),
-    OpCase("polygamma1", lambda L, x: L.polygamma(1, x), [POS]),
-    OpCase("polygamma2_method", lambda L, x: x.polygamma(2), [ANY]),
-    OpCase("polygamma3", lambda L, x: L.special.polygamma(3, x), [POS]),
-    OpCase("polygamma0_is_digamma", lambda L, x: L.polygamma(0, x), [POS], grad_tol=TRIGAMMA_TOL),
-    OpCase("mvlgamma", lambda L, x: L.mvlgamma(x, 3), [In((3, 4), 1.2, 5.0)], grad_tol=TRIGAMMA_TOL),
-    OpCase("multigammaln", lambda L, x: L.special.multigammaln(x, 2), [In((3, 4), 0.7, 5.0)]),
-    OpCase("logit", lambda L, x: L.logit(x), [PROB]),
-    OpCase("logit_eps_clamped", lambda L, x: x.logit(eps=0.2), [In((3, 4), values=lambda rng: np.array(
-        [[0.05, 0.15, 0.3, 0.5], [0.7, 0.85, 0.95, 0.25], [0.1, 0.9, 0.45, 0.55]]))]),
-    OpCase("logit_int_input", lambda L, x: L.logit(x), [In((3,), 0, 2, dtype=np.int64)], fd=False),
-    OpCase("special_logit", lambda L, x: L.special.logit(x, 1e-3), [PROB]),
-    OpCase("sinc", lambda L, x: L.sinc(x), [In((3, 4), -3.0, 3.0)]),
-    OpCase("xlog1py", lambda L, x, y: L.special.xlog1py(x, y), [In((3, 4)), In((3, 4), -0.9, 3.0)]),
-    OpCase("xlog1py_broadcast_scalar", lambda L, x: L.special.xlog1py(x, 2.0), [In((3, 4))]),
-    OpCase("xlog1py_scalar_first", lambda L, y: L.special.xlog1py(2.0, y), [In((3, 4), -0.9, 3.0)]),
-    OpCase("entr", lambda L, x: L.special.entr(x), [In((3, 4), 0.1, 3.0)]),
-    OpCase("ndtr", lambda L, x: L.special.ndtr(x), [In((3, 4), -4.0, 4.0)]),
-    OpCase("log_ndtr", lambda L, x: L.special.log_ndtr(x), [In((3, 4), -6.0, 4.0)]),
-    OpCase("gammaln", lambda L, x: L.special.gammaln(x), [POS]),
-    OpCase("psi", lambda L, x: L.special.psi(x), [POS], grad_tol=TRIGAMMA_TOL),
+# The rows of the special family's operators live in the op table (tests/opinfo/family_special.py); the
+# namespace rows below call operators of other families through npgrad.special (its aliases and wrappers).
+NAMESPACE = [
     OpCase("expit", lambda L, x: L.special.expit(x), [In((3, 4))]),
     OpCase("exp2_expm1_log1p", lambda L, x: L.special.exp2(x) + L.special.expm1(x) + L.special.log1p(x.abs()),
            [In((3, 4))]),
@@ -71,6 +29,7 @@ CASES = [
     OpCase("special_log_softmax", lambda L, x: L.special.log_softmax(x, 0), [In((3, 4))]),
     OpCase("special_round", lambda L, x: L.special.round(x), [In((3, 4))], fd=False),
 ]
+CASES = samples(PARITY, "special") + NAMESPACE
 
 
 # Rows whose forward value is PyTorch's trigamma (accurate to ~5e-10 only).
@@ -85,11 +44,7 @@ if HAS_TORCH:
         tol = TRIGAMMA_TOL if dtype == np.float64 and case.name in _TRIGAMMA_FORWARD else None
         check_against_torch(case, dtype, tol=tol)
 
-    SECOND_ORDER = [c for c in CASES if c.name in {
-        "erfinv", "lgamma_negative_too", "polygamma2_method", "mvlgamma", "logit", "logit_eps_clamped", "sinc",
-        "xlog1py", "entr", "ndtr"}]
-
-    test_double_backward_matches_torch = double_backward_test(SECOND_ORDER)
+    test_double_backward_matches_torch = double_backward_test(samples(DOUBLE_BACKWARD, "special"))
 
     @pytest.mark.parametrize("name", ["digamma", "polygamma1"])
     def test_double_backward_through_trigamma(name):
@@ -99,7 +54,8 @@ if HAS_TORCH:
         check_double_backward(OpCase(name, fn, [POS], grad_tol=TRIGAMMA_TOL))
 
 
-test_finite_differences = finite_difference_test([c for c in CASES if c.fd])
+test_finite_differences = finite_difference_test(grad_samples(samples(FD, "special")) +
+                                                 [c for c in NAMESPACE if c.fd])
 
 
 # -- accuracy against reference values (no torch needed) --------------------------------------------------------------
@@ -164,21 +120,7 @@ def test_gradients_by_hand():
 # -- special values, dtypes, in-place forms ----------------------------------------------------------------------------
 
 if HAS_TORCH:
-    INF, NAN = np.inf, np.nan
-    SPECIAL = {
-        "lgamma": (lambda L, x: L.lgamma(x), [0.0, -0.0, -1.0, -2.5, INF, -INF, NAN, 1e-300, 1e306, 0.5]),
-        "digamma": (lambda L, x: L.digamma(x), [0.0, -0.0, -2.5, INF, -INF, NAN, 1e-300, 1.0]),
-        "polygamma1": (lambda L, x: L.polygamma(1, x), [0.0, -2.5, 1e-3, 3.0, INF, NAN]),
-        "polygamma2": (lambda L, x: L.polygamma(2, x), [0.0, -1.0, -2.5, 1e-3, 3.0, INF, NAN]),
-        "erfinv": (lambda L, x: L.erfinv(x), [-1.0, 1.0, 1.5, -1.5, 0.0, -0.0, NAN]),
-        "logit": (lambda L, x: L.logit(x), [0.0, 1.0, 0.5, -0.1, 1.2, NAN]),
-        "logit_eps": (lambda L, x: L.logit(x, eps=0.1), [0.0, 1.0, 0.5, -0.1, 1.2, 0.05]),
-        "sinc": (lambda L, x: L.sinc(x), [0.0, -0.0, 1.0, 0.5, INF, NAN, 1e-20]),
-        "entr": (lambda L, x: L.special.entr(x), [0.0, -1.0, 2.0, NAN, INF]),
-        "xlog1py_zero_x": (lambda L, x: L.special.xlog1py(x * 0, x - 1), [0.0, 1.0, 3.0, NAN]),
-        "xlog1py_at_minus_one": (lambda L, x: L.special.xlog1py(x, x * 0 - 1), [0.0, 1.0, -1.0]),
-        "ndtr_wide": (lambda L, x: L.special.ndtr(x), [-40.0, -2.0, 0.0, 10.0, INF, -INF]),
-    }
+    SPECIAL = {name: (fn, values) for name, fn, values in special_values("special")}
 
     @pytest.mark.parametrize("name", sorted(SPECIAL))
     @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -195,7 +137,7 @@ if HAS_TORCH:
         np.testing.assert_allclose(on, ot, rtol=rtol, atol=1e-30, equal_nan=True)
         np.testing.assert_allclose(gn, gt, rtol=rtol, atol=1e-30, equal_nan=True)
 
-    @pytest.mark.parametrize("name", ["erfinv", "lgamma", "digamma", "logit", "sinc", "erf", "erfc"])
+    @pytest.mark.parametrize("name", swept(FLOAT32_RESULT_SWEEP))
     def test_integer_inputs_give_float32(name):
         for L in (npgrad, torch):
             assert str(getattr(L, name)(L.tensor([0, 1])).dtype).endswith("float32")
@@ -216,11 +158,7 @@ if HAS_TORCH:
         np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-6)
         np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-5)
 
-    ERRORS = {
-        "polygamma_negative_n": lambda L: L.polygamma(-1, L.tensor([1.0])),
-        "mvlgamma_p": lambda L: L.mvlgamma(L.tensor([3.0]), 0),
-        "xlog1py_shapes": lambda L: L.special.xlog1py(L.ones(2), L.ones(3)),
-    }
+    ERRORS = {c.name: c.fn for c in samples(RAISES_LIKE_TORCH, "special")}
 
     test_errors_match_torch = errors_like_torch_test(ERRORS)
 
