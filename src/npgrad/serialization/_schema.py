@@ -53,6 +53,10 @@ def parse_json(raw, fail_json):
         fail_json(e)
 
 
+def _dtype_name(value):
+    return type(value) is str and value in TENSOR_DTYPES
+
+
 def check(meta, name):
     """Validate a parsed structure; return the set of array member numbers it references."""
     def bad(what):
@@ -87,9 +91,9 @@ def check(meta, name):
             if type(idx) is not int or idx < 0:
                 bad(f"an invalid data reference {idx!r}")
             refs.add(idx)
-        if tag == "tensor" and node["dtype"] not in TENSOR_DTYPES:
+        if tag == "tensor" and not _dtype_name(node["dtype"]):
             bad(f"a tensor of unknown dtype {node['dtype']!r}")
-        if tag == "dtype" and node["name"] not in TENSOR_DTYPES:
+        if tag == "dtype" and not _dtype_name(node["name"]):
             bad(f"an unknown dtype {node['name']!r}")
         if any(type(node.get(k, False)) is not bool for k in _BOOL_KEYS):
             bad(f"a {tag} whose flags are not booleans")

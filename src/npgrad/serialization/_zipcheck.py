@@ -36,7 +36,7 @@ def inventory(zf, fh, name, known, max_bytes=MAX_BYTES, max_ratio=MAX_RATIO):
         entry = info.filename
         if entry in members:
             fail(name, f"is corrupted: the member {entry} appears twice")
-        if not known(entry):
+        if not known(entry) or "\0" in info.orig_filename:
             fail(name, f"is corrupted: it has an unexpected member {entry!r}")
         if info.flag_bits & 0x1:
             fail(name, f"is unsupported: the member {entry} is encrypted")
