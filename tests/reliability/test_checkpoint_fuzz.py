@@ -19,6 +19,7 @@ import struct
 import tempfile
 import time
 import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
@@ -30,7 +31,7 @@ from npgrad.serialization import CheckpointError, load_safetensors
 import _hostile_files as H
 
 PEAK_FACTOR = 2
-PEAK_SLACK = 96 * 1024  # fixed costs of a load (zip directory, JSON objects, the result) on a small file
+PEAK_SLACK = 256 * 1024  # fixed costs of a load (zip directory, JSON objects, the result, caches) on a small file
 TIME_LIMIT = 5.0
 
 ORIGINAL = {"w": npgrad.arange(12, dtype=npgrad.float32).reshape(3, 4), "b": npgrad.tensor([1, 2, 3]),
@@ -234,7 +235,9 @@ def test_crafted_npy_headers(shape, descr, fortran, body, extra_key, version):
 def _reference_npy(member):
     """What NumPy itself makes of a member, when it is a plain numeric array whose bytes all belong to it."""
     try:
-        arr = np.load(io.BytesIO(member), allow_pickle=False)
+        with warnings.catch_warnings():  # NumPy warns about the huge shapes it then refuses
+            warnings.simplefilter("ignore")
+            arr = np.load(io.BytesIO(member), allow_pickle=False)
     except Exception:  # noqa: BLE001 - NumPy refusing it in any way means there is no valid reading
         return None
     if arr.dtype.kind not in "biufcmM" or arr.dtype.fields is not None:

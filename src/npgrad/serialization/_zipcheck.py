@@ -55,7 +55,7 @@ def inventory(zf, fh, name, known, max_bytes=MAX_BYTES, max_ratio=MAX_RATIO):
             fail(name, f"is refused: its members declare more than max_bytes={max_bytes} bytes in total; pass "
                        "npgrad.load(..., max_bytes=None) to lift the limit for a file you trust")
         start = _data_start(fh, info, name)
-        if info.header_offset < 0 or start + csize > end:
+        if start + csize > end:
             fail(name, f"is truncated or corrupted: the member {entry} lies outside the archive's data")
         spans.append((info.header_offset, start + csize, entry))
         members[entry] = Member(entry, info.compress_type, start, csize, size, info.CRC)
@@ -67,6 +67,8 @@ def inventory(zf, fh, name, known, max_bytes=MAX_BYTES, max_ratio=MAX_RATIO):
 
 
 def _data_start(fh, info, name):
+    if info.header_offset < 0:
+        fail(name, f"is truncated or corrupted: the member {info.filename} lies outside the archive's data")
     fh.seek(info.header_offset)
     head = fh.read(_LOCAL.size)
     if len(head) != _LOCAL.size:
