@@ -15,6 +15,7 @@ import io
 import json
 import math
 import os
+import shutil
 import struct
 import tempfile
 import time
@@ -66,6 +67,7 @@ def _trace_and_report():
     tracemalloc.start()
     yield
     tracemalloc.stop()
+    shutil.rmtree(_TMP, ignore_errors=True)
     print("\n" + report())
 
 
