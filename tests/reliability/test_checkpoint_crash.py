@@ -1,6 +1,6 @@
 """A process killed (SIGKILL: no cleanup, no exception handlers) in the middle of npgrad.save leaves the
 previous checkpoint intact and loadable: the new file is written beside it and renamed over it only when
-complete. (tests/test_serialization.py covers interrupted saves within a process, truncated and
+complete, and the next save to that path removes the dead writer's temporary. (tests/test_serialization.py covers interrupted saves within a process, truncated and
 corrupted files, and refusal of pickles.)
 """
 import os
@@ -57,11 +57,39 @@ def test_killed_writer_leaves_previous_checkpoint_intact(tmp_path):
         assert state["weights"].tolist() == [1.0, 1.0, 1.0]
     else:
         assert state["weights"].shape == (12_000_000,) and float(state["weights"].numpy().min()) == 7.0
-    # the leftover is a hidden temporary beside it, never the checkpoint's own name; saving again works
+    # the leftover is a recognisable hidden temporary beside it, never the checkpoint's own name ...
     leftovers = [p.name for p in tmp_path.iterdir() if p.name != "model.pt"]
-    assert all(name.startswith(".model.pt.") and name.endswith(".tmp") for name in leftovers), leftovers
+    assert leftovers and all(name.startswith(f".model.pt.npgrad-tmp-{proc.pid}-") for name in leftovers), leftovers
+    # ... and the next save to that path removes it (its writer is dead) while saving normally
     npgrad.save({"version": 99}, path)
     assert npgrad.load(path)["version"] == 99
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.pt"]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the writer-is-alive check needs POSIX signals")
+def test_only_stale_temporaries_are_removed(tmp_path):
+    """A save removes the temporaries of dead or long-silent writers, never a live writer's fresh one."""
+    path = tmp_path / "ck.pt"
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    try:
+        names = {"live": f".ck.pt.npgrad-tmp-{live.pid}-0000aaaa",
+                 "live_but_silent": f".ck.pt.npgrad-tmp-{live.pid}-0000bbbb",
+                 "dead": f".ck.pt.npgrad-tmp-{dead.pid}-0000cccc",
+                 "other_target": f".other.pt.npgrad-tmp-{dead.pid}-0000dddd",
+                 "not_ours": ".ck.pt.backup"}
+        for n in names.values():
+            (tmp_path / n).write_bytes(b"partial")
+        old = time.time() - 120
+        os.utime(tmp_path / names["live_but_silent"], (old, old))
+        npgrad.save({"a": 1}, path)
+        left = {p.name for p in tmp_path.iterdir()}
+        assert left == {"ck.pt", names["live"], names["other_target"], names["not_ours"]}
+        assert npgrad.load(path) == {"a": 1}
+    finally:
+        live.kill()
+        live.wait()
 
 
 def test_truncated_copy_of_a_large_checkpoint_is_refused(tmp_path):
