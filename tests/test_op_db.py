@@ -6,11 +6,6 @@ from opinfo import BY_NAME, OP_DB, covered_names, registered_ops
 # Operators whose rows still live in their family's own lists (tests/ops/test_<family>.py, the reliability
 # tables, tests/nn): they move into the op table family by family, and leave this list as they do.
 PENDING = {
-    "compare": [
-        "allclose", "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
-        "bitwise_xor", "eq", "equal", "ge", "greater", "greater_equal", "gt", "isclose", "isfinite", "isinf",
-        "isnan", "le", "less", "less_equal", "logical_and", "logical_not", "logical_or", "logical_xor", "lt", "ne",
-        "not_equal", "signbit"],
     "counting": [
         "bincount", "bucketize", "histc", "searchsorted", "unique", "unique_consecutive"],
     "cumulative": [

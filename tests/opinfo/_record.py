@@ -15,6 +15,8 @@ apply:
 * ``sweeps``: the one-input sweeps that call the operator by its name (``lib.<name>(x)``, ``x.<name>()``);
 * ``empty``: operator-specific calls for the empty-tensor suite (tests/reliability/test_empty_tensors.py), as
   ``(label, fn(lib, *inputs), *specs)`` with one ``(shape, dtype[, grad])`` spec per input (that suite's ``Case``);
+* ``dtype_forms``: the call forms of a comparison, logical or bitwise operator that tests/ops/test_compare.py
+  runs on every dtype, on mixed dtype pairs, on NaN/inf and on broadcast shapes (against PyTorch);
 * ``raises``: calls that must fail, ``(id, fn(lib), exception class, message)``, run by the family's
   ``test_expected_errors`` (tests/_table_tests.py ``expected_errors_test``): npgrad raises that class with that
   message, and PyTorch too when installed.
@@ -124,6 +126,8 @@ class OpInfo:
     sweeps: frozenset = frozenset()         # of the *_SWEEP names above
     empty: Sequence = ()                    # [(label, fn(lib, *inputs), *specs)]: empty-tensor calls
     raises: Sequence = ()                   # [(id, fn(lib), exception class, message)]: expected errors
+    dtype_forms: object = ()                # True or [(id, fn(lib, a, b))]: the dtype sweeps of the compare
+    #                                         family (every dtype, mixed pairs, NaN/inf, broadcasting)
 
     def __post_init__(self):
         for s in self.samples:
@@ -133,7 +137,7 @@ class OpInfo:
                            for p in self.properties]
 
     def call_forms(self, field):
-        """[(id, fn)] for ``float16``/``integer``/``errors``; ``True`` means the canonical call."""
+        """[(id, fn)] for ``float16``/``integer``/``errors``/``dtype_forms``; ``True`` means the canonical call."""
         forms = getattr(self, field)
         forms = [(self.name, None)] if forms is True else forms
         return [(name, fn or self._canonical(field)) for name, fn in forms]

@@ -44,18 +44,15 @@ BINARY = _in_order(properties(Binary), ["add", "sub", "mul", "div", "pow", "rema
 # Operators applied to every dtype pair to check type promotion and integer semantics (forward only), with
 # where PyTorch accepts a Python scalar operand: "both" sides (operators), "second" only, or "none".
 PROMOTION = [
-    ("eq", lambda lib, a, b: a == b, "both"),
-    ("lt", lambda lib, a, b: a < b, "both"),
-    ("ge", lambda lib, a, b: a >= b, "both"),
-    ("bitwise_and", lambda lib, a, b: a & b, "both"),
-    ("bitwise_or", lambda lib, a, b: a | b, "both"),
-    ("bitwise_xor", lambda lib, a, b: a ^ b, "both"),
     ("div_trunc", lambda lib, a, b: lib.div(a, b, rounding_mode="trunc"), "second"),
     ("div_floor", lambda lib, a, b: lib.div(a, b, rounding_mode="floor"), "second"),
     ("add_fn", lambda lib, a, b: lib.add(a, b), "second"),
     ("mul_fn", lambda lib, a, b: lib.mul(a, b), "second"),
-    ("logical_and", lambda lib, a, b: lib.logical_and(a, b), "none"),
 ] + promotion()
+# the rows that moved into the op table keep the places they had here (a stable sort: the rest stay in order)
+_PROMOTION_ORDER = ["eq", "lt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor", "div_trunc", "div_floor", "add_fn",
+                    "mul_fn", "logical_and"]
+PROMOTION.sort(key=lambda p: _PROMOTION_ORDER.index(p[0]) if p[0] in _PROMOTION_ORDER else len(_PROMOTION_ORDER))
 
 
 def _kw(dim, keepdim):
