@@ -43,10 +43,6 @@ PENDING = {
         "F.selu", "F.sigmoid", "F.silu", "F.smooth_l1_loss", "F.soft_margin_loss", "F.softmax", "F.softmin",
         "F.softplus", "F.softshrink", "F.softsign", "F.tanh", "F.tanhshrink", "F.threshold", "F.threshold_",
         "F.triplet_margin_loss", "F.unfold", "F.upsample", "F.upsample_bilinear", "F.upsample_nearest"],
-    "reduce": [
-        "all", "amax", "amin", "aminmax", "any", "argmax", "argmin", "count_nonzero", "cumprod", "cumsum",
-        "logsumexp", "max", "mean", "min", "nanmean", "nansum", "norm", "prod", "std", "std_mean", "sum", "var",
-        "var_mean"],
     "softmax_methods": [
         "log_softmax", "softmax"],
     "sorting": [

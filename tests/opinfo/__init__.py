@@ -13,10 +13,11 @@ import family_compare
 import family_indexing
 import family_movement
 import family_pointwise
+import family_reduce
 import family_unary
 
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
-         *family_movement.OPS, *family_broadcast.OPS]
+         *family_movement.OPS, *family_broadcast.OPS, *family_reduce.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 
