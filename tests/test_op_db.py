@@ -15,9 +15,6 @@ PENDING = {
         "qr", "slogdet", "svd"],
     "distance": [
         "cdist"],
-    "indexing": [
-        "gather", "index_add", "index_select", "masked_fill", "masked_select", "nonzero", "scatter", "scatter_add",
-        "take", "take_along_dim"],
     "linalg": [
         "addmm", "baddbmm", "bmm", "cross", "dot", "einsum", "ger", "inner", "kron", "matmul", "mm", "mv", "outer",
         "tensordot", "trace", "vdot"],

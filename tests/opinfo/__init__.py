@@ -76,3 +76,8 @@ def empty_calls():
 def raised(family=None):
     """[(id, fn(lib), exception class, message)]: the calls that must fail (of ``family`` when given)."""
     return [row for op in OP_DB if family in (None, op.family) for row in op.raises]
+
+
+def shape_ops():
+    """Every ``ShapeOp`` spec of the shape fuzz, in table order."""
+    return [spec for op in OP_DB for spec in op.shape_ops]

@@ -17,6 +17,8 @@ apply:
   ``(label, fn(lib, *inputs), *specs)`` with one ``(shape, dtype[, grad])`` spec per input (that suite's ``Case``);
 * ``dtype_forms``: the call forms of a comparison, logical or bitwise operator that tests/ops/test_compare.py
   runs on every dtype, on mixed dtype pairs, on NaN/inf and on broadcast shapes (against PyTorch);
+* ``shape_ops``: ``ShapeOp`` specs (tests/opinfo/_shape_draws.py: arguments drawn for a random input shape, a
+  NumPy reference) for the shape fuzz and the suites sharing its tables (tests/reliability/_shape_ops.py);
 * ``raises``: calls that must fail, ``(id, fn(lib), exception class, message)``, run by the family's
   ``test_expected_errors`` (tests/_table_tests.py ``expected_errors_test``): npgrad raises that class with that
   message, and PyTorch too when installed.
@@ -128,6 +130,7 @@ class OpInfo:
     raises: Sequence = ()                   # [(id, fn(lib), exception class, message)]: expected errors
     dtype_forms: object = ()                # True or [(id, fn(lib, a, b))]: the dtype sweeps of the compare
     #                                         family (every dtype, mixed pairs, NaN/inf, broadcasting)
+    shape_ops: Sequence = ()                # _shape_draws.ShapeOp specs for the shape fuzz
 
     def __post_init__(self):
         for s in self.samples:

@@ -29,9 +29,6 @@ def _weighted(lib, parts):
     return lib.cat([p.reshape(-1) * (i + 1) for i, p in enumerate(parts)])
 
 
-IDX_GATHER = _const([[0, 2, 2, 1], [1, 1, 0, 0]])          # repeated indices along dim 1
-IDX_SCATTER = _const([[0, 1, 2], [2, 0, 1]])               # a permutation per row: unique targets
-IDX_SCATTER_DUP = _const([[1, 1, 0], [3, 3, 3]])           # repeated targets (scatter_add accumulates)
 
 CASES = [
     # reshape / view / flatten
@@ -141,32 +138,7 @@ CASES = [
     OpCase("diag_embed", lambda lib, x: lib.diag_embed(x), [In((2, 3))]),
     OpCase("diag_embed_offset", lambda lib, x: lib.diag_embed(x, 1), [In((2, 3))]),
     OpCase("diag_embed_dims", lambda lib, x: lib.diag_embed(x, -1, 2, 0), [In((2, 3))]),
-    # gather / scatter / index_select / masked_fill
-    OpCase("gather", lambda lib, x, i: x.gather(1, i), [In((2, 3)), IDX_GATHER]),
-    OpCase("gather_dim0", lambda lib, x, i: lib.gather(x, 0, i), [In((3, 4)), _const([[2, 0, 1, 2]])]),
-    OpCase("gather_neg_dim_smaller", lambda lib, x, i: x.gather(-1, i), [In((3, 4)), _const([[3], [0]])]),
-    OpCase("take_along_dim", lambda lib, x, i: lib.take_along_dim(x, i, 1), [In((2, 3)), IDX_GATHER]),
-    OpCase("take_along_dim_flat", lambda lib, x, i: lib.take_along_dim(x, i), [In((2, 3)), _const([5, 0, 5])]),
-    OpCase("take", lambda lib, x, i: lib.take(x, i), [In((2, 3)), _const([[5, 0], [-1, 0]])]),
-    OpCase("scatter", lambda lib, x, i, s: x.scatter(1, i, s), [In((2, 3)), IDX_SCATTER, In((2, 3))]),
-    OpCase("scatter_value", lambda lib, x, i: x.scatter(0, i, 1.5), [In((3, 3)), _const([[2, 0, 1]])]),
-    OpCase("scatter_add", lambda lib, x, i, s: x.scatter_add(1, i, s), [In((2, 4)), IDX_SCATTER_DUP, In((2, 3))]),
-    OpCase("scatter_add_fn_dim0", lambda lib, x, i, s: lib.scatter_add(x, 0, i, s),
-           [In((3, 2)), _const([[0, 2], [0, 0]]), In((2, 2))]),
-    OpCase("index_select", lambda lib, x, i: x.index_select(0, i), [In((3, 2)), _const([2, 0, 2, 2])]),
-    OpCase("index_select_dim1", lambda lib, x, i: lib.index_select(x, -1, i), [In((2, 4)), _const([3, 3, 1])]),
-    OpCase("index_select_large", lambda lib, x, i: x.index_select(0, i),
-           [In((5, 3)), _const(np.arange(100) % 5)]),  # the bincount accumulation path
-    OpCase("index_add", lambda lib, x, i, s: x.index_add(0, i, s, alpha=2.0),
-           [In((3, 2)), _const([2, 0, 2]), In((3, 2))]),
-    OpCase("masked_fill", lambda lib, x, m: x.masked_fill(m, -1.0), [In((3, 4)), _const(np.eye(3, 4) > 0)]),
-    OpCase("masked_fill_broadcast_mask", lambda lib, x, m: lib.masked_fill(x, m, 2.0),
-           [In((3, 4)), _const(np.array([True, False, False, True]))]),
-    OpCase("masked_fill_tensor_value", lambda lib, x, m, v: x.masked_fill(m, v),
-           [In((3, 4)), _const(np.eye(3, 4) > 0), In(())]),
-    OpCase("masked_select", lambda lib, x, m: x.masked_select(m), [In((3, 4)), _const(np.eye(3, 4) > 0)]),
-    OpCase("masked_select_broadcast", lambda lib, x, m: lib.masked_select(x, m),
-           [In((3, 1)), _const(np.eye(3, 4) > 0)]),
+    # (gather, scatter, index_select, masked_fill ...: tests/opinfo/family_indexing.py)
     # copies
     OpCase("contiguous", lambda lib, x: x.t().contiguous(), [In((3, 4))]),
     OpCase("contiguous_noop", lambda lib, x: (x * 1).contiguous(), [In((3, 4))]),
@@ -177,29 +149,18 @@ CASES = [
     OpCase("atleast_2d", lambda lib, x: lib.atleast_2d(x), [In((3,))]),
 ]
 
-# PyTorch has no gradient for these (src larger than index; scatter with reduce): npgrad does, and
-# finite differences check it.
-FD_ONLY = [
-    OpCase("scatter_reduce_add", lambda lib, x, i, s: x.scatter(1, i, s, reduce="add"),
-           [In((2, 4)), IDX_SCATTER_DUP, In((2, 3))]),
-    OpCase("scatter_src_larger", lambda lib, x, i, s: lib.scatter(x, 1, i, s),
-           [In((2, 4)), IDX_SCATTER, In((3, 5))]),
-]
-
-
 if HAS_TORCH:
     test_matches_torch = torch_parity_test(CASES)
 
     SECOND_ORDER = [c for c in CASES if c.name in {
         "reshape_noncontiguous", "permute", "squeeze_dims_tuple", "expand", "repeat_more_dims", "flip_dims",
         "roll_multi", "split_sizes", "chunk_uneven", "unbind", "cat_neg_dim", "stack_last", "tril_offset",
-        "diagonal_neg_offset_dims", "diag_embed_offset", "diag_embed_dims", "gather", "scatter", "scatter_add", "index_select",
-        "index_select_large", "masked_fill_tensor_value", "masked_select", "take", "index_add"}]
+        "diagonal_neg_offset_dims", "diag_embed_offset", "diag_embed_dims"}]
 
     test_double_backward_matches_torch = double_backward_test(SECOND_ORDER)
 
 
-test_finite_differences = finite_difference_test([c for c in CASES + FD_ONLY if c.fd])
+test_finite_differences = finite_difference_test([c for c in CASES if c.fd])
 
 
 # -- views share memory and the version counter ----------------------------------------------------------------

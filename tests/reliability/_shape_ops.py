@@ -2,39 +2,12 @@
 given input shape (``draw(data, shape)`` returns a dict, or None when the operator does not apply), runs as
 ``fn(lib, x, args)`` in npgrad and PyTorch, and has a NumPy reference ``ref(x, args)``.
 """
-import dataclasses
-from typing import Callable, Optional
-
 import numpy as np
 from hypothesis import strategies as st
 
-
-@dataclasses.dataclass(frozen=True)
-class ShapeOp:
-    name: str
-    draw: Callable
-    fn: Callable
-    ref: Optional[Callable]
-
-    def __str__(self):
-        return self.name
-
-
-def _dim(data, ndim, label="dim"):
-    n = max(ndim, 1)
-    return data.draw(st.integers(-n, n - 1), label=label)
-
-
-def _canon(d, ndim):
-    return d % max(ndim, 1)
-
-
-def _index_array(data, size, shape, label="index"):
-    """int64 indices in [-size, size) (negative ones too), of ``shape``; None if size is 0."""
-    if size == 0:
-        return np.zeros(shape, np.int64) if int(np.prod(shape)) == 0 else None
-    seed = data.draw(st.integers(0, 2 ** 16), label=label)
-    return np.random.default_rng(seed).integers(-size, size, size=shape).astype(np.int64)
+from opinfo import shape_ops
+from _shape_draws import ShapeOp, as_tensor as _t, canon as _canon, draw_dim as _dim, draw_int_index as _draw_int_index
+from _shape_draws import draw_mask as _draw_mask, index_array as _index_array
 
 
 # -- movement ----------------------------------------------------------------------------------------------
@@ -305,92 +278,12 @@ def _draw_slices(data, shape):
     return {"index": tuple(items)}
 
 
-def _draw_int_index(data, shape):
-    if not shape:
-        return None
-    idx = _index_array(data, shape[0], data.draw(st.sampled_from([(3,), (2, 2), (0,), ()]), label="idx shape"))
-    return None if idx is None else {"idx": idx}
-
-
 def _draw_two_int_indices(data, shape):
     if len(shape) < 2:
         return None
     i = _index_array(data, shape[0], (3,), "i")
     j = _index_array(data, shape[1], (1,), "j")
     return None if i is None or j is None else {"i": i, "j": j}
-
-
-def _draw_mask(data, shape):
-    seed = data.draw(st.integers(0, 2 ** 16), label="mask seed")
-    return {"mask": np.random.default_rng(seed).random(shape) < 0.5}
-
-
-def _draw_gather(data, shape):
-    if not shape:
-        return None
-    d = _dim(data, len(shape))
-    cd = _canon(d, len(shape))
-    idx_shape = list(shape)
-    idx_shape[cd] = data.draw(st.integers(0, 3), label="index size")
-    idx = _index_array(data, shape[cd], tuple(idx_shape))
-    if idx is None:
-        return None
-    return {"dim": d, "idx": idx % max(shape[cd], 1)}
-
-
-def _gather_ref(x, a):
-    return np.take_along_axis(x, a["idx"], axis=_canon(a["dim"], x.ndim))
-
-
-def _draw_index_select(data, shape):
-    d = _dim(data, len(shape))
-    size = shape[_canon(d, len(shape))] if shape else 1
-    n = data.draw(st.integers(0, 4), label="n") if shape else 1  # a 0-d input takes exactly one index
-    idx = _index_array(data, size, (n,))
-    return None if idx is None else {"dim": d, "idx": idx % max(size, 1)}
-
-
-def _draw_scatter(data, shape):
-    a = _draw_gather(data, shape)
-    if a is None:
-        return None
-    seed = data.draw(st.integers(0, 2 ** 16), label="src seed")
-    a["src"] = np.random.default_rng(seed).standard_normal(a["idx"].shape)
-    return a
-
-
-def _scatter_add_ref(x, a):
-    out = x.copy()
-    d = _canon(a["dim"], x.ndim)
-    grid = list(np.indices(a["idx"].shape))
-    grid[d] = a["idx"]
-    np.add.at(out, tuple(grid), a["src"].astype(x.dtype))
-    return out
-
-
-def _draw_index_add(data, shape):
-    if not shape:
-        return None
-    a = _draw_index_select(data, shape)
-    if a is None:
-        return None
-    d = _canon(a["dim"], len(shape))
-    src_shape = list(shape)
-    src_shape[d] = len(a["idx"])
-    seed = data.draw(st.integers(0, 2 ** 16), label="src seed")
-    a["src"] = np.random.default_rng(seed).standard_normal(src_shape)
-    return a
-
-
-def _index_add_ref(x, a):
-    out = np.moveaxis(x.copy(), _canon(a["dim"], x.ndim), 0)
-    np.add.at(out, a["idx"], np.moveaxis(a["src"].astype(x.dtype), _canon(a["dim"], x.ndim), 0))
-    return np.moveaxis(out, 0, _canon(a["dim"], x.ndim))
-
-
-def _t(lib, arr, like=None):
-    t = lib.tensor(arr)
-    return t.to(like.dtype) if like is not None and arr.dtype.kind == "f" else t
 
 
 def _setitem(lib, x, a):
@@ -414,20 +307,11 @@ INDEXING = [
     ShapeOp("list_index", _draw_int_index, lambda lib, x, a: x[a["idx"].reshape(-1).tolist()],
             lambda x, a: x[a["idx"].reshape(-1)]),
     ShapeOp("bool_mask", _draw_mask, lambda lib, x, a: x[_t(lib, a["mask"])], lambda x, a: x[a["mask"]]),
-    ShapeOp("masked_fill", _draw_mask, lambda lib, x, a: x.masked_fill(_t(lib, a["mask"]), -0.5),
-            lambda x, a: np.where(a["mask"], -0.5, x)),
-    ShapeOp("masked_select", _draw_mask, lambda lib, x, a: x.masked_select(_t(lib, a["mask"])),
-            lambda x, a: x[a["mask"]]),
-    ShapeOp("gather", _draw_gather, lambda lib, x, a: x.gather(a["dim"], _t(lib, a["idx"])), _gather_ref),
-    ShapeOp("take_along_dim", _draw_gather, lambda lib, x, a: lib.take_along_dim(x, _t(lib, a["idx"]), a["dim"]),
-            _gather_ref),
-    ShapeOp("index_select", _draw_index_select, lambda lib, x, a: x.index_select(a["dim"], _t(lib, a["idx"])),
-            lambda x, a: np.take(x, a["idx"], axis=_canon(a["dim"], x.ndim)) if x.ndim else x.copy()),
-    ShapeOp("take", _draw_int_index, lambda lib, x, a: x.take(_t(lib, a["idx"])),
-            lambda x, a: x.reshape(-1)[a["idx"]]),
-    ShapeOp("scatter_add", _draw_scatter,
-            lambda lib, x, a: x.scatter_add(a["dim"], _t(lib, a["idx"]), _t(lib, a["src"], x)), _scatter_add_ref),
-    ShapeOp("index_add", _draw_index_add,
-            lambda lib, x, a: x.index_add(a["dim"], _t(lib, a["idx"]), _t(lib, a["src"], x)), _index_add_ref),
     ShapeOp("setitem", _draw_slices, _setitem, _setitem_ref),
-]
+] + shape_ops()
+# the indexing operators' rows live in the op table (tests/opinfo/family_indexing.py); they keep the places they
+# had here (a stable sort), which is the order the fuzz suites draw them in
+_INDEXING_ORDER = ["basic_index", "int_tensor_index", "two_int_indices", "list_index", "bool_mask", "masked_fill",
+                   "masked_select", "gather", "take_along_dim", "index_select", "take", "scatter_add", "index_add",
+                   "setitem"]
+INDEXING.sort(key=lambda op: _INDEXING_ORDER.index(op.name) if op.name in _INDEXING_ORDER else len(_INDEXING_ORDER))
