@@ -18,11 +18,6 @@ PENDING = {
     "linalg": [
         "addmm", "baddbmm", "bmm", "cross", "dot", "einsum", "ger", "inner", "kron", "matmul", "mm", "mv", "outer",
         "tensordot", "trace", "vdot"],
-    "movement": [
-        "atleast_2d", "cat", "chunk", "clone", "concat", "concatenate", "diag", "diag_embed", "diagonal", "flatten",
-        "flip", "fliplr", "flipud", "hstack", "meshgrid", "moveaxis", "movedim", "narrow", "permute",
-        "repeat_interleave", "reshape", "roll", "select", "split", "squeeze", "stack", "swapaxes", "swapdims", "t",
-        "tensor_split", "tile", "transpose", "tril", "triu", "unbind", "unflatten", "unsqueeze", "vstack"],
     "nn.functional": [
         "F.adaptive_avg_pool1d", "F.adaptive_avg_pool2d", "F.adaptive_max_pool1d", "F.adaptive_max_pool2d",
         "F.alpha_dropout", "F.avg_pool1d", "F.avg_pool2d", "F.batch_norm", "F.bilinear", "F.binary_cross_entropy",

@@ -78,6 +78,6 @@ def raised(family=None):
     return [row for op in OP_DB if family in (None, op.family) for row in op.raises]
 
 
-def shape_ops():
-    """Every ``ShapeOp`` spec of the shape fuzz, in table order."""
-    return [spec for op in OP_DB for spec in op.shape_ops]
+def shape_ops(family=None):
+    """Every ``ShapeOp`` spec of the shape fuzz (of ``family`` when given), in table order."""
+    return [spec for op in OP_DB if family in (None, op.family) for spec in op.shape_ops]
