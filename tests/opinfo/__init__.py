@@ -16,14 +16,14 @@ import family_indexing
 import family_movement
 import family_pointwise
 import family_products
+import family_reduce
 import family_sorting
 import family_special
 import family_unary
 
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
-         *family_movement.OPS, *family_broadcast.OPS, *family_special.OPS,
-         *family_products.OPS, *family_sorting.OPS,
-         *family_decomp.OPS]
+         *family_movement.OPS, *family_broadcast.OPS, *family_reduce.OPS, *family_special.OPS,
+         *family_products.OPS, *family_sorting.OPS, *family_decomp.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 
@@ -87,3 +87,8 @@ def raised(family=None):
 def special_values(family=None):
     """(id, fn, values) rows of the special-value comparisons (of ``family`` when given)."""
     return [row for op in OP_DB if family in (None, op.family) for row in op.special_values]
+
+
+def shape_ops(family=None):
+    """Every ``ShapeOp`` spec of the shape fuzz (of ``family`` when given), in table order."""
+    return [spec for op in OP_DB if family in (None, op.family) for spec in op.shape_ops]

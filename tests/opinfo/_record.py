@@ -15,6 +15,10 @@ apply:
 * ``sweeps``: the one-input sweeps that call the operator by its name (``lib.<name>(x)``, ``x.<name>()``);
 * ``empty``: operator-specific calls for the empty-tensor suite (tests/reliability/test_empty_tensors.py), as
   ``(label, fn(lib, *inputs), *specs)`` with one ``(shape, dtype[, grad])`` spec per input (that suite's ``Case``);
+* ``dtype_forms``: the call forms of a comparison, logical or bitwise operator that tests/ops/test_compare.py
+  runs on every dtype, on mixed dtype pairs, on NaN/inf and on broadcast shapes (against PyTorch);
+* ``shape_ops``: ``ShapeOp`` specs (tests/opinfo/_shape_draws.py: arguments drawn for a random input shape, a
+  NumPy reference) for the shape fuzz and the suites sharing its tables (tests/reliability/_shape_ops.py);
 * ``raises``: calls that must fail, ``(id, fn(lib), exception class, message)``, run by the family's
   ``test_expected_errors`` (tests/_table_tests.py ``expected_errors_test``): npgrad raises that class with that
   message, and PyTorch too when installed.
@@ -126,6 +130,9 @@ class OpInfo:
     raises: Sequence = ()                   # [(id, fn(lib), exception class, message)]: expected errors
     special_values: Sequence = ()           # [(id, fn(lib, x), values)]: value and gradient at poles,
     #                                         infinities and NaN equal PyTorch's (float32 and float64)
+    dtype_forms: object = ()                # True or [(id, fn(lib, a, b))]: the dtype sweeps of the compare
+    #                                         family (every dtype, mixed pairs, NaN/inf, broadcasting)
+    shape_ops: Sequence = ()                # _shape_draws.ShapeOp specs for the shape fuzz
 
     def __post_init__(self):
         for s in self.samples:
@@ -135,7 +142,7 @@ class OpInfo:
                            for p in self.properties]
 
     def call_forms(self, field):
-        """[(id, fn)] for ``float16``/``integer``/``errors``; ``True`` means the canonical call."""
+        """[(id, fn)] for ``float16``/``integer``/``errors``/``dtype_forms``; ``True`` means the canonical call."""
         forms = getattr(self, field)
         forms = [(self.name, None)] if forms is True else forms
         return [(name, fn or self._canonical(field)) for name, fn in forms]

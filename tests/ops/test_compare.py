@@ -7,12 +7,14 @@ import pytest
 
 import npgrad
 from oracle import HAS_TORCH, torch
-from _elementwise_parity import check_error, check_forward, check_like_torch
-from _table_tests import torch_parity_test
-from opinfo import PARITY, samples
+from _elementwise_parity import check_forward, check_like_torch
+from _table_tests import expected_errors_test, torch_parity_test
+from opinfo import OP_DB, PARITY, call_forms, raised, samples
 
-if HAS_TORCH:  # the operators already in the op table (tests/opinfo/family_compare.py)
+# The rows live in the op table: tests/opinfo/family_compare.py.
+if HAS_TORCH:
     test_op_table_matches_torch = torch_parity_test(samples(PARITY, "compare"))
+test_expected_errors = expected_errors_test(raised("compare"))
 
 DTYPES = [np.float32, np.float64, np.float16, np.int8, np.int16, np.int32, np.int64, np.uint8, np.bool_]
 IDS = [np.dtype(d).name for d in DTYPES]
@@ -26,49 +28,29 @@ def _values(dtype, shape=(2, 3), seed=0):
     return a.astype(dtype)
 
 
-COMPARE = {
-    "eq": lambda lib, a, b: a == b, "ne": lambda lib, a, b: a != b, "lt": lambda lib, a, b: a < b,
-    "le": lambda lib, a, b: a <= b, "gt": lambda lib, a, b: a > b, "ge": lambda lib, a, b: a >= b,
-    "eq_fn": lambda lib, a, b: lib.eq(a, b), "ne_method": lambda lib, a, b: a.ne(b),
-    "lt_fn": lambda lib, a, b: lib.lt(a, b), "le_method": lambda lib, a, b: a.le(b),
-    "gt_method": lambda lib, a, b: a.gt(b), "ge_fn": lambda lib, a, b: lib.ge(a, b),
-    "greater": lambda lib, a, b: lib.greater(a, b), "less_equal": lambda lib, a, b: a.less_equal(b),
-    "not_equal": lambda lib, a, b: lib.not_equal(a, b), "greater_equal": lambda lib, a, b: a.greater_equal(b),
-}
-
-LOGICAL = {
-    "logical_and": lambda lib, a, b: lib.logical_and(a, b), "logical_or": lambda lib, a, b: a.logical_or(b),
-    "logical_xor": lambda lib, a, b: lib.logical_xor(a, b), "logical_not": lambda lib, a, b: lib.logical_not(a),
-    "logical_not_method": lambda lib, a, b: b.logical_not(),
-}
-
-BITWISE = {
-    "and": lambda lib, a, b: a & b, "or": lambda lib, a, b: a | b, "xor": lambda lib, a, b: a ^ b,
-    "invert": lambda lib, a, b: ~a, "lshift": lambda lib, a, b: a << b.abs() if b.dtype != lib.bool else a << b,
-    "rshift": lambda lib, a, b: a >> b.abs() if b.dtype != lib.bool else a >> b,
-    "bitwise_and": lambda lib, a, b: lib.bitwise_and(a, b), "bitwise_or": lambda lib, a, b: a.bitwise_or(b),
-    "bitwise_xor": lambda lib, a, b: lib.bitwise_xor(a, b), "bitwise_not": lambda lib, a, b: a.bitwise_not(),
-    "bitwise_left_shift": lambda lib, a, b: lib.bitwise_left_shift(a, 1),
-    "bitwise_right_shift": lambda lib, a, b: a.bitwise_right_shift(1),
-}
+# The dtype sweeps' call forms fn(lib, a, b), by id: comparisons and logical operators, then bitwise ones.
+FORMS = dict(call_forms("dtype_forms", "compare"))
+BITWISE_OPS = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift",
+               "bitwise_right_shift"}
+NOT_BITWISE = dict(form for op in OP_DB if op.family == "compare" and op.name not in BITWISE_OPS
+                   for form in op.call_forms("dtype_forms"))
+OPERATORS = ["eq", "ne", "lt", "le", "gt", "ge"]  # the six comparison operators
 
 
 if HAS_TORCH:
     @pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
-    @pytest.mark.parametrize("op", list(COMPARE) + list(LOGICAL) + list(BITWISE))
+    @pytest.mark.parametrize("op", list(FORMS))
     def test_same_dtype_like_torch(op, dtype):
         # Results or, for float bitwise and bool shifts, PyTorch's NotImplementedError.
-        fn = {**COMPARE, **LOGICAL, **BITWISE}[op]
-        check_like_torch(fn, _values(dtype), _values(dtype, (3,), seed=1), what=op)
+        check_like_torch(FORMS[op], _values(dtype), _values(dtype, (3,), seed=1), what=op)
 
     PAIRS = [(np.int32, np.int64), (np.uint8, np.int8), (np.int16, np.float32), (np.bool_, np.int32),
              (np.float16, np.float64), (np.float32, np.bool_), (np.uint8, np.bool_), (np.int64, np.float64)]
 
     @pytest.mark.parametrize("da, db", PAIRS, ids=[f"{np.dtype(a).name}-{np.dtype(b).name}" for a, b in PAIRS])
-    @pytest.mark.parametrize("op", list(COMPARE)[:6] + ["logical_and", "logical_xor", "and", "or", "xor"])
+    @pytest.mark.parametrize("op", OPERATORS + ["logical_and", "logical_xor", "and", "or", "xor"])
     def test_mixed_dtypes_like_torch(op, da, db):
-        fn = {**COMPARE, **LOGICAL, **BITWISE}[op]
-        check_like_torch(fn, _values(da), _values(db, (2, 1), seed=2), what=op)
+        check_like_torch(FORMS[op], _values(da), _values(db, (2, 1), seed=2), what=op)
 
     SCALARS = [0, 2, -1, 2.5, True, False, 300, np.float64(0.5), np.int64(2)]
 
@@ -88,15 +70,13 @@ if HAS_TORCH:
     def test_nan_and_inf_comparisons_like_torch():
         a = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0], np.float32)
         b = np.array([np.nan, np.inf, np.inf, -0.0, 0.0, np.nan], np.float32)
-        for fn in COMPARE.values():
-            check_forward(fn, a, b)
-        for fn in LOGICAL.values():
+        for fn in NOT_BITWISE.values():
             check_forward(fn, a, b)
 
     @pytest.mark.parametrize("sa, sb", [((3, 1), (4,)), ((2, 1, 3), (4, 1)), ((), (2, 2)), ((1,), (3, 1))])
     def test_broadcasting_like_torch(sa, sb):
         a, b = _values(np.int32, sa), _values(np.int32, sb, seed=3)
-        for fn in list(COMPARE.values())[:6] + [LOGICAL["logical_or"], BITWISE["xor"]]:
+        for fn in [FORMS[n] for n in OPERATORS + ["logical_or", "xor"]]:
             check_forward(fn, a, b)
 
     def test_unsigned_against_negative_and_out_of_range_scalars():
@@ -126,38 +106,6 @@ def test_tensors_stay_hashable_by_identity():
     a, b = npgrad.tensor([1.0]), npgrad.tensor([1.0])
     assert len({a, b, a}) == 2
     assert {a: 1}[a] == 1
-
-
-@pytest.mark.parametrize("fn, kernel, dtype", [
-    (lambda lib: lib.tensor([1.0, 2.0]) & 1, "bitwise_and_cpu", "Float"),
-    (lambda lib: lib.tensor([1, 2]) | lib.tensor([1.0, 2.0]), "bitwise_or_cpu", "Float"),
-    (lambda lib: lib.tensor([1.0, 2.0], dtype=lib.float64) ^ lib.tensor([1, 2]), "bitwise_xor_cpu", "Double"),
-    (lambda lib: lib.tensor([1, 2]) & 2.5, "bitwise_and_cpu", "Float"),
-    (lambda lib: lib.tensor([1.0]) << 1, "lshift_cpu", "Float"),
-    (lambda lib: lib.tensor([1.0]) >> 1, "rshift_cpu", "Float"),
-    (lambda lib: lib.tensor([True]) << lib.tensor([True]), "lshift_cpu", "Bool"),
-    (lambda lib: lib.bitwise_not(lib.tensor([1.0], dtype=lib.float16)), "bitwise_not_cpu", "Half"),
-])
-def test_bitwise_on_floats_not_implemented(fn, kernel, dtype):
-    check_error(fn, NotImplementedError, f"\"{kernel}\" not implemented for '{dtype}'")
-
-
-def test_invert_of_float_tensor():
-    check_error(lambda lib: ~lib.tensor([1.0]), TypeError,
-                "~ (operator.invert) is only implemented on integer and Boolean-type tensors")
-
-
-@pytest.mark.parametrize("fn", [
-    lambda lib: lib.ones(3) == lib.ones(4), lambda lib: lib.ones(3) < lib.ones(2, 4),
-    lambda lib: lib.logical_and(lib.ones(3), lib.ones(4)), lambda lib: lib.tensor([1, 2, 3]) & lib.tensor([1, 2]),
-])
-def test_shape_mismatch(fn):
-    with pytest.raises(RuntimeError, match=r"The size of tensor a \(\d\) must match the size of tensor b \(\d\) "
-                                           r"at non-singleton dimension \d"):
-        fn(npgrad)
-    if HAS_TORCH:
-        from _elementwise_parity import check_error_like_torch
-        check_error_like_torch(fn)
 
 
 def test_isclose_allclose_equal():

@@ -5,11 +5,16 @@ import pytest
 
 import npgrad
 from oracle import HAS_TORCH, In, OpCase, torch
-from _table_tests import double_backward_test, errors_like_torch_test, finite_difference_test, torch_parity_test
-from opinfo import PARITY, samples
+from _table_tests import (double_backward_test, errors_like_torch_test, expected_errors_test, finite_difference_test,
+                          torch_parity_test)
+from opinfo import DOUBLE_BACKWARD, FD, PARITY, grad_samples, raised, samples
 
-if HAS_TORCH:  # the operators already in the op table (tests/opinfo/family_indexing.py)
+# The indexing operators' rows live in the op table: tests/opinfo/family_indexing.py.
+if HAS_TORCH:
     test_op_table_matches_torch = torch_parity_test(samples(PARITY, "indexing"))
+    test_op_table_double_backward = double_backward_test(grad_samples(samples(DOUBLE_BACKWARD, "indexing")))
+test_op_table_finite_differences = finite_difference_test(grad_samples(samples(FD, "indexing")))
+test_op_table_expected_errors = expected_errors_test(raised("indexing"))
 
 
 def _idx(lib, a, dtype=None):

@@ -4,138 +4,16 @@ import numpy as np
 import pytest
 
 import npgrad
-from oracle import HAS_TORCH, In, OpCase, torch
-from _table_tests import double_backward_test, errors_like_torch_test, finite_difference_test, torch_parity_test
+from oracle import HAS_TORCH, torch
+from opinfo import DOUBLE_BACKWARD, FD, PARITY, raised, samples
+from _table_tests import double_backward_test, expected_errors_test, finite_difference_test, torch_parity_test
 
 
-def _with_zeros(shape, where):
-    """Random values with exact zeros at the flat positions ``where`` (prod/cumprod's special case)."""
-    def make(rng):
-        a = rng.uniform(0.5, 1.5, size=shape) * rng.choice([-1.0, 1.0], size=shape)
-        a.flat[list(where)] = 0.0
-        return a
-    return make
-
-
-def _distinct(shape):
-    """A random permutation of well-separated values: no ties, so max/min are differentiable."""
-    def make(rng):
-        n = int(np.prod(shape))
-        return (rng.permutation(n).astype(np.float64) * 0.37 - n * 0.15).reshape(shape)
-    return make
-
-
-D = In((3, 4), values=_distinct((3, 4)))
-D3 = In((2, 3, 4), values=_distinct((2, 3, 4)))
-
-CASES = [
-    # sum / mean
-    OpCase("sum_all", lambda lib, x: x.sum(), [In((3, 4))]),
-    OpCase("sum_dim0", lambda lib, x: x.sum(0), [In((3, 4))]),
-    OpCase("sum_dim_neg_keepdim", lambda lib, x: x.sum(-1, keepdim=True), [In((2, 3, 4))]),
-    OpCase("sum_dims_tuple", lambda lib, x: lib.sum(x, (0, 2)), [In((2, 3, 4))]),
-    OpCase("sum_dims_tuple_keepdim", lambda lib, x: x.sum(dim=(-1, 0), keepdim=True), [In((2, 3, 4))]),
-    OpCase("sum_0d", lambda lib, x: x.sum(), [In(())]),
-    OpCase("sum_0d_dim", lambda lib, x: x.sum(0, keepdim=True), [In(())]),
-    OpCase("sum_size1", lambda lib, x: x.sum(1), [In((3, 1, 2))]),
-    OpCase("sum_dtype64", lambda lib, x: x.sum(1, dtype=lib.float64), [In((3, 4))], dtypes=(np.float32,)),
-    OpCase("sum_int", lambda lib, x: x.sum(0), [In((3, 4), -5, 5, dtype=np.int32)]),
-    OpCase("sum_bool", lambda lib, x: (x > 0).sum(), [In((3, 4))], fd=False),
-    OpCase("mean_all", lambda lib, x: x.mean(), [In((3, 4))]),
-    OpCase("mean_dim", lambda lib, x: lib.mean(x, 1), [In((3, 4))]),
-    OpCase("mean_dims_keepdim", lambda lib, x: x.mean((0, -1), keepdim=True), [In((2, 3, 4))]),
-    OpCase("mean_0d", lambda lib, x: x.mean(), [In(())]),
-    OpCase("nansum", lambda lib, x: lib.nansum(x.log(), 1), [In((3, 4))]),
-    OpCase("nanmean", lambda lib, x: lib.nanmean(x.log(), 0), [In((3, 4))]),
-    # prod (zeros are the interesting case)
-    OpCase("prod_all", lambda lib, x: x.prod(), [In((3, 4), 0.5, 1.5)]),
-    OpCase("prod_dim", lambda lib, x: x.prod(1), [In((3, 4))]),
-    OpCase("prod_dim_keepdim_neg", lambda lib, x: x.prod(-2, keepdim=True), [In((2, 3, 4))]),
-    OpCase("prod_one_zero_all", lambda lib, x: x.prod(), [In((3, 4), values=_with_zeros((3, 4), [5]))]),
-    OpCase("prod_two_zeros_all", lambda lib, x: x.prod(), [In((3, 4), values=_with_zeros((3, 4), [1, 7]))]),
-    OpCase("prod_zeros_dim", lambda lib, x: x.prod(1),
-           [In((3, 4), values=_with_zeros((3, 4), [0, 5, 6, 9]))]),  # row 0: one zero, row 1: two zeros
-    OpCase("prod_0d", lambda lib, x: x.prod(0), [In(())]),
-    OpCase("prod_int", lambda lib, x: x.prod(1), [In((2, 3), -3, 3, dtype=np.int64)]),
-    # max / min / amax / amin (distinct values: ties have their own tests below)
-    OpCase("max_all", lambda lib, x: x.max(), [D]),
-    OpCase("min_all", lambda lib, x: lib.min(x), [D]),
-    OpCase("max_dim", lambda lib, x: x.max(1), [D]),
-    OpCase("max_dim_keepdim_neg", lambda lib, x: x.max(-1, keepdim=True), [D3]),
-    OpCase("max_dim_indices", lambda lib, x: x.max(0).indices, [D3], fd=False),
-    OpCase("min_dim", lambda lib, x: lib.min(x, dim=0), [D]),
-    OpCase("min_dim_keepdim_indices", lambda lib, x: x.min(1, True)[1], [D3], fd=False),
-    OpCase("max_0d_dim", lambda lib, x: x.max(0), [In(())]),
-    OpCase("max_binary", lambda lib, x, y: lib.max(x, y), [D, In((4,), values=_distinct((4,)))]),
-    OpCase("amax_dims", lambda lib, x: x.amax((0, 2)), [D3]),
-    OpCase("amax_default", lambda lib, x: lib.amax(x), [D3]),
-    OpCase("amin_keepdim", lambda lib, x: lib.amin(x, -1, keepdim=True), [D3]),
-    OpCase("aminmax", lambda lib, x: lib.aminmax(x, dim=1).max, [D]),
-    OpCase("argmax_all", lambda lib, x: x.argmax(), [D3], fd=False),
-    OpCase("argmax_dim_keepdim", lambda lib, x: lib.argmax(x, 1, keepdim=True), [D3], fd=False),
-    OpCase("argmin_dim_neg", lambda lib, x: x.argmin(-1), [D3], fd=False),
-    OpCase("argmin_all_keepdim", lambda lib, x: x.argmin(keepdim=True), [D3], fd=False),
-    # var / std
-    OpCase("var_all", lambda lib, x: x.var(), [In((3, 4))]),
-    OpCase("var_dim", lambda lib, x: x.var(1), [In((3, 4))]),
-    OpCase("var_unbiased_false", lambda lib, x: lib.var(x, 0, unbiased=False), [In((3, 4))]),
-    OpCase("var_positional_unbiased", lambda lib, x: x.var(False), [In((3, 4))]),
-    OpCase("var_correction2_dims_keepdim", lambda lib, x: x.var((0, 2), keepdim=True, correction=2),
-           [In((2, 3, 4))]),
-    OpCase("std_all", lambda lib, x: x.std(), [In((3, 4))]),
-    OpCase("std_dim_keepdim", lambda lib, x: lib.std(x, -1, keepdim=True), [In((2, 3, 4))]),
-    OpCase("std_correction0", lambda lib, x: x.std(dim=(0, 1), correction=0), [In((2, 3, 4))]),
-    OpCase("var_mean", lambda lib, x: lib.var_mean(x, 1)[0] + lib.var_mean(x, 1)[1], [In((3, 4))]),
-    OpCase("std_mean", lambda lib, x: lib.std_mean(x, 0, correction=0)[0] * lib.std_mean(x, 0)[1],
-           [In((3, 4))]),
-    # logsumexp
-    OpCase("logsumexp_dim", lambda lib, x: x.logsumexp(1), [In((3, 4))]),
-    OpCase("logsumexp_dims_keepdim", lambda lib, x: lib.logsumexp(x, (0, -1), keepdim=True), [In((2, 3, 4))]),
-    OpCase("logsumexp_large", lambda lib, x: x.logsumexp(0), [In((3, 4), 500.0, 510.0)]),
-    # norm
-    OpCase("norm_fro", lambda lib, x: x.norm(), [In((3, 4))]),
-    OpCase("norm_fro_dim", lambda lib, x: lib.norm(x, "fro", dim=(0, 1)), [In((2, 3, 4))]),
-    OpCase("norm_p1_dim", lambda lib, x: x.norm(1, dim=1), [In((3, 4), nonzero=True)]),
-    OpCase("norm_p2_keepdim", lambda lib, x: x.norm(2, dim=-1, keepdim=True), [In((2, 3, 4))]),
-    OpCase("norm_inf", lambda lib, x: x.norm(float("inf")), [D]),
-    OpCase("norm_neg_inf_dim", lambda lib, x: x.norm(float("-inf"), dim=0), [D]),
-    OpCase("norm_p0", lambda lib, x: x.norm(0, dim=1), [In((3, 4), values=_with_zeros((3, 4), [1, 2]))], fd=False),
-    OpCase("norm_p3", lambda lib, x: x.norm(3, dim=0), [In((3, 4), nonzero=True)]),
-    OpCase("norm_p3_all", lambda lib, x: x.norm(p=3), [In((3, 4), nonzero=True)]),
-    # all / any
-    OpCase("all", lambda lib, x: (x > -1.5).all(), [In((3, 4))], fd=False),
-    OpCase("all_dim", lambda lib, x: lib.all(x > 0, 1), [In((3, 4))], fd=False),
-    OpCase("any_dim_keepdim", lambda lib, x: (x > 1).any(0, keepdim=True), [In((3, 4))], fd=False),
-    OpCase("any_float", lambda lib, x: lib.any(x), [In((3, 4), values=_with_zeros((3, 4), [0]))], fd=False),
-    OpCase("count_nonzero", lambda lib, x: lib.count_nonzero(x, 1),
-           [In((3, 4), values=_with_zeros((3, 4), [0, 5, 6]))], fd=False),
-    # cumulative
-    OpCase("cumsum", lambda lib, x: x.cumsum(1), [In((3, 4))]),
-    OpCase("cumsum_neg_dim", lambda lib, x: lib.cumsum(x, dim=-3), [In((2, 3, 4))]),
-    OpCase("cumsum_int", lambda lib, x: x.cumsum(0), [In((3, 4), -5, 5, dtype=np.int32)]),
-    OpCase("cumsum_0d", lambda lib, x: x.cumsum(0), [In(())]),
-    OpCase("cumprod", lambda lib, x: x.cumprod(1), [In((3, 4), 0.5, 1.5)]),
-    OpCase("cumprod_neg", lambda lib, x: lib.cumprod(x, -2), [In((2, 3, 4))]),
-    OpCase("cumprod_zeros", lambda lib, x: x.cumprod(1),
-           [In((3, 5), values=_with_zeros((3, 5), [2, 5, 8, 12, 13]))]),  # zero mid, first, two, last
-    OpCase("cumprod_zeros_dim0", lambda lib, x: x.cumprod(0),
-           [In((4, 2), values=_with_zeros((4, 2), [0, 3, 5]))]),
-]
-
-
+# The rows live in the op table: tests/opinfo/family_reduce.py.
 if HAS_TORCH:
-    test_matches_torch = torch_parity_test(CASES)
-
-    SECOND_ORDER = [c for c in CASES if c.name in {
-        "sum_dims_tuple_keepdim", "mean_dims_keepdim", "prod_dim", "prod_zeros_dim", "prod_two_zeros_all",
-        "max_dim_keepdim_neg", "max_all", "amax_dims", "var_correction2_dims_keepdim", "std_dim_keepdim",
-        "logsumexp_dims_keepdim", "norm_fro_dim", "norm_p3", "norm_p1_dim", "norm_inf", "cumsum_neg_dim",
-        "cumprod", "cumprod_zeros"}]
-
-    test_double_backward_matches_torch = double_backward_test(SECOND_ORDER)
-
-
-test_finite_differences = finite_difference_test([c for c in CASES if c.fd])
+    test_matches_torch = torch_parity_test(samples(PARITY, "reduce"))
+    test_double_backward_matches_torch = double_backward_test(samples(DOUBLE_BACKWARD, "reduce"))
+test_finite_differences = finite_difference_test([c for c in samples(FD, "reduce") if c.fd])
 
 
 # -- ties: which elements share the gradient ----------------------------------------------------------------
@@ -337,42 +215,11 @@ if HAS_TORCH:
         np.testing.assert_array_equal(outs[0], outs[1])
         assert outs[0].dtype == outs[1].dtype
 
-    EMPTY_RAISES = {
-        "max": lambda lib, x: x.max(),
-        "min": lambda lib, x: x.min(),
-        "max0": lambda lib, x: x.max(0),
-        "amax": lambda lib, x: x.amax(),
-        "amin0": lambda lib, x: x.amin(0),
-        "argmax": lambda lib, x: x.argmax(),
-        "argmin0": lambda lib, x: x.argmin(0),
-    }
-
-    @pytest.mark.parametrize("name", sorted(EMPTY_RAISES))
-    def test_empty_reduction_errors_match_torch(name):
-        fn = EMPTY_RAISES[name]
-        with pytest.raises(Exception) as et:
-            fn(torch, torch.zeros(0, 3))
-        with pytest.raises(type(et.value)) as en:
-            fn(npgrad, npgrad.zeros(0, 3))
-        assert str(en.value) == str(et.value)
-
 
 # -- errors ----------------------------------------------------------------------------------------------------
 
-if HAS_TORCH:
-    ERRORS = {
-        "sum_dim_out_of_range": lambda lib: lib.ones(2, 3).sum(2),
-        "sum_dim_neg_out_of_range": lambda lib: lib.ones(2, 3).sum(-3),
-        "sum_repeated_dim": lambda lib: lib.ones(2, 3).sum((1, -1)),
-        "max_dim_out_of_range": lambda lib: lib.ones(2, 3).max(5),
-        "mean_0d_dim": lambda lib: lib.tensor(1.0).mean(1),
-        "cumsum_dim": lambda lib: lib.ones(2, 3).cumsum(2),
-        "var_dim": lambda lib: lib.ones(2, 3).var(4),
-        "argmax_bool": lambda lib: lib.tensor([True, False]).argmax(),
-        "argmin_bool_dim": lambda lib: lib.tensor([True, False]).argmin(0),
-    }
-
-    test_errors_match_torch = errors_like_torch_test(ERRORS)
+# (the errors of single calls are the op table's raises rows)
+test_expected_errors = expected_errors_test(raised("reduce"))
 
 
 def test_dim_error_wording():

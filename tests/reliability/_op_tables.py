@@ -32,26 +32,15 @@ BINARY = _in_order(properties(Binary), ["add", "sub", "mul", "div", "pow", "rema
 # Operators applied to every dtype pair to check type promotion and integer semantics (forward only), with
 # where PyTorch accepts a Python scalar operand: "both" sides (operators), "second" only, or "none".
 PROMOTION = [
-    ("eq", lambda lib, a, b: a == b, "both"),
-    ("lt", lambda lib, a, b: a < b, "both"),
-    ("ge", lambda lib, a, b: a >= b, "both"),
-    ("bitwise_and", lambda lib, a, b: a & b, "both"),
-    ("bitwise_or", lambda lib, a, b: a | b, "both"),
-    ("bitwise_xor", lambda lib, a, b: a ^ b, "both"),
     ("div_trunc", lambda lib, a, b: lib.div(a, b, rounding_mode="trunc"), "second"),
     ("div_floor", lambda lib, a, b: lib.div(a, b, rounding_mode="floor"), "second"),
     ("add_fn", lambda lib, a, b: lib.add(a, b), "second"),
     ("mul_fn", lambda lib, a, b: lib.mul(a, b), "second"),
-    ("logical_and", lambda lib, a, b: lib.logical_and(a, b), "none"),
 ] + promotion()
-
-
-def _kw(dim, keepdim):
-    return {} if dim is None else {"dim": dim, "keepdim": keepdim}
-
-
-def _np_reduce(np_fn):
-    return lambda x, dim, keepdim: np_fn(x, axis=dim, keepdims=keepdim if dim is not None else False)
+# the rows that moved into the op table keep the places they had here (a stable sort: the rest stay in order)
+_PROMOTION_ORDER = ["eq", "lt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor", "div_trunc", "div_floor", "add_fn",
+                    "mul_fn", "logical_and"]
+PROMOTION.sort(key=lambda p: _PROMOTION_ORDER.index(p[0]) if p[0] in _PROMOTION_ORDER else len(_PROMOTION_ORDER))
 
 
 def _log_softmax(x, dim):
@@ -60,60 +49,12 @@ def _log_softmax(x, dim):
     return z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True))
 
 
-def _logsumexp(x, dim, keepdim):
-    m = np.max(x, axis=dim, keepdims=True) if x.size else np.zeros((1,) * x.ndim)
-    m = np.where(np.isfinite(m), m, 0)
-    out = np.log(np.sum(np.exp(x - m), axis=dim, keepdims=True)) + m
-    return out if keepdim or dim is None and x.ndim == 0 else np.squeeze(out, axis=dim)
 
-
-def _norm(p):
-    def ref(x, dim, keepdim):
-        kd = keepdim if dim is not None else False
-        a = np.abs(x)
-        if p == float("inf"):
-            return np.max(a, axis=dim, keepdims=kd)
-        return np.sum(a ** p, axis=dim, keepdims=kd) ** (1 / p)
-    return ref
-
-
-REDUCTIONS = [
-    Reduction("sum", lambda lib, x, d, k: x.sum(**_kw(d, k)), _np_reduce(np.sum)),
-    Reduction("mean", lambda lib, x, d, k: x.mean(**_kw(d, k)), _np_reduce(np.mean)),
-    Reduction("nansum", lambda lib, x, d, k: lib.nansum(x, **_kw(d, k)), _np_reduce(np.nansum)),
-    Reduction("prod", lambda lib, x, d, k: x.prod(**_kw(d, k)), _np_reduce(np.prod), dims="int", special_grads=False),
-    Reduction("amax", lambda lib, x, d, k: x.amax(**_kw(d, k)) if d is not None else x.amax(),
-              _np_reduce(np.max)),
-    Reduction("amin", lambda lib, x, d, k: x.amin(**_kw(d, k)) if d is not None else x.amin(),
-              _np_reduce(np.min)),
-    Reduction("max", lambda lib, x, d, k: x.max(**_kw(d, k)), lambda x, d, k: _np_reduce(np.max)(x, d, k),
-              dims="int"),
-    Reduction("min", lambda lib, x, d, k: x.min(**_kw(d, k)), lambda x, d, k: _np_reduce(np.min)(x, d, k),
-              dims="int"),
-    Reduction("argmax", lambda lib, x, d, k: x.argmax(**_kw(d, k)),
-              lambda x, d, k: _np_reduce(np.argmax)(x, d, k) if d is not None else np.argmax(x), dims="int"),
-    Reduction("var", lambda lib, x, d, k: x.var(**_kw(d, k)),
-              lambda x, d, k: np.var(x, axis=d, ddof=1, keepdims=k if d is not None else False), special_huge=False),
-    Reduction("std_c0", lambda lib, x, d, k: x.std(correction=0, **_kw(d, k)), _np_reduce(np.std),
-              special_huge=False),
-    Reduction("var_mean", lambda lib, x, d, k: lib.var_mean(x, correction=0, **_kw(d, k)), _np_reduce(np.var),
-              special_grads=False),
-    Reduction("logsumexp", lambda lib, x, d, k: lib.logsumexp(x, d, keepdim=k), _logsumexp, dims="required"),
-    Reduction("norm2", lambda lib, x, d, k: x.norm(2, **_kw(d, k)), _norm(2), low=0.3, high=2.0),
-    Reduction("norm1", lambda lib, x, d, k: x.norm(1, **_kw(d, k)), _norm(1), low=0.3, high=2.0),
-    Reduction("norm3", lambda lib, x, d, k: x.norm(3, **_kw(d, k)), _norm(3), low=0.3, high=2.0),
-    Reduction("norm_inf", lambda lib, x, d, k: x.norm(float("inf"), **_kw(d, k)), _norm(float("inf")),
-              low=0.3, high=2.0),
-    Reduction("cumsum", lambda lib, x, d, k: x.cumsum(d), lambda x, d, k: np.cumsum(x, axis=d) if x.ndim else x,
-              dims="required"),
-    Reduction("cumprod", lambda lib, x, d, k: x.cumprod(d), lambda x, d, k: np.cumprod(x, axis=d) if x.ndim else x,
-              dims="required", special_grads=False),
+REDUCTIONS = _in_order([
     Reduction("softmax", lambda lib, x, d, k: x.softmax(d),
               lambda x, d, k: np.exp(_log_softmax(x, d if x.ndim else None)), dims="required"),
     Reduction("log_softmax", lambda lib, x, d, k: x.log_softmax(d),
               lambda x, d, k: _log_softmax(x, d if x.ndim else None), dims="required"),
-    Reduction("all", lambda lib, x, d, k: (x > 0).all(**_kw(d, k)), _np_reduce(lambda a, axis, keepdims:
-              np.all(a > 0, axis=axis, keepdims=keepdims)), dims="int", fd=False),
-    Reduction("count_nonzero", lambda lib, x, d, k: lib.count_nonzero(x > 0, dim=d),
-              lambda x, d, k: np.count_nonzero(x > 0, axis=d), fd=False),
-]
+] + properties(Reduction), ["sum", "mean", "nansum", "prod", "amax", "amin", "max", "min", "argmax", "var", "std_c0",
+                            "var_mean", "logsumexp", "norm2", "norm1", "norm3", "norm_inf", "cumsum", "cumprod",
+                            "softmax", "log_softmax", "all", "count_nonzero"])
