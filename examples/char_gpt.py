@@ -7,7 +7,7 @@ stream; a final LayerNorm and an output layer that shares its weights with the t
 Training uses AdamW (weight decay on matrices only) and a cosine learning-rate schedule with warmup,
 checkpointing to ``--out`` so an interrupted run continues with ``--resume``.
 
-    python examples/char_gpt.py                       # the full run: 6000 steps, ~35 min on 2 CPU cores
+    python examples/char_gpt.py                       # the full run: 6000 steps, 22-35 min on 2 CPU cores
     python examples/char_gpt.py --resume              # continue from runs/char_gpt/checkpoint.npgrad
     python examples/char_gpt.py --smoke               # a few steps of a tiny model (CI)
     python examples/char_gpt.py --sample-only --prompt "ROMEO:"   # sample from the saved model
