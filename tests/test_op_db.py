@@ -23,8 +23,6 @@ PENDING = {
         "F.selu", "F.sigmoid", "F.silu", "F.smooth_l1_loss", "F.soft_margin_loss", "F.softmax", "F.softmin",
         "F.softplus", "F.softshrink", "F.softsign", "F.tanh", "F.tanhshrink", "F.threshold", "F.threshold_",
         "F.triplet_margin_loss", "F.unfold", "F.upsample", "F.upsample_bilinear", "F.upsample_nearest"],
-    "softmax": [
-        "log_softmax", "softmax"],
 }
 
 # Public names that are not operators on tensors, with the reason.

@@ -17,12 +17,13 @@ import family_movement
 import family_pointwise
 import family_products
 import family_reduce
+import family_softmax
 import family_sorting
 import family_special
 import family_unary
 
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
-         *family_movement.OPS, *family_broadcast.OPS, *family_reduce.OPS, *family_special.OPS,
+         *family_movement.OPS, *family_broadcast.OPS, *family_reduce.OPS, *family_softmax.OPS, *family_special.OPS,
          *family_products.OPS, *family_sorting.OPS, *family_decomp.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
