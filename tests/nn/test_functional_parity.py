@@ -24,16 +24,11 @@ CASES = [
     ("linear", lambda l, x, w, b: l.nn.functional.linear(x, w, b), [rnd(2, 3, 4), rnd(5, 4), rnd(5)]),
     ("linear_nobias", lambda l, x, w: l.nn.functional.linear(x, w), [rnd(3, 4), rnd(5, 4)]),
     ("bilinear", lambda l, a, b, w, c: l.nn.functional.bilinear(a, b, w, c), [rnd(3, 2), rnd(3, 4), rnd(5, 2, 4), rnd(5)]),
-    ("softmax", lambda l, x: l.nn.functional.softmax(x, dim=-1), [rnd(3, 4, 5)]),
-    ("softmax_dim0", lambda l, x: l.nn.functional.softmax(x, 0), [rnd(3, 4)]),
-    ("softmax_dtype", lambda l, x: l.nn.functional.softmax(x, 1, dtype=l.float64), [rnd(3, 4)]),
-    ("log_softmax", lambda l, x: l.nn.functional.log_softmax(x, dim=1), [rnd(3, 4, 2)]),
-    ("log_softmax_0d", lambda l, x: l.nn.functional.log_softmax(x, dim=0), [rnd()]),
-    ("softmin", lambda l, x: l.nn.functional.softmin(x, dim=1), [rnd(3, 4)]),
-    ("tensor_softmax", lambda l, x: x.softmax(-1) + x.log_softmax(dim=0), [rnd(3, 4)]),
 ]
-# The activation functions' rows moved into the op table (tests/opinfo/family_activation.py); their
-# sixteen (4, 5) draws stay here so that the rows below keep the inputs they had.
+# The softmax rows (tests/opinfo/family_softmax.py) and the activation functions' rows
+# (tests/opinfo/family_activation.py) moved into the op table; their draws (60 + 12 + 12 + 24 + 1 + 12 + 12
+# values, then sixteen (4, 5)) stay here so that the rows below keep the inputs they had.
+R.standard_normal(133)
 R.standard_normal((16, 4, 5))
 CASES += [
     ("erf", lambda l, x: l.erf(x) + x.erf() * 2, [rnd(4, 5, scale=2)]),
