@@ -1,5 +1,7 @@
 """Op table: nn.functional's activation functions (npgrad/nn/_functional): relu/relu6/leaky_relu/hardtanh,
-elu/selu/celu, gelu/silu/mish, softplus/logsigmoid/softsign, sigmoid/tanh and glu.
+elu/selu/celu, gelu/silu/mish, softplus/logsigmoid/softsign, sigmoid/tanh, glu, the shrinks, hardswish/hardsigmoid,
+threshold, prelu, rrelu (evaluation mode) and the in-place forms (relu_, elu_, leaky_relu_, hardtanh_, threshold_,
+applied to a non-leaf copy).
 
 tests/nn/test_activations.py runs the samples against PyTorch (float32 and float64, outputs and input gradients)
 and finite differences; their inputs are standard normal values times a scale that reaches each function's
@@ -80,4 +82,33 @@ OPS = [
            samples=[_row("softsign", lambda lib, x: _F(lib).softsign(x), [_normal((4, 5))])]),
     OpInfo("F.glu", "activation", lambda lib, x: _F(lib).glu(x, 0),
            samples=[_row("glu", lambda lib, x: _F(lib).glu(x, 0), [_normal((4, 5))])]),
+    OpInfo("F.hardshrink", "activation", lambda lib, x: _F(lib).hardshrink(x),
+           samples=[_row("hardshrink", lambda lib, x: _F(lib).hardshrink(x, 0.4), [_normal((4, 5))])]),
+    OpInfo("F.softshrink", "activation", lambda lib, x: _F(lib).softshrink(x),
+           samples=[_row("softshrink", lambda lib, x: _F(lib).softshrink(x, 0.3), [_normal((4, 5))])]),
+    OpInfo("F.tanhshrink", "activation", lambda lib, x: _F(lib).tanhshrink(x),
+           samples=[_row("tanhshrink", lambda lib, x: _F(lib).tanhshrink(x), [_normal((4, 5), 2)])]),
+    OpInfo("F.hardswish", "activation", lambda lib, x: _F(lib).hardswish(x),
+           samples=[_row("hardswish", lambda lib, x: _F(lib).hardswish(x), [_normal((4, 5), 4)])]),
+    # gradients within float32's tolerance: PyTorch's float64 gradient uses a float32 1/6 (relative error 3e-8)
+    OpInfo("F.hardsigmoid", "activation", lambda lib, x: _F(lib).hardsigmoid(x),
+           samples=[Sample("hardsigmoid", lambda lib, x: _F(lib).hardsigmoid(x), [_normal((4, 5), 4)],
+                           checks=_PARITY_FD, fd_tol=1e-5, grad_tol=dict(rtol=1e-5, atol=1e-6))]),
+    OpInfo("F.threshold", "activation", lambda lib, x: _F(lib).threshold(x, 0.1, 20.0),
+           samples=[_row("threshold", lambda lib, x: _F(lib).threshold(x, 0.1, 20.0), [_normal((4, 5))])]),
+    OpInfo("F.prelu", "activation", lambda lib, x, w: _F(lib).prelu(x, w),
+           samples=[_row("prelu", lambda lib, x, w: _F(lib).prelu(x, w), [_normal((2, 3, 4)), In((3,), 0.05, 0.5)])]),
+    OpInfo("F.rrelu", "activation", lambda lib, x: _F(lib).rrelu(x, training=False),
+           samples=[_row("rrelu_eval", lambda lib, x: _F(lib).rrelu(x, 0.1, 0.3, training=False), [_normal((4, 5))])]),
+    OpInfo("F.relu_", "activation", lambda lib, x: _F(lib).relu_(x * 1),
+           samples=[_row("relu_inplace", lambda lib, x: _F(lib).relu_(x * 1), [_normal((4, 5))])]),
+    OpInfo("F.elu_", "activation", lambda lib, x: _F(lib).elu_(x * 1),
+           samples=[_row("elu_inplace", lambda lib, x: _F(lib).elu_(x * 1, 0.8), [_normal((4, 5), 2)])]),
+    OpInfo("F.leaky_relu_", "activation", lambda lib, x: _F(lib).leaky_relu_(x * 1),
+           samples=[_row("leaky_relu_inplace", lambda lib, x: _F(lib).leaky_relu_(x * 1, 0.2), [_normal((4, 5))])]),
+    OpInfo("F.hardtanh_", "activation", lambda lib, x: _F(lib).hardtanh_(x * 1),
+           samples=[_row("hardtanh_inplace", lambda lib, x: _F(lib).hardtanh_(x * 1, -0.5, 0.8), [_normal((4, 5))])]),
+    OpInfo("F.threshold_", "activation", lambda lib, x: _F(lib).threshold_(x * 1, 0.1, 20.0),
+           samples=[_row("threshold_inplace", lambda lib, x: _F(lib).threshold_(x * 1, 0.1, 20.0),
+                         [_normal((4, 5))])]),
 ]
