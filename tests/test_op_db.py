@@ -9,14 +9,12 @@ PENDING = {
     "nn.functional": [
         "F.adaptive_avg_pool1d", "F.adaptive_avg_pool2d", "F.adaptive_max_pool1d", "F.adaptive_max_pool2d",
         "F.alpha_dropout", "F.avg_pool1d", "F.avg_pool2d", "F.batch_norm", "F.bilinear", "F.conv1d", "F.conv2d",
-        "F.conv_transpose1d", "F.conv_transpose2d", "F.cosine_embedding_loss", "F.cosine_similarity", "F.dropout",
-        "F.dropout1d", "F.dropout2d", "F.dropout3d", "F.embedding", "F.embedding_bag", "F.fold", "F.gaussian_nll_loss",
-        "F.group_norm", "F.gumbel_softmax", "F.hinge_embedding_loss", "F.instance_norm", "F.interpolate",
-        "F.layer_norm", "F.linear", "F.lp_pool1d", "F.lp_pool2d", "F.max_pool1d", "F.max_pool2d",
-        "F.max_pool2d_with_indices", "F.multi_head_attention_forward", "F.normalize", "F.one_hot", "F.pad",
-        "F.pairwise_distance", "F.pdist", "F.pixel_shuffle", "F.pixel_unshuffle", "F.rms_norm",
-        "F.scaled_dot_product_attention", "F.triplet_margin_loss", "F.unfold", "F.upsample", "F.upsample_bilinear",
-        "F.upsample_nearest"],
+        "F.conv_transpose1d", "F.conv_transpose2d", "F.cosine_similarity", "F.dropout", "F.dropout1d", "F.dropout2d",
+        "F.dropout3d", "F.embedding", "F.embedding_bag", "F.fold", "F.group_norm", "F.gumbel_softmax",
+        "F.instance_norm", "F.interpolate", "F.layer_norm", "F.linear", "F.lp_pool1d", "F.lp_pool2d", "F.max_pool1d",
+        "F.max_pool2d", "F.max_pool2d_with_indices", "F.multi_head_attention_forward", "F.normalize", "F.one_hot",
+        "F.pad", "F.pairwise_distance", "F.pdist", "F.pixel_shuffle", "F.pixel_unshuffle", "F.rms_norm",
+        "F.scaled_dot_product_attention", "F.unfold", "F.upsample", "F.upsample_bilinear", "F.upsample_nearest"],
 }
 
 # Public names that are not operators on tensors, with the reason.

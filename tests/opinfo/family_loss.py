@@ -1,6 +1,6 @@
 """Op table: nn.functional's loss functions (npgrad/nn/_functional): cross_entropy, nll_loss, mse/l1/smooth_l1/huber,
-binary_cross_entropy (and _with_logits), kl_div, poisson_nll_loss, soft_margin, margin_ranking and
-multilabel_soft_margin.
+binary_cross_entropy (and _with_logits), kl_div, poisson_nll_loss, gaussian_nll_loss, soft_margin, margin_ranking,
+multilabel_soft_margin, cosine_embedding, hinge_embedding and triplet_margin.
 
 Every reduction and option is a sample, run by tests/nn/test_losses.py against PyTorch (float32 and float64,
 outputs and the gradients of the inputs that need one) and finite differences. The inputs are fixed arrays
@@ -92,6 +92,24 @@ _ROWS += [
      [X, np.array([1, 2, 4, 0]), W], [True, False, False]),
 ]
 
+# The losses without a row above (their first samples; the module sweep calls them too)
+_PM1 = np.array([1.0, -1.0, -1.0, 1.0])
+for red in ("none", "mean", "sum"):
+    _ROWS += [
+        (f"cosine_embedding_{red}", lambda l, a, b, t, r=red: F_(l).cosine_embedding_loss(a, b, t, margin=0.2,
+                                                                                          reduction=r),
+         [X, Y, _PM1], [True, True, False]),
+        (f"hinge_embedding_{red}", lambda l, a, t, r=red: F_(l).hinge_embedding_loss(a, t, margin=0.7, reduction=r),
+         [X, np.sign(Y)], [True, False]),
+        (f"gaussian_nll_{red}", lambda l, a, b, v, r=red: F_(l).gaussian_nll_loss(a, b, v, reduction=r),
+         [X, Y, PR], None),
+        (f"triplet_margin_{red}", lambda l, a, p, n, r=red: F_(l).triplet_margin_loss(a, p, n, margin=0.5,
+                                                                                       reduction=r),
+         [X, Y, TG], None),
+    ]
+_ROWS += [("gaussian_nll_full", lambda l, a, b, v: F_(l).gaussian_nll_loss(a, b, v, full=True), [X, Y, PR], None),
+          ("triplet_margin_p1_swap", lambda l, a, p, n: F_(l).triplet_margin_loss(a, p, n, p=1, swap=True),
+           [X, Y, TG], None)]
 
 
 def _quiet(fn):
@@ -116,7 +134,9 @@ _OPERATOR = [("ce_", "F.cross_entropy"), ("nll_", "F.nll_loss"), ("mse_", "F.mse
              ("bce_logits_", "F.binary_cross_entropy_with_logits"), ("bce_", "F.binary_cross_entropy"),
              ("kl_div_", "F.kl_div"), ("poisson_nll_", "F.poisson_nll_loss"), ("soft_margin_", "F.soft_margin_loss"),
              ("margin_ranking_", "F.margin_ranking_loss"),
-             ("multilabel_soft_margin_", "F.multilabel_soft_margin_loss")]
+             ("multilabel_soft_margin_", "F.multilabel_soft_margin_loss"),
+             ("cosine_embedding_", "F.cosine_embedding_loss"), ("hinge_embedding_", "F.hinge_embedding_loss"),
+             ("gaussian_nll_", "F.gaussian_nll_loss"), ("triplet_margin_", "F.triplet_margin_loss")]
 
 
 def _operator(row_name):
