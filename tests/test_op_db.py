@@ -8,23 +8,13 @@ from opinfo import BY_NAME, OP_DB, covered_names, registered_ops
 PENDING = {
     "nn.functional": [
         "F.adaptive_avg_pool1d", "F.adaptive_avg_pool2d", "F.adaptive_max_pool1d", "F.adaptive_max_pool2d",
-        "F.alpha_dropout", "F.avg_pool1d", "F.avg_pool2d", "F.batch_norm", "F.bilinear", "F.binary_cross_entropy",
-        "F.binary_cross_entropy_with_logits", "F.celu", "F.conv1d", "F.conv2d", "F.conv_transpose1d",
-        "F.conv_transpose2d", "F.cosine_embedding_loss", "F.cosine_similarity", "F.cross_entropy", "F.dropout",
-        "F.dropout1d", "F.dropout2d", "F.dropout3d", "F.elu", "F.elu_", "F.embedding", "F.embedding_bag", "F.fold",
-        "F.gaussian_nll_loss", "F.gelu", "F.glu", "F.group_norm", "F.gumbel_softmax", "F.hardshrink",
-        "F.hardsigmoid", "F.hardswish", "F.hardtanh", "F.hardtanh_", "F.hinge_embedding_loss", "F.huber_loss",
-        "F.instance_norm", "F.interpolate", "F.kl_div", "F.l1_loss", "F.layer_norm", "F.leaky_relu", "F.leaky_relu_",
-        "F.linear", "F.log_softmax", "F.logsigmoid", "F.lp_pool1d", "F.lp_pool2d", "F.margin_ranking_loss",
-        "F.max_pool1d", "F.max_pool2d", "F.max_pool2d_with_indices", "F.mish", "F.mse_loss",
-        "F.multi_head_attention_forward", "F.multilabel_soft_margin_loss", "F.nll_loss", "F.normalize", "F.one_hot",
-        "F.pad", "F.pairwise_distance", "F.pdist", "F.pixel_shuffle", "F.pixel_unshuffle", "F.poisson_nll_loss",
-        "F.prelu", "F.relu", "F.relu6", "F.relu_", "F.rms_norm", "F.rrelu", "F.scaled_dot_product_attention",
-        "F.selu", "F.sigmoid", "F.silu", "F.smooth_l1_loss", "F.soft_margin_loss", "F.softmax", "F.softmin",
-        "F.softplus", "F.softshrink", "F.softsign", "F.tanh", "F.tanhshrink", "F.threshold", "F.threshold_",
-        "F.triplet_margin_loss", "F.unfold", "F.upsample", "F.upsample_bilinear", "F.upsample_nearest"],
-    "softmax": [
-        "log_softmax", "softmax"],
+        "F.alpha_dropout", "F.avg_pool1d", "F.avg_pool2d", "F.batch_norm", "F.bilinear", "F.conv1d", "F.conv2d",
+        "F.conv_transpose1d", "F.conv_transpose2d", "F.cosine_similarity", "F.dropout", "F.dropout1d", "F.dropout2d",
+        "F.dropout3d", "F.embedding", "F.embedding_bag", "F.fold", "F.group_norm", "F.gumbel_softmax",
+        "F.instance_norm", "F.interpolate", "F.layer_norm", "F.linear", "F.lp_pool1d", "F.lp_pool2d", "F.max_pool1d",
+        "F.max_pool2d", "F.max_pool2d_with_indices", "F.multi_head_attention_forward", "F.normalize", "F.one_hot",
+        "F.pad", "F.pairwise_distance", "F.pdist", "F.pixel_shuffle", "F.pixel_unshuffle", "F.rms_norm",
+        "F.scaled_dot_product_attention", "F.unfold", "F.upsample", "F.upsample_bilinear", "F.upsample_nearest"],
 }
 
 # Public names that are not operators on tensors, with the reason.

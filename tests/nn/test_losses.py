@@ -7,99 +7,25 @@ import pytest
 
 import npgrad
 import npgrad.nn.functional as F
-from oracle import HAS_TORCH
-from nn._parity import check_function, check_module, finite_difference_check
+from oracle import HAS_TORCH, check_against_torch, check_finite_differences
+from opinfo import FD, PARITY, samples
+from family_loss import PR, T, TG, W, X, Y
+from nn._parity import check_module
 
-R = np.random.default_rng(2)
-X = R.standard_normal((4, 5))
-T = np.array([1, -100, 4, 0])          # one ignored target
-W = R.uniform(0.5, 2.0, 5)
-XK = R.standard_normal((2, 5, 3, 2))   # K-dim: (N, C, d1, d2)
-TK = R.integers(0, 5, (2, 3, 2))
-P = R.uniform(0, 1, (4, 5))
-P /= P.sum(1, keepdims=True)
-Y = R.standard_normal((4, 5))
-PR = R.uniform(0.05, 0.95, (4, 5))
-TG = R.uniform(0, 1, (4, 5))
-
-CASES = []
-for red in ("none", "mean", "sum"):
-    for ls in (0.0, 0.25):
-        CASES += [
-            (f"ce_{red}_ls{ls}", lambda l, x, t, r=red, s=ls: F_(l).cross_entropy(x, t, reduction=r, label_smoothing=s),
-             [X, T], [True, False]),
-            (f"ce_weight_{red}_ls{ls}", lambda l, x, t, w, r=red, s=ls: F_(l).cross_entropy(
-                x, t, weight=w, reduction=r, label_smoothing=s), [X, T, W], [True, False, False]),
-            (f"ce_kdim_{red}_ls{ls}", lambda l, x, t, r=red, s=ls: F_(l).cross_entropy(
-                x, t, reduction=r, label_smoothing=s, ignore_index=2), [XK, TK], [True, False]),
-            (f"ce_probs_{red}_ls{ls}", lambda l, x, t, w, r=red, s=ls: F_(l).cross_entropy(
-                x, t, weight=w, reduction=r, label_smoothing=s), [X, P, W], [True, True, False]),
-            (f"ce_unbatched_{red}_ls{ls}", lambda l, x, t, r=red, s=ls: F_(l).cross_entropy(
-                x, t, reduction=r, label_smoothing=s), [X[0], np.array(3)], [True, False]),
-        ]
-    CASES += [
-        (f"nll_{red}", lambda l, x, t, w, r=red: F_(l).nll_loss(x, t, weight=w, reduction=r), [X, T, W],
-         [True, False, False]),
-        (f"nll_kdim_{red}", lambda l, x, t, r=red: F_(l).nll_loss(x, t, reduction=r), [XK, TK], [True, False]),
-        (f"mse_{red}", lambda l, a, b, r=red: F_(l).mse_loss(a, b, reduction=r), [X, Y], None),
-        (f"mse_weight_{red}", lambda l, a, b, w, r=red: F_(l).mse_loss(a, b, reduction=r, weight=w), [X, Y, PR],
-         [True, True, False]),
-        (f"l1_{red}", lambda l, a, b, r=red: F_(l).l1_loss(a, b, reduction=r), [X, Y], None),
-        (f"l1_weight_{red}", lambda l, a, b, w, r=red: F_(l).l1_loss(a, b, reduction=r, weight=w), [X, Y, PR],
-         [True, True, False]),
-        (f"smooth_l1_{red}", lambda l, a, b, r=red: F_(l).smooth_l1_loss(a, b, reduction=r), [X, Y], None),
-        (f"smooth_l1_beta_{red}", lambda l, a, b, r=red: F_(l).smooth_l1_loss(a, b, reduction=r, beta=0.4), [X, Y],
-         None),
-        (f"smooth_l1_beta0_{red}", lambda l, a, b, r=red: F_(l).smooth_l1_loss(a, b, reduction=r, beta=0.0), [X, Y],
-         None),
-        (f"huber_{red}", lambda l, a, b, r=red: F_(l).huber_loss(a, b, reduction=r, delta=0.6), [X, Y], None),
-        (f"huber_weight_{red}", lambda l, a, b, w, r=red: F_(l).huber_loss(a, b, reduction=r, weight=w), [X, Y, PR],
-         [True, True, False]),
-        (f"bce_{red}", lambda l, a, b, r=red: F_(l).binary_cross_entropy(a, b, reduction=r), [PR, TG], None),
-        (f"bce_weight_{red}", lambda l, a, b, w, r=red: F_(l).binary_cross_entropy(a, b, weight=w, reduction=r),
-         [PR, TG, W], [True, True, False]),
-        (f"bce_logits_{red}", lambda l, a, b, r=red: F_(l).binary_cross_entropy_with_logits(a, b, reduction=r),
-         [X, TG], None),
-        (f"bce_logits_weights_{red}", lambda l, a, b, w, pw, r=red: F_(l).binary_cross_entropy_with_logits(
-            a, b, weight=w, pos_weight=pw, reduction=r), [X, TG, W, W[::-1].copy()], [True, True, False, False]),
-        (f"kl_div_{red}", lambda l, a, b, r=red: F_(l).kl_div(a, b, reduction=r), [np.log(PR), TG], None),
-        (f"kl_div_log_target_{red}", lambda l, a, b, r=red: F_(l).kl_div(a, b, reduction=r, log_target=True),
-         [np.log(PR), np.log(TG)], None),
-        (f"poisson_nll_{red}", lambda l, a, b, r=red: F_(l).poisson_nll_loss(a, b, reduction=r), [X, TG], None),
-        (f"soft_margin_{red}", lambda l, a, b, r=red: F_(l).soft_margin_loss(a, b, reduction=r),
-         [X, np.sign(Y)], [True, False]),
-        (f"margin_ranking_{red}", lambda l, a, b, t, r=red: F_(l).margin_ranking_loss(a, b, t, 0.3, reduction=r),
-         [X[0], Y[0], np.sign(Y[1])], None),
-        (f"multilabel_soft_margin_{red}", lambda l, a, b, r=red: F_(l).multilabel_soft_margin_loss(a, b, reduction=r),
-         [X, (TG > 0.5).astype(float)], [True, False]),
-    ]
-CASES += [
-    ("kl_div_batchmean", lambda l, a, b: F_(l).kl_div(a, b, reduction="batchmean"), [np.log(PR), TG], None),
-    ("kl_div_zero_target", lambda l, a, b: F_(l).kl_div(a, b, reduction="sum"),
-     [np.log(PR), np.where(TG > 0.5, TG, 0.0)], [True, False]),  # d/dtarget is undefined at target 0
-    ("ce_all_classes_weighted_mean", lambda l, x, t, w: F_(l).cross_entropy(x, t, weight=w),
-     [X, np.array([1, 2, 4, 0]), W], [True, False, False]),
-]
-
-
-def F_(lib):
-    return lib.nn.functional
+# The rows live in the op table (tests/opinfo/family_loss.py), with the fixed inputs the module rows share.
+CASES = samples(PARITY, "loss")
 
 
 if HAS_TORCH:
     @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
-    @pytest.mark.parametrize("name,fn,inputs,grads", CASES, ids=[c[0] for c in CASES])
-    def test_loss_matches_torch(name, fn, inputs, grads, dtype):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # kl_div's 'mean' deprecation warning (both libraries)
-            check_function(fn, inputs, grads=grads, dtype=dtype, what=name)
+    @pytest.mark.parametrize("case", CASES, ids=str)
+    def test_loss_matches_torch(case, dtype):
+        check_against_torch(case, dtype)
 
 
-@pytest.mark.parametrize("name,fn,inputs,grads", CASES, ids=[c[0] for c in CASES])
-def test_loss_finite_differences(name, fn, inputs, grads):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        finite_difference_check(fn, inputs, grads=grads, tol=1e-5, what=name)
+@pytest.mark.parametrize("case", samples(FD, "loss"), ids=str)
+def test_loss_finite_differences(case):
+    check_finite_differences(case)
 
 
 LOSS_MODULES = [

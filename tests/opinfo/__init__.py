@@ -8,22 +8,26 @@ names their operators, and the coverage test there fails for any public operator
 from _record import (EMPTY_INTEGER_SWEEP, FLOAT16_SWEEP, INTEGER_SWEEP, KINKS_SWEEP, SPECIAL_SWEEP,  # noqa: F401
                      DOUBLE_BACKWARD, FAMILY, FD, NO_UPCAST, PARITY, SECOND_ORDER, Binary, OpInfo, Reduction, Sample, Unary)
 from _record import EXACT, FLOAT32_RESULT_SWEEP, RAISES_LIKE_TORCH  # noqa: F401
+import family_activation
 import family_arith
 import family_broadcast
 import family_compare
 import family_decomp
 import family_indexing
+import family_loss
 import family_movement
 import family_pointwise
 import family_products
 import family_reduce
+import family_softmax
 import family_sorting
 import family_special
 import family_unary
 
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
-         *family_movement.OPS, *family_broadcast.OPS, *family_reduce.OPS, *family_special.OPS,
-         *family_products.OPS, *family_sorting.OPS, *family_decomp.OPS]
+         *family_movement.OPS, *family_broadcast.OPS, *family_reduce.OPS, *family_softmax.OPS, *family_special.OPS,
+         *family_products.OPS, *family_sorting.OPS, *family_decomp.OPS,
+         *family_activation.OPS, *family_loss.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 

@@ -43,18 +43,6 @@ _PROMOTION_ORDER = ["eq", "lt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor"
 PROMOTION.sort(key=lambda p: _PROMOTION_ORDER.index(p[0]) if p[0] in _PROMOTION_ORDER else len(_PROMOTION_ORDER))
 
 
-def _log_softmax(x, dim):
-    m = np.max(x, axis=dim, keepdims=True) if x.size else 0
-    z = x - m
-    return z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True))
-
-
-
-REDUCTIONS = _in_order([
-    Reduction("softmax", lambda lib, x, d, k: x.softmax(d),
-              lambda x, d, k: np.exp(_log_softmax(x, d if x.ndim else None)), dims="required"),
-    Reduction("log_softmax", lambda lib, x, d, k: x.log_softmax(d),
-              lambda x, d, k: _log_softmax(x, d if x.ndim else None), dims="required"),
-] + properties(Reduction), ["sum", "mean", "nansum", "prod", "amax", "amin", "max", "min", "argmax", "var", "std_c0",
+REDUCTIONS = _in_order(properties(Reduction), ["sum", "mean", "nansum", "prod", "amax", "amin", "max", "min", "argmax", "var", "std_c0",
                             "var_mean", "logsumexp", "norm2", "norm1", "norm3", "norm_inf", "cumsum", "cumprod",
                             "softmax", "log_softmax", "all", "count_nonzero"])

@@ -283,8 +283,6 @@ TABLE = _cases(
     ("lerp", "empty", lambda L, a, b: L.lerp(a, b, 0.5), ((0, 3), F), ((0, 3), F)),
     ("addcmul", "empty", lambda L, a, b, c: L.addcmul(a, b, c), ((0, 3), F), ((1, 3), F), ((0, 1), F)),
     ("addcdiv", "empty", lambda L, a, b, c: L.addcdiv(a, b, c), ((0, 3), F), ((1, 3), F), ((0, 1), F)),
-    ("softmax", "over the empty dim", lambda L, x: L.softmax(x, 1), ((3, 0), F)),
-    ("log_softmax", "along the other dim", lambda L, x: L.log_softmax(x, 0), ((3, 0), F)),
     ("multinomial", "from empty rows", lambda L, p: L.multinomial(p, 1), ((0, 3), F, False)),
     ("bernoulli", "empty", lambda L, p: L.bernoulli(p), ((0, 3), F, False)),
     ("nan_to_num", "empty", lambda L, x: L.nan_to_num(x, 0.0), ((0, 3), F)),
