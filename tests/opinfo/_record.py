@@ -158,3 +158,25 @@ FLOAT32_RESULT_SWEEP = "integer_float32"
 # Checks of argument-free Samples (``fn(lib)``): the results equal PyTorch's exactly (values, indices,
 # counts, dtypes), or the call raises PyTorch's exception class with its message.
 EXACT, RAISES_LIKE_TORCH = "exact", "raises_like_torch"
+
+
+# The Sample makers the family files share: parity + finite differences (+ double backward), a second-order
+# row, and an argument-free call that must raise PyTorch's exception with its message.
+ROW = frozenset({PARITY, FD})
+ROW2 = ROW | {DOUBLE_BACKWARD}
+
+
+def row(*args, **kw):
+    return Sample(*args, checks=ROW, **kw)
+
+
+def row2(*args, **kw):
+    return Sample(*args, checks=ROW2, **kw)
+
+
+def second(name, fn, inputs):
+    return Sample(name, fn, inputs, checks=frozenset({SECOND_ORDER}))
+
+
+def raises_like_torch(name, fn):
+    return Sample(name, fn, (), checks=frozenset({RAISES_LIKE_TORCH}))

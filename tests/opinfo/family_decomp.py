@@ -13,24 +13,13 @@ import warnings
 import numpy as np
 
 from oracle import In
-from _record import DOUBLE_BACKWARD, FD, PARITY, RAISES_LIKE_TORCH, OpInfo, Sample
+from _record import FD, PARITY, OpInfo
+from _record import row as _s, row2 as _d, raises_like_torch as _r  # noqa: E402 (shared makers)
 
 F = "float32"
 S = frozenset({PARITY, FD})
 SING = [[1.0, 2.0], [2.0, 4.0]]
 NOT_PD = [[1.0, 2.0], [2.0, 1.0]]
-
-
-def _s(*args, **kw):
-    return Sample(*args, checks=S, **kw)
-
-
-def _d(*args, **kw):
-    return Sample(*args, checks=S | {DOUBLE_BACKWARD}, **kw)
-
-
-def _r(name, fn):
-    return Sample(name, fn, (), checks=frozenset({RAISES_LIKE_TORCH}))
 
 
 def _wellcond(shape):

@@ -7,9 +7,10 @@ import numpy as np
 
 from oracle import In
 from _inputs import X
-from _record import DOUBLE_BACKWARD, EMPTY_INTEGER_SWEEP, FD, PARITY, SECOND_ORDER, OpInfo, Sample
+from _record import DOUBLE_BACKWARD, EMPTY_INTEGER_SWEEP, FD, PARITY, OpInfo, Sample
 from _shape_draws import (ShapeOp, as_tensor, canon, draw_gather, draw_index_add, draw_index_select, draw_int_index,
                           draw_mask, draw_scatter, gather_ref, index_add_ref, scatter_add_ref)
+from _record import second as _second  # noqa: E402 (shared makers)
 
 _FORWARD = frozenset({PARITY})
 _ROW = frozenset({PARITY, FD})
@@ -24,10 +25,6 @@ def _const(a):
     """An input with fixed (integer or boolean) values, e.g. an index tensor or a mask."""
     arr = np.asarray(a)
     return In(arr.shape, values=lambda rng: arr, grad=False, dtype=arr.dtype)
-
-
-def _second(name, fn, inputs):
-    return Sample(name, fn, inputs, checks=frozenset({SECOND_ORDER}))
 
 
 def _mask(shape):

@@ -7,25 +7,12 @@ import numpy as np
 
 from oracle import In
 from _inputs import V3, X
-from _record import DOUBLE_BACKWARD, FD, PARITY, SECOND_ORDER, OpInfo, Sample
+from _record import OpInfo, Sample
 import _shape_draws as D
 from _shape_draws import ShapeOp
+from _record import row as _row, row2 as _row2, second as _second  # noqa: E402 (shared makers)
 
 F = "float32"
-_ROW = frozenset({PARITY, FD})
-_ROW2 = frozenset({PARITY, FD, DOUBLE_BACKWARD})  # also against PyTorch's double backward
-
-
-def _row(name, fn, inputs, **kw):
-    return Sample(name, fn, inputs, checks=_ROW, **kw)
-
-
-def _row2(name, fn, inputs, **kw):
-    return Sample(name, fn, inputs, checks=_ROW2, **kw)
-
-
-def _second(name, fn, inputs):
-    return Sample(name, fn, inputs, checks=frozenset({SECOND_ORDER}))
 
 
 def _const(a):

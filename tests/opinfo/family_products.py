@@ -3,28 +3,11 @@ every rank combination, mm/bmm/mv, dot/vdot/inner, outer/ger, cross, addmm/baddb
 einsum (explicit and implicit output, ellipsis, diagonals, summed-out and broadcast subscripts)."""
 from oracle import In
 from _inputs import V3, X
-from _record import DOUBLE_BACKWARD, FD, PARITY, RAISES_LIKE_TORCH, SECOND_ORDER, OpInfo, Sample
+from _record import OpInfo
+from _record import row as _s, row2 as _d, raises_like_torch as _r, second as _second  # noqa: E402 (shared makers)
 
 F = "float32"
 # The products' table tests: PyTorch parity and finite differences; _d adds double backward.
-S = frozenset({PARITY, FD})
-
-
-def _s(*args, **kw):
-    return Sample(*args, checks=S, **kw)
-
-
-def _d(*args, **kw):
-    return Sample(*args, checks=S | {DOUBLE_BACKWARD}, **kw)
-
-
-def _r(name, fn):
-    """A call that must raise PyTorch's exception class with its message."""
-    return Sample(name, fn, (), checks=frozenset({RAISES_LIKE_TORCH}))
-
-
-def _second(name, fn, inputs):
-    return Sample(name, fn, inputs, checks=frozenset({SECOND_ORDER}))
 
 
 OPS = [

@@ -9,8 +9,8 @@ import numpy as np
 
 from oracle import In
 from _inputs import X
-from _record import (DOUBLE_BACKWARD, EMPTY_INTEGER_SWEEP, FD, PARITY, SECOND_ORDER, OpInfo, Reduction,
-                     Sample)
+from _record import EMPTY_INTEGER_SWEEP, OpInfo, Reduction
+from _record import row as _row, row2 as _row2, second as _second  # noqa: E402 (shared makers)
 
 F = "float32"
 
@@ -26,8 +26,6 @@ def _no_dim(name):
 
 def _empty_dim(name):
     return f"{name}(): Expected reduction dim 0 to have non-zero size."
-_ROW = frozenset({PARITY, FD})
-_ROW2 = frozenset({PARITY, FD, DOUBLE_BACKWARD})  # also against PyTorch's double backward
 
 
 def _with_zeros(shape, where):
@@ -54,18 +52,6 @@ def _spd(rng):  # well away from ties and zeros for ops with kinks
 D = In((3, 4), values=_distinct((3, 4)))
 D3 = In((2, 3, 4), values=_distinct((2, 3, 4)))
 SPD = In((2, 3), values=_spd)
-
-
-def _row(name, fn, inputs, **kw):
-    return Sample(name, fn, inputs, checks=_ROW, **kw)
-
-
-def _row2(name, fn, inputs, **kw):
-    return Sample(name, fn, inputs, checks=_ROW2, **kw)
-
-
-def _second(name, fn, inputs):
-    return Sample(name, fn, inputs, checks=frozenset({SECOND_ORDER}))
 
 
 def _m(name):

@@ -10,28 +10,15 @@ PyTorch's exception with its message."""
 import numpy as np
 
 from oracle import In
-from _record import (DOUBLE_BACKWARD, EMPTY_INTEGER_SWEEP, EXACT, FD, PARITY, RAISES_LIKE_TORCH, OpInfo,
-                     Sample)
+from _record import EMPTY_INTEGER_SWEEP, EXACT, OpInfo, Sample
+from _record import row as _s, row2 as _d, raises_like_torch as _r  # noqa: E402 (shared makers)
 
 F = "float32"
 NAN = np.nan
-S = frozenset({PARITY, FD})
-
-
-def _s(*args, **kw):
-    return Sample(*args, checks=S, **kw)
-
-
-def _d(*args, **kw):
-    return Sample(*args, checks=S | {DOUBLE_BACKWARD}, **kw)
 
 
 def _x(name, fn):
     return Sample(name, fn, (), checks=frozenset({EXACT}))
-
-
-def _r(name, fn):
-    return Sample(name, fn, (), checks=frozenset({RAISES_LIKE_TORCH}))
 
 
 def _distinct(shape, scale=0.37):
