@@ -43,45 +43,46 @@ def log_softmax_np(x, dim):
     return s
 
 
-class SoftmaxOp(Op):
-    node_name = "SoftmaxBackward0"
+class _SoftmaxFamily(Op):
+    """softmax and log_softmax along ``dim``: forward runs the class's kernel and saves its output; backward
+    hands that output and the gradient (in float32 for float16, as PyTorch accumulates) to ``grad``."""
+
     __slots__ = ()
 
+    @classmethod
+    def forward(cls, ctx, x, dim):
+        y = cls.kernel(x, dim)
+        ctx.save_for_backward(y)
+        ctx.dim = dim
+        return y
+
+    @classmethod
+    def backward(cls, ctx, g):
+        (y,) = ctx.saved_tensors
+        if P.data_of(y).dtype is _F16:
+            y, g = P.cast(y, _F32), P.cast(g, _F32)
+        return cls.grad(y, g, ctx.dim), None
+
+
+class SoftmaxOp(_SoftmaxFamily):
+    node_name = "SoftmaxBackward0"
+    __slots__ = ()
     kernel = staticmethod(softmax_np)
 
     @staticmethod
-    def forward(ctx, x, dim):
-        y = softmax_np(x, dim)
-        ctx.save_for_backward(y)
-        ctx.dim = dim
-        return y
-
-    @staticmethod
-    def backward(ctx, g):
-        (y,) = ctx.saved_tensors
-        if P.data_of(y).dtype is _F16:
-            y, g = P.cast(y, _F32), P.cast(g, _F32)
+    def grad(y, g, dim):
         gy = g * y
-        return gy - y * P.sum(gy, axis=ctx.dim, keepdims=True), None
+        return gy - y * P.sum(gy, axis=dim, keepdims=True)
 
 
-class LogSoftmaxOp(Op):
+class LogSoftmaxOp(_SoftmaxFamily):
     node_name = "LogSoftmaxBackward0"
     __slots__ = ()
+    kernel = staticmethod(log_softmax_np)
 
     @staticmethod
-    def forward(ctx, x, dim):
-        y = log_softmax_np(x, dim)
-        ctx.save_for_backward(y)
-        ctx.dim = dim
-        return y
-
-    @staticmethod
-    def backward(ctx, g):
-        (y,) = ctx.saved_tensors
-        if P.data_of(y).dtype is _F16:
-            y, g = P.cast(y, _F32), P.cast(g, _F32)
-        return g - P.exp(y) * P.sum(g, axis=ctx.dim, keepdims=True), None
+    def grad(y, g, dim):
+        return g - P.exp(y) * P.sum(g, axis=dim, keepdims=True)
 
 
 def implicit_dim(name, ndim):
