@@ -107,11 +107,28 @@ def _as_tuple(out):
     return tuple(out) if isinstance(out, (tuple, list)) else (out,)
 
 
-def _error_class(exc):
+def error_class(exc):
+    """The PyTorch-level class an error is compared by (PyTorch's C++ errors subclass these)."""
     for cls in (IndexError, ValueError, TypeError, NotImplementedError, ZeroDivisionError, RuntimeError):
         if isinstance(exc, cls):
             return cls
     return type(exc)
+
+
+
+def outcome(call):
+    """``(result, None)``, or ``(None, exception)`` when ``call()`` raises: the suites compare failures too."""
+    try:
+        return call(), None
+    except Exception as e:  # noqa: BLE001
+        return None, e
+
+
+def flat(out):
+    """Every tensor of a possibly nested tuple/list result, in order."""
+    if isinstance(out, (tuple, list)):
+        return [o for x in out for o in flat(x)]
+    return [out]
 
 
 def _leaves(lib, arrays, no_grad_inputs):
@@ -211,7 +228,7 @@ def _check_torch(fn, arrays, ref, tol, grad_tol, no_grad_inputs, upstream_seed, 
     if isinstance(t_outs, Exception):
         assert isinstance(n_outs, Exception), \
             f"{what}: PyTorch raises {type(t_outs).__name__}({t_outs}) but npgrad returns a result"
-        assert _error_class(n_outs) is _error_class(t_outs), \
+        assert error_class(n_outs) is error_class(t_outs), \
             f"{what}: npgrad raises {type(n_outs).__name__}({n_outs}), PyTorch {type(t_outs).__name__}({t_outs})"
         return "error"
     if isinstance(n_outs, Exception):
@@ -233,7 +250,7 @@ def _check_torch(fn, arrays, ref, tol, grad_tol, no_grad_inputs, upstream_seed, 
                            tol or loosest_tol(t_out.dtype.name, *in_dtypes))
     if isinstance(t_grads, Exception) or isinstance(n_grads, Exception):
         assert isinstance(t_grads, Exception) and isinstance(n_grads, Exception) and \
-            _error_class(n_grads) is _error_class(t_grads), \
+            error_class(n_grads) is error_class(t_grads), \
             f"{what}: backward: npgrad {n_grads!r}, PyTorch {t_grads!r}"
         return "error"
     for i, (gn, gt) in enumerate(zip(n_grads, t_grads)):

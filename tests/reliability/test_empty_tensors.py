@@ -18,6 +18,7 @@ import pytest
 
 import npgrad
 import npgrad.nn  # noqa: F401
+from _fuzz import error_class as _error_class, flat as _flat, outcome as _outcome
 from oracle import HAS_TORCH, torch
 from opinfo import EMPTY_INTEGER_SWEEP, empty_calls, swept
 
@@ -52,26 +53,6 @@ def _tensor(lib, shape, dtype="float32", grad=False):
 
 
 # -- running one call in both libraries --------------------------------------------------------------------
-
-def _outcome(call):
-    try:
-        return call(), None
-    except Exception as e:  # noqa: BLE001 - the sweep compares failures too
-        return None, e
-
-
-def _error_class(e):
-    for cls in (IndexError, ValueError, TypeError, NotImplementedError, RuntimeError):
-        if isinstance(e, cls):
-            return cls
-    return type(e)
-
-
-def _flat(out):
-    if isinstance(out, (tuple, list)):
-        return [o for x in out for o in _flat(x)]
-    return [out]
-
 
 def _compare(n_out, t_out, what):
     ns, ts = _flat(n_out), _flat(t_out)

@@ -17,6 +17,7 @@ import pytest
 import npgrad
 import npgrad.nn as nn
 import npgrad.nn.functional as NF
+from _fuzz import flat as _flat, outcome as _outcome
 from oracle import HAS_TORCH, torch
 
 if HAS_TORCH:
@@ -280,19 +281,6 @@ def _functional_call(name, L, F, kind):
     x = _make_input(L, shape or SHAPE, kind)
     fn = call or (lambda L_, F_, x_: getattr(F_, name)(x_))
     return lambda: fn(L, F, x)
-
-
-def _outcome(call):
-    try:
-        return call(), None
-    except Exception as e:  # noqa: BLE001 - the sweep compares failures too
-        return None, e
-
-
-def _flat(out):
-    if isinstance(out, (tuple, list)):
-        return [o for x in out for o in _flat(x)]
-    return [out]
 
 
 def _mismatch(n_res, t_res):

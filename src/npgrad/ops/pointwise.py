@@ -300,8 +300,6 @@ def _clamp_tensors(cls, input, lo, hi):
         raise err from None
 
 
-
-
 @op(inplace="generic")
 def clamp_min(input, min):  # noqa: A002
     if isinstance(min, Tensor):
@@ -330,8 +328,6 @@ def _float_operands(input, other):
     if not rt.is_floating_point:
         rt = _dt.get_default_dtype()
     return [x._cast(rt) if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x, rt.np)) for x in (input, other)]
-
-
 
 
 class Atan2(Op):
