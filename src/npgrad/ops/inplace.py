@@ -208,9 +208,16 @@ _MAKERS = {"generic": _generic, "ufunc": _arith_inplace}  # "reshape": below
 _MADE = set()
 
 
+# Python's augmented assignments are the in-place variants themselves (x += y is x.add_(y)).
+_AUGMENTED = {"add_": "__iadd__", "sub_": "__isub__", "mul_": "__imul__", "div_": "__itruediv__",
+              "pow_": "__ipow__", "floor_divide_": "__ifloordiv__", "remainder_": "__imod__",
+              "bitwise_and_": "__iand__", "bitwise_or_": "__ior__", "bitwise_xor_": "__ixor__"}
+
+
 def register_inplace_variants():
-    """Make the ``name_`` variants the registry's records declare. Called once the eager op families are
-    loaded, and again after the lazy ones (whose stubs are removed first)."""
+    """Make the ``name_`` variants the registry's records declare (and the ``__iop__`` operators that are
+    them). Called once the eager op families are loaded, and again after the lazy ones (whose stubs are
+    removed first)."""
     for rec in RECORDS:
         names = [n for n in rec.inplace_methods() if n not in _MADE]
         if not names:
@@ -222,18 +229,8 @@ def register_inplace_variants():
         for n in names:
             method(n, fn)
             _MADE.add(n)
-
-
-def _iop(name):
-    def iop(self, other):
-        return getattr(self, name)(other)
-    return iop
-
-
-for _op, _name in (("add", "add_"), ("sub", "sub_"), ("mul", "mul_"), ("truediv", "div_"), ("pow", "pow_"),
-                   ("floordiv", "floor_divide_"), ("mod", "remainder_"), ("and", "bitwise_and_"),
-                   ("or", "bitwise_or_"), ("xor", "bitwise_xor_")):
-    method(f"__i{_op}__", _iop(_name))
+            if n in _AUGMENTED:
+                method(_AUGMENTED[n], fn)
 
 
 # -- copy_, fill_, zero_ ---------------------------------------------------------------------------------------------
