@@ -1,7 +1,6 @@
 """Creating tensors: ``tensor``, ``as_tensor``, ``from_numpy``, and the factories (zeros, ones, full,
 empty, arange, linspace, eye, rand, randn, randint, ... and their ``*_like`` forms)."""
 import math
-import warnings
 
 import numpy as np
 

@@ -12,7 +12,6 @@ import numpy as np
 from . import dtypes as _dt
 from .autograd import engine as _engine
 from .autograd import _protocol
-from .autograd.grad_mode import state as _grad_state
 from .autograd.views import refresh_view as _refresh_view
 
 __all__ = ["Tensor", "Size"]
@@ -517,7 +516,7 @@ class Device:
                 index = int(idx)
             type = name
         if index is not None and index < 0:
-            raise RuntimeError(f"Device index must not be negative")
+            raise RuntimeError("Device index must not be negative")
         self.type, self.index = type, index
 
     def __repr__(self):

@@ -25,7 +25,6 @@ import re
 import numpy as np
 
 from .grad_mode import state as _grad_state
-from . import anomaly as _anomaly
 
 __all__ = ["Function", "Op", "FunctionCtx", "once_differentiable"]
 

@@ -131,7 +131,6 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
 
 @op()
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
-    from .pointwise import where
     if input._data.dtype.kind != "f":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
                            f"{_dt.scalar_name(input._data.dtype)}")

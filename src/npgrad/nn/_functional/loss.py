@@ -17,7 +17,8 @@ from ...ops.broadcast import broadcast_error
 from ...ops.pointwise import where as _where, xlogy as _xlogy
 from ...tensor import Tensor
 from ._utils import clamp, clamp_min, log1p, reduce_loss, resolve_reduction, select, unsqueeze
-from .softmax import log_softmax, softmax_poly
+from ...ops.softmax import softmax_poly
+from .softmax import log_softmax
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 

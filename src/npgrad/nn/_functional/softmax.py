@@ -2,7 +2,6 @@
 argument, which npgrad does not need), softmin is softmax of the negated input."""
 from ... import dtypes as _dt
 from ...ops.softmax import implicit_dim as _implicit_dim, log_softmax as _log_softmax, softmax as _softmax
-from ...ops.softmax import softmax_poly  # noqa: F401 (loss.py's cross-entropy backward)
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
