@@ -1,0 +1,188 @@
+"""How much of PyTorch's public API npgrad has, namespace by namespace.
+
+PyTorch's names are read once (with torch installed) into `pytorch_api.json` next to this file, so the
+count and the compatibility page can be rebuilt and checked on a machine without PyTorch:
+
+    python tools/api_coverage.py --refresh   # re-read PyTorch's names (needs torch)
+    python tools/api_coverage.py             # print the table, rewrite docs/compatibility.md
+    python tools/api_coverage.py --check     # exit 1 when docs/compatibility.md is stale
+
+A name counts when npgrad has it at the same place. Names that cannot apply to a CPU library on NumPy,
+or that another issue owns, are listed in EXCLUDED with the reason, so nothing is dropped silently.
+"""
+import argparse
+import importlib
+import json
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+NAMES_FILE = HERE / "pytorch_api.json"
+PAGE = HERE.parent / "docs" / "compatibility.md"
+
+# namespace -> npgrad module holding it (attribute lookups go through getattr, so lazy names count)
+NAMESPACES = {
+    "torch": "npgrad",
+    "torch.Tensor": "npgrad:Tensor",
+    "torch.nn": "npgrad.nn",
+    "torch.nn.functional": "npgrad.nn.functional",
+    "torch.nn.init": "npgrad.nn.init",
+    "torch.linalg": "npgrad.linalg",
+    "torch.special": "npgrad.special",
+    "torch.utils.data": "npgrad.utils.data",
+}
+
+_SPARSE = "sparse tensors: npgrad stores dense NumPy arrays only"
+_QUANT = "quantized tensors: no quantized dtypes on NumPy"
+_DEVICE = "accelerator-only kernels or memory management (CUDA/MIOpen/cuDNN/MKLDNN/IPU/XPU/...)"
+_COMPLEX = "complex dtypes: issue 19 (complex numbers and torch.fft)"
+_RNN = "recurrent layers and their kernels: issue 14"
+_DIST = "multi-process training: issue 15"
+_COMPILE = "compiler/tracing internals (symbolic shapes, TorchScript, export): npgrad has no compiler"
+_NESTED = "nested tensors: not supported"
+_DATAPIPE = "DataPipes: deprecated in PyTorch and being removed"
+_REMOVED = "removed from PyTorch: calling it raises there too"
+_STORAGE = "Storage objects: an npgrad tensor's memory is a NumPy array, there is no separate Storage type"
+_INTERNAL = "undocumented kernels behind a public function (the public function is what counts)"
+
+# (namespace or "*", regex on the name, reason)
+EXCLUDED = [
+    ("*", r"(^|_)sparse|^to_sparse|^sspaddmm$|^[hd]?smm$|^saddmm$|^coalesce$|^is_coalesced$|^indices(_copy)?$|^values(_copy)?$"
+          r"|^(c|r)ow_indices|^ccol_indices|^crow_indices|^col_indices|^dense_dim$|^sparse_dim$|^nnz$", _SPARSE),
+    ("*", r"^q_|quantize|^int_repr$|^dequantize$|^qscheme$|^fbgemm_|^choose_qparams|fake_quant|^quantized_", _QUANT),
+    ("*", r"^miopen_|^cudnn_|^mkldnn|^is_vulkan|^ipu$|^xpu$|^hpu$|^mtia$|^is_ipu|^is_hpu|^is_mtia|^is_maia"
+          r"|^record_stream$|^pin_memory$|^is_pinned$|^share_memory_$|^is_shared$|^is_xla$|^to_mkldnn$"
+          r"|^scaled_mm$|^scaled_grouped_mm$", _DEVICE),
+    ("torch.Tensor", r"^(eig|symeig|lstsq|solve|reinforce)$", _REMOVED),
+    ("torch.Tensor", r"^(storage|untyped_storage|storage_type|storage_offset_|set_|is_set_to)$", _STORAGE),
+    ("*", r"^bfloat16$", "bfloat16: NumPy has no bfloat16 dtype"),
+    ("*", r"^batch_norm_(stats|elemt|gather_stats|gather_stats_with_counts|update_stats|backward_elemt|backward_reduce)$",
+          _DEVICE + ": SyncBatchNorm's CUDA kernels"),
+    ("*", r"^native_|^conv_tbc$|^norm_except_dim$|^grid_sampler(_2d|_3d)?$|^affine_grid_generator$|^constant_pad_nd$"
+          r"|^convolution$|^_|^max_pool1d_with_indices$|^segment_reduce$|^slice_inverse$|^hash_tensor$", _INTERNAL),
+    ("*", r"^sym_", _COMPILE),
+    ("*", r"^(angle|complex|conj|conj_physical|conj_physical_|imag|real|polar|is_complex|is_conj|resolve_conj|resolve_neg"
+          r"|is_neg|view_as_complex|view_as_complex_copy|view_as_real|view_as_real_copy|adjoint|stft|istft|chalf|cfloat|cdouble)$",
+          _COMPLEX),
+    ("torch.linalg", r"^(eig|eigvals)$", _COMPLEX + ": a real matrix's eigenvalues are complex in general"),
+    ("*", r"^(lstm|gru|rnn_tanh|rnn_relu)(_cell)?$|^(RNN|LSTM|GRU)(Cell|Base|CellBase)?$|^RNNCellBase$", _RNN),
+    ("*", r"^is_distributed$|^DistributedSampler$|^DistributedDataParallel$|^DataParallel$|^SyncBatchNorm$", _DIST),
+    ("*", r"^nested|^is_nested$|^to_padded_tensor$", _NESTED),
+    ("torch.utils.data", r"DataPipe|^DataChunk$|^functional_datapipe$|^guaranteed_datapipes_determinism$"
+          r"|^non_deterministic$|^runtime_validation|^argument_validation$", _DATAPIPE),
+]
+
+
+def excluded(namespace, name):
+    for ns, pattern, reason in EXCLUDED:
+        if ns in ("*", namespace) and re.search(pattern, name):
+            return reason
+    return None
+
+
+def _public(mod):
+    import types
+
+    return [n for n in dir(mod) if not n.startswith("_") and not isinstance(getattr(mod, n), types.ModuleType)]
+
+
+def read_pytorch():
+    """PyTorch's public names per namespace (needs torch)."""
+    import torch
+    import torch.nn.functional as F
+
+    overrides = torch.overrides.get_testing_overrides()
+    top = sorted({f.__name__ for f in overrides if getattr(torch, getattr(f, "__name__", ""), None) is f
+                  and not f.__name__.startswith("_")})
+    functional = sorted(n for n in _public(F) if callable(getattr(F, n)) and not isinstance(getattr(F, n), type)
+                        and (getattr(getattr(F, n), "__module__", "") or "").startswith(("torch.nn", "torch._C", "torch"))
+                        and n not in {"boolean_dispatch", "handle_torch_function", "has_torch_function",
+                                      "has_torch_function_unary", "has_torch_function_variadic"}
+                        and getattr(getattr(F, n), "__module__", "") not in ("torch._jit_internal", "torch.overrides"))
+    modules = sorted(n for n in _public(torch.nn) if isinstance(getattr(torch.nn, n), type)
+                     and issubclass(getattr(torch.nn, n), torch.nn.Module))
+    init = sorted(n for n in _public(torch.nn.init) if getattr(getattr(torch.nn.init, n), "__module__", "") == "torch.nn.init")
+    linalg = sorted(n for n in _public(torch.linalg) if callable(getattr(torch.linalg, n)))
+    special = sorted(n for n in _public(torch.special) if callable(getattr(torch.special, n)) and n != "Tensor")
+    data = sorted(n for n in torch.utils.data.__all__ if not n.startswith("_"))
+    tensor = sorted(n for n in dir(torch.Tensor) if not n.startswith("_"))
+    return {"version": torch.__version__.split("+")[0],
+            "names": {"torch": top, "torch.Tensor": tensor, "torch.nn": modules, "torch.nn.functional": functional,
+                      "torch.nn.init": init, "torch.linalg": linalg, "torch.special": special,
+                      "torch.utils.data": data}}
+
+
+def _holder(spec):
+    mod, _, attr = spec.partition(":")
+    obj = importlib.import_module(mod)
+    return getattr(obj, attr) if attr else obj
+
+
+def coverage(pytorch):
+    """namespace -> (have, applicable, missing names, excluded {name: reason})"""
+    out = {}
+    for ns, names in pytorch["names"].items():
+        holder = _holder(NAMESPACES[ns])
+        skip = {n: r for n in names if (r := excluded(ns, n))}
+        applicable = [n for n in names if n not in skip]
+        missing = [n for n in applicable if not hasattr(holder, n)]
+        out[ns] = (len(applicable) - len(missing), len(applicable), missing, skip)
+    return out
+
+
+def table(cov):
+    lines = ["| namespace | npgrad has | of PyTorch's applicable | coverage | excluded |", "| --- | ---: | ---: | ---: | ---: |"]
+    for ns, (have, total, _, skip) in cov.items():
+        lines.append(f"| `{ns}` | {have} | {total} | {100 * have / total:.1f}% | {len(skip)} |")
+    have = sum(c[0] for c in cov.values())
+    total = sum(c[1] for c in cov.values())
+    lines.append(f"| all | {have} | {total} | {100 * have / total:.1f}% | {sum(len(c[3]) for c in cov.values())} |")
+    return "\n".join(lines)
+
+
+def page(pytorch, cov):
+    parts = [f"# Compatibility with PyTorch {pytorch['version']}", "",
+             "Generated by `python tools/api_coverage.py` (a test fails when this page is stale). A name counts when",
+             "npgrad has it in the same place, working as PyTorch's and tested against it. Names that cannot apply to",
+             "a CPU library on NumPy, or that another piece of work owns, are excluded with the reason.", "",
+             table(cov), ""]
+    for ns, (have, total, missing, skip) in cov.items():
+        parts += [f"## `{ns}`", "", f"{have} of {total} applicable names ({100 * have / total:.1f}%)."]
+        if missing:
+            parts += ["", "Missing: " + ", ".join(f"`{n}`" for n in missing) + "."]
+        if skip:
+            by_reason = {}
+            for n, r in skip.items():
+                by_reason.setdefault(r, []).append(n)
+            parts += ["", "Excluded:", ""]
+            parts += [f"- {r}: " + ", ".join(f"`{n}`" for n in ns_) for r, ns_ in by_reason.items()]
+        parts.append("")
+    return "\n".join(parts)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--refresh", action="store_true", help="re-read PyTorch's names (needs torch)")
+    ap.add_argument("--check", action="store_true", help="exit 1 when docs/compatibility.md is stale")
+    ap.add_argument("--missing", action="store_true", help="print every missing name")
+    args = ap.parse_args(argv)
+    if args.refresh:
+        NAMES_FILE.write_text(json.dumps(read_pytorch(), indent=1) + "\n")
+    pytorch = json.loads(NAMES_FILE.read_text())
+    cov = coverage(pytorch)
+    text = page(pytorch, cov)
+    if args.check:
+        stale = not PAGE.exists() or PAGE.read_text() != text
+        print("docs/compatibility.md is stale: run python tools/api_coverage.py" if stale else "up to date")
+        return 1 if stale else 0
+    PAGE.write_text(text)
+    print(table(cov))
+    if args.missing:
+        for ns, (_, _, missing, _) in cov.items():
+            print(f"\n{ns} missing ({len(missing)}):", " ".join(missing))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
