@@ -1,0 +1,47 @@
+"""docs/compatibility.md is what tools/api_coverage.py computes today, and its PyTorch name list is PyTorch's."""
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("api_coverage", ROOT / "tools" / "api_coverage.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_page_is_current():
+    tool = _tool()
+    pytorch = json.loads(tool.NAMES_FILE.read_text())
+    expected = tool.page(pytorch, tool.coverage(pytorch))
+    assert tool.PAGE.read_text() == expected, "docs/compatibility.md is stale: run python tools/api_coverage.py"
+
+
+def test_every_exclusion_reason_names_its_cause():
+    tool = _tool()
+    for namespace, pattern, reason in tool.EXCLUDED:
+        assert namespace == "*" or namespace in tool.NAMESPACES, namespace
+        assert len(reason) > 20, (pattern, reason)
+
+
+def test_counted_names_exist_and_excluded_names_are_pytorchs():
+    tool = _tool()
+    pytorch = json.loads(tool.NAMES_FILE.read_text())
+    for ns, (have, total, missing, skip) in tool.coverage(pytorch).items():
+        names = pytorch["names"][ns]
+        assert set(skip) <= set(names) and set(missing) <= set(names)
+        assert have + len(missing) + len(skip) == len(names) == total + len(skip), ns
+
+
+def test_snapshot_is_the_installed_pytorchs_names():
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: the snapshot cannot be re-read")
+    tool = _tool()
+    snapshot = json.loads(tool.NAMES_FILE.read_text())
+    if torch.__version__.split("+")[0] != snapshot["version"]:
+        pytest.skip(f"snapshot is of PyTorch {snapshot['version']}, installed is {torch.__version__}")
+    assert tool.read_pytorch() == snapshot
