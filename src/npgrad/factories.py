@@ -6,6 +6,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from .random import rng
+from .ops._dims import sizes_arg
 from .ops._registry import method, op
 from ._convert import _finish, _infer_array, tensor  # noqa: F401 (tensor: public)
 from .tensor import Tensor, _check_device
@@ -46,8 +47,9 @@ def numel(input):
     return input.numel()
 
 
-def _size(size, fn="empty"):
-    """A shape from ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])``, ``f(Size)`` or 0-d integer tensors."""
+def _size(size, fn="empty", keyword=None):
+    """A shape from ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])``, ``f(Size)``, ``f(size=...)`` or 0-d integer tensors."""
+    size = sizes_arg(size, keyword, fn, "size")
     if len(size) == 1 and not _is_int(size[0]):
         if not isinstance(size[0], (tuple, list)):
             raise TypeError(f"{fn}(): argument 'size' (position 1) must be tuple of ints, not "
@@ -83,20 +85,20 @@ def _make(arr, requires_grad, out=None):
     return _finish(arr, None, requires_grad, False)
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     _check_device(device)
-    return _make(np.zeros(_size(size, "zeros"), _float_dtype(dtype)), requires_grad, out)
+    return _make(np.zeros(_size(sizes, "zeros", size), _float_dtype(dtype)), requires_grad, out)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     _check_device(device)
-    return _make(np.ones(_size(size, "ones"), _float_dtype(dtype)), requires_grad, out)
+    return _make(np.ones(_size(sizes, "ones", size), _float_dtype(dtype)), requires_grad, out)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     _check_device(device)
-    return _make(np.empty(_size(size), _float_dtype(dtype)), requires_grad, out)
+    return _make(np.empty(_size(sizes, "empty", size), _float_dtype(dtype)), requires_grad, out)
 
 
 def _scalar_dtype(value):
@@ -214,18 +216,18 @@ def _random_float(draw, size, dtype, kernel="check_uniform_bounds"):
     return draw(size, npd)
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     _check_device(device)
     g = rng(generator)
-    return _make(_random_float(lambda s, d: g.random(s, dtype=d), _size(size, "rand"), dtype), requires_grad, out)
+    return _make(_random_float(lambda s, d: g.random(s, dtype=d), _size(sizes, "rand", size), dtype), requires_grad, out)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
     _check_device(device)
     g = rng(generator)
-    return _make(_random_float(lambda s, d: g.standard_normal(s, dtype=d), _size(size, "randn"), dtype,
+    return _make(_random_float(lambda s, d: g.standard_normal(s, dtype=d), _size(sizes, "randn", size), dtype,
                                "normal_kernel_cpu"), requires_grad, out)
 
 

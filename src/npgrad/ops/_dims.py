@@ -31,6 +31,16 @@ def canon_dims(dim, ndim):
     return (c,) if ndim else ()
 
 
+def sizes_arg(args, keyword, fn, name):
+    """Sizes given the way PyTorch takes them: as varargs (``t.view(2, 3)``, ``t.view((2, 3))``) or by their
+    keyword (``t.view(size=(2, 3))``), not both. Returned in the varargs form."""
+    if keyword is None:
+        return args
+    if args:
+        raise TypeError(f"{fn}() got multiple values for argument '{name}'")
+    return (keyword,)
+
+
 def reduced_shape(shape, dims, keepdim):
     if keepdim:
         return tuple(1 if i in dims else s for i, s in enumerate(shape))

@@ -18,6 +18,7 @@ A graph node's PyTorch name (``MulBackward0``) is a fact of the node class, not 
 function (one function can record different nodes): it is the class's ``node_name`` (a string, or a
 function of the node when it depends on what the node remembers), and ``<Class>Backward0`` without one.
 """
+import inspect
 import sys
 
 from ..tensor import Tensor
@@ -70,16 +71,49 @@ def op(*aliases, name=None, methods=None, inplace=None, public=True):
 
     def declare(fn):
         n = name or fn.__name__
-        rec = OpRecord(fn, n, tuple(aliases), tuple((n,) + aliases if methods is None else methods), inplace, public)
+        public_fn = _with_numpy_spellings(fn, n)
+        rec = OpRecord(public_fn, n, tuple(aliases), tuple((n,) + aliases if methods is None else methods), inplace, public)
         for n in rec.names:
             if n in OPS:
                 raise RuntimeError(f"operator {n!r} declared twice ({OPS[n]!r} and {rec!r})")
         RECORDS.append(rec)
         OPS.update(dict.fromkeys(rec.names, rec))
         for m in rec.methods:
-            _attach(m, fn, rec)
-        return fn
+            _attach(m, public_fn, rec)
+        return fn   # the family's own calls keep the direct function
     return declare
+
+
+# PyTorch's argument parser accepts NumPy's spellings for two parameters of every native operator:
+# ``axis`` for ``dim`` and ``keepdims`` for ``keepdim``. Operators PyTorch writes in Python do not.
+NUMPY_SPELLINGS = {"axis": "dim", "keepdims": "keepdim"}
+_PYTHON_LEVEL_IN_TORCH = frozenset({"norm", "split", "unique", "unique_consecutive"})
+
+
+def _with_numpy_spellings(fn, name):
+    """``fn`` itself, or (when it has a ``dim``/``keepdim`` parameter) a function that also takes ``axis``/
+    ``keepdims``. The wrapper only looks at keywords, so positional calls pay one extra call and nothing else."""
+    if name in _PYTHON_LEVEL_IN_TORCH:
+        return fn
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return fn
+    renames = {a: d for a, d in NUMPY_SPELLINGS.items() if d in params and a not in params}
+    if not renames:
+        return fn
+
+    def call(*args, **kwargs):
+        if kwargs:
+            for alias, canonical in renames.items():
+                # With both spellings given, the alias stays and the call fails as PyTorch's does.
+                if alias in kwargs and canonical not in kwargs:
+                    kwargs[canonical] = kwargs.pop(alias)
+        return fn(*args, **kwargs)
+
+    call.__name__, call.__qualname__, call.__module__ = fn.__name__, fn.__qualname__, fn.__module__
+    call.__doc__, call.__wrapped__ = fn.__doc__, fn
+    return call
 
 
 def method(name, fn):

@@ -3,6 +3,7 @@ import numpy as np
 
 from ..autograd.function import Op
 from . import _poly as P
+from ._dims import sizes_arg
 from ._registry import op
 from ..autograd.views import mark_view
 
@@ -87,8 +88,9 @@ def _sizes(sizes):
 
 
 @op(public=False)
-def expand(self, *sizes):
-    shape = _expanded_shape(self._data.shape, _sizes(sizes), self)
+def expand(self, *sizes, size=None, implicit=False):
+    # implicit: PyTorch's flag for expansions it inserted itself; it changes nothing visible.
+    shape = _expanded_shape(self._data.shape, _sizes(sizes_arg(sizes, size, "expand", "size")), self)
     if shape == self._data.shape:
         return self
     # A view of self: an in-place change to self afterwards must invalidate what was saved from it.
@@ -101,8 +103,8 @@ def expand_as(self, other):
 
 
 @op()
-def broadcast_to(input, shape):
-    return expand(input, (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape))
+def broadcast_to(input, size):
+    return expand(input, (size,) if isinstance(size, (int, np.integer)) else tuple(size))
 
 
 @op(methods=())

@@ -4,6 +4,8 @@ Index expressions accept what PyTorch accepts: ints, slices (any step, negative 
 ``...``, boolean masks and integer tensors/lists, combined. Basic indexing returns a view (as in
 PyTorch); advanced indexing a copy. The gradient of an advanced index accumulates repeated indices.
 """
+import warnings
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -28,10 +30,26 @@ def _index_array(x):
     raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
 
 
+_SEQUENCE_AS_TUPLE = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in "
+                      "pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as "
+                      "tensor index, x[torch.tensor(seq)], which will result either in an error or a different result")
+
+
+def _list_means_tuple(index):
+    """PyTorch's (NumPy's old) rule: a short list holding a tensor, a sequence, a slice, ``None`` or ``...`` is
+    read as a tuple of indices, ``x[[[0, 1], [1, 2]]]`` as ``x[[0, 1], [1, 2]]``, with a deprecation warning."""
+    return len(index) < 32 and any(
+        v is None or v is Ellipsis or isinstance(v, (Tensor, list, tuple, range, slice, np.ndarray)) for v in index)
+
+
 def convert_index(index):
     """``(numpy_index, is_advanced)`` for a PyTorch index expression."""
     if not isinstance(index, tuple):
-        index = (index,)
+        if isinstance(index, list) and _list_means_tuple(index):
+            warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=3)
+            index = tuple(index)
+        else:
+            index = (index,)
     out = []
     advanced = False
     for i in index:

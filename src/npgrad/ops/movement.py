@@ -9,7 +9,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..tensor import Tensor
 from . import _poly as P
-from ._dims import canon_dim, canon_dims
+from ._dims import canon_dim, canon_dims, sizes_arg
 from ._registry import method, op
 from ..autograd.views import mark_multi_view, mark_view, mark_view_if_shared
 
@@ -70,15 +70,18 @@ def _reshape(input, shape):
 
 
 @op()
-def reshape(input, *shape):
+def reshape(input, *sizes, shape=None):
+    shape = sizes_arg(sizes, shape, "reshape", "shape")
     return _reshape(input, _infer_shape(_sizes(shape), input._data.size))
 
 
 @op(public=False)
-def view(self, *shape):
-    if len(shape) == 1 and (isinstance(shape[0], _dt.dtype) or isinstance(shape[0], type)):
-        raise NotImplementedError("view(dtype) is not supported by npgrad")
-    shape = _infer_shape(_sizes(shape), self._data.size)
+def view(self, *sizes, size=None, dtype=None):
+    if dtype is not None or (len(sizes) == 1 and isinstance(sizes[0], (_dt.dtype, type))):
+        if dtype is not None and (sizes or size is not None):
+            raise TypeError("view() received an invalid combination of arguments: got both a size and a dtype")
+        return view_dtype(self, dtype if dtype is not None else sizes[0])
+    shape = _infer_shape(_sizes(sizes_arg(sizes, size, "view", "size")), self._data.size)
     if shape != self._data.shape:
         try:
             np.reshape(self._data, shape, copy=False)
@@ -86,6 +89,25 @@ def view(self, *shape):
             raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
     return _reshape(self, shape)
+
+
+def view_dtype(self, dtype):
+    """``t.view(dtype)``: the same memory read as another dtype; like PyTorch, not differentiable. With a
+    different element size the last dimension is rescaled and must be contiguous."""
+    x, new = self._data, _dt.to_dtype(dtype).np
+    old_size, new_size = x.dtype.itemsize, new.itemsize
+    if old_size != new_size:
+        what = f"to view {_dt.scalar_name(x.dtype)} as {_dt.scalar_name(new)} (different element sizes)"
+        if x.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if x.shape[-1] != 1 and x.strides[-1] != old_size:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {x.strides[-1] // old_size}")
+        if new_size > old_size and x.shape[-1] % (new_size // old_size):
+            raise RuntimeError(f"self.size(-1) must be divisible by {new_size // old_size} {what}, "
+                               f"but got {x.shape[-1]}")
+        if x.shape[-1] == 1 and x.strides[-1] != old_size:
+            x = np.lib.stride_tricks.as_strided(x, strides=x.strides[:-1] + (old_size,))
+    return Tensor._wrap(x.view(new))
 
 
 @op(public=False)
@@ -187,8 +209,8 @@ def _permute(input, perm):
 
 
 @op()
-def permute(input, *dims):
-    dims = _sizes(dims)
+def permute(input, *args, dims=None):
+    dims = _sizes(sizes_arg(args, dims, "permute", "dims"))
     nd = input._data.ndim
     if len(dims) != nd:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
@@ -306,8 +328,8 @@ class Tile(Op):
 
 
 @op(public=False)
-def repeat(input, *sizes):
-    reps = tuple(int(s) for s in _sizes(sizes))
+def repeat(input, *sizes, repeats=None):
+    reps = tuple(int(s) for s in _sizes(sizes_arg(sizes, repeats, "repeat", "repeats")))
     if len(reps) < input._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
                            "tensor")
@@ -371,8 +393,9 @@ class Flip(Op):
 
 
 @op()
-def flip(input, *dims):
-    dims = canon_dims(_sizes(dims), input._data.ndim) if dims else ()
+def flip(input, *args, dims=None):
+    args = sizes_arg(args, dims, "flip", "dims")
+    dims = canon_dims(_sizes(args), input._data.ndim) if args else ()
     if not dims:
         return input.clone()
     return Flip.apply(input, dims)

@@ -71,9 +71,7 @@ def _sum_dtype(x, dtype):
 
 
 @op()
-def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):  # noqa: A001
-    if axis is not None:
-        dim = axis
+def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
     dims = canon_dims(dim, input._data.ndim)
     np_dtype = _sum_dtype(input, dtype)
     if np_dtype is not None and np_dtype.kind == "f" and input._data.dtype != np_dtype:
@@ -117,9 +115,7 @@ def _reduced(shape, dims, keepdim):
 
 
 @op()
-def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
-    if axis is not None:
-        dim = axis
+def mean(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         input = input._cast(_dt.to_dtype(dtype))
     if input._data.dtype.kind != "f":
