@@ -2,8 +2,8 @@
 per-family tables, the second-order suite, the reliability suites, the float16 suite, the integer-dtype
 sweep and the error sweeps draw their rows (see ``_record.py`` for what an entry holds).
 
-Families whose rows have not moved here yet keep their own lists; ``PENDING`` in tests/test_op_db.py
-names their operators, and the coverage test there fails for any public operator in neither.
+The coverage test in tests/test_op_db.py fails for any public operator without an entry (bar its EXCLUDED list,
+each with its reason).
 """
 from _record import (EMPTY_INTEGER_SWEEP, FLOAT16_SWEEP, INTEGER_SWEEP, KINKS_SWEEP, SPECIAL_SWEEP,  # noqa: F401
                      DOUBLE_BACKWARD, FAMILY, FD, NO_UPCAST, PARITY, SECOND_ORDER, Binary, OpInfo, Reduction, Sample, Unary)
@@ -12,11 +12,15 @@ import family_activation
 import family_arith
 import family_broadcast
 import family_compare
+import family_conv
 import family_decomp
 import family_indexing
 import family_loss
 import family_movement
+import family_nn_misc
+import family_norm
 import family_pointwise
+import family_pool
 import family_products
 import family_reduce
 import family_softmax
@@ -27,7 +31,8 @@ import family_unary
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
          *family_movement.OPS, *family_broadcast.OPS, *family_reduce.OPS, *family_softmax.OPS, *family_special.OPS,
          *family_products.OPS, *family_sorting.OPS, *family_decomp.OPS,
-         *family_activation.OPS, *family_loss.OPS]
+         *family_activation.OPS, *family_loss.OPS,
+         *family_conv.OPS, *family_pool.OPS, *family_norm.OPS, *family_nn_misc.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 
@@ -91,6 +96,11 @@ def raised(family=None):
 def special_values(family=None):
     """(id, fn, values) rows of the special-value comparisons (of ``family`` when given)."""
     return [row for op in OP_DB if family in (None, op.family) for row in op.special_values]
+
+
+def special_fuzz():
+    """(id, fn(lib, x)) one-input forms of the special-value property (tests/reliability/test_special_values.py)."""
+    return [row for op in OP_DB for row in op.special_fuzz]
 
 
 def shape_ops(family=None):

@@ -33,3 +33,14 @@ def spread_shifted(rng):
 
 SPREAD = In((2, 3), values=spread)
 SPREAD_SHIFTED = In((2, 3), values=spread_shifted)
+
+
+def normal(*shape, scale=1.0):
+    """Standard normal values times ``scale`` (the nn.functional rows' inputs)."""
+    return In(shape, values=lambda rng: rng.standard_normal(shape) * scale)
+
+
+def fixed(array, grad=True):
+    """These exact values (integer arrays never need grad): indices, masks, targets."""
+    array = np.asarray(array)
+    return In(array.shape, values=lambda rng: array.copy(), grad=grad and array.dtype.kind == "f")

@@ -19,6 +19,8 @@ apply:
   runs on every dtype, on mixed dtype pairs, on NaN/inf and on broadcast shapes (against PyTorch);
 * ``shape_ops``: ``ShapeOp`` specs (tests/opinfo/_shape_draws.py: arguments drawn for a random input shape, a
   NumPy reference) for the shape fuzz and the suites sharing its tables (tests/reliability/_shape_ops.py);
+* ``special_fuzz``: one-input call forms whose values and gradients on inputs drawn from NaN, +-inf, +-0, tiny and
+  huge numbers must equal PyTorch's (tests/reliability/test_special_values.py);
 * ``raises``: calls that must fail, ``(id, fn(lib), exception class, message)``, run by the family's
   ``test_expected_errors`` (tests/_table_tests.py ``expected_errors_test``): npgrad raises that class with that
   message, and PyTorch too when installed.
@@ -133,6 +135,9 @@ class OpInfo:
     dtype_forms: object = ()                # True or [(id, fn(lib, a, b))]: the dtype sweeps of the compare
     #                                         family (every dtype, mixed pairs, NaN/inf, broadcasting)
     shape_ops: Sequence = ()                # _shape_draws.ShapeOp specs for the shape fuzz
+    special_fuzz: Sequence = ()             # [(id, fn(lib, x))]: tests/reliability/test_special_values.py draws
+    #                                         x from NaN, +-inf, +-0, tiny and huge values; value and gradient
+    #                                         equal PyTorch's
 
     def __post_init__(self):
         for s in self.samples:

@@ -112,3 +112,26 @@ OPS = [
            samples=[_row("threshold_inplace", lambda lib, x: _F(lib).threshold_(x * 1, 0.1, 20.0),
                          [_normal((4, 5))])]),
 ]
+
+# The special-value property's forms (tests/reliability/test_special_values.py). (hardsigmoid has none: PyTorch's
+# float64 gradient uses a float32 1/6, so float64 parity is impossible.)
+_SPECIAL_FUZZ = {
+    "F.softplus": [("softplus", lambda L, x: _F(L).softplus(x))],
+    "F.logsigmoid": [("logsigmoid", lambda L, x: _F(L).logsigmoid(x))],
+    "F.silu": [("silu", lambda L, x: _F(L).silu(x))],
+    "F.gelu": [("gelu", lambda L, x: _F(L).gelu(x)), ("gelu_tanh", lambda L, x: _F(L).gelu(x, approximate="tanh"))],
+    "F.leaky_relu": [("leaky_relu", lambda L, x: _F(L).leaky_relu(x, 0.1))],
+    "F.mish": [("mish", lambda L, x: _F(L).mish(x))],
+    "F.softsign": [("softsign", lambda L, x: _F(L).softsign(x))],
+    "F.tanhshrink": [("tanhshrink", lambda L, x: _F(L).tanhshrink(x))],
+    "F.elu": [("elu", lambda L, x: _F(L).elu(x))],
+    "F.selu": [("selu", lambda L, x: _F(L).selu(x))],
+    "F.celu": [("celu", lambda L, x: _F(L).celu(x))],
+    "F.hardswish": [("hardswish", lambda L, x: _F(L).hardswish(x))],
+    "F.hardtanh": [("hardtanh", lambda L, x: _F(L).hardtanh(x))],
+    "F.relu6": [("relu6", lambda L, x: _F(L).relu6(x))],
+    "F.softshrink": [("softshrink", lambda L, x: _F(L).softshrink(x))],
+    "F.hardshrink": [("hardshrink", lambda L, x: _F(L).hardshrink(x))],
+}
+for _op in OPS:
+    _op.special_fuzz = _SPECIAL_FUZZ.get(_op.name, ())

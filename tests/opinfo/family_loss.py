@@ -167,9 +167,29 @@ _FLOAT16 = {
     "F.binary_cross_entropy": [("F.binary_cross_entropy", lambda L, x, y: F_(L).binary_cross_entropy(x / 2, y / 2))],
 }
 
+
+def _class_targets(L, x):
+    n = x.reshape(-1, x.shape[-1]).shape[0]
+    return L.arange(n) % x.shape[-1]
+
+
+# The special-value property's forms (tests/reliability/test_special_values.py): elementwise losses of x against
+# a target made from x, unreduced
+_SPECIAL_FUZZ = {
+    "F.mse_loss": [("mse", lambda L, x: F_(L).mse_loss(x, x.flip(-1), reduction="none"))],
+    "F.l1_loss": [("l1", lambda L, x: F_(L).l1_loss(x, x.flip(-1), reduction="none"))],
+    "F.binary_cross_entropy_with_logits": [
+        ("bce_logits", lambda L, x: F_(L).binary_cross_entropy_with_logits(x, (x.detach() > 0).to(x.dtype),
+                                                                          reduction="none"))],
+    "F.cross_entropy": [("cross_entropy", lambda L, x: F_(L).cross_entropy(x.reshape(-1, x.shape[-1]),
+                                                                          _class_targets(L, x), reduction="none"))],
+    "F.smooth_l1_loss": [("smooth_l1", lambda L, x: F_(L).smooth_l1_loss(x, x.new_zeros(x.shape), reduction="none"))],
+    "F.huber_loss": [("huber", lambda L, x: F_(L).huber_loss(x, x.new_zeros(x.shape), reduction="none"))],
+}
+
 _BY_OPERATOR = {}
 for _row in _ROWS:
     _BY_OPERATOR.setdefault(_operator(_row[0]), []).append(_sample(*_row))
 
-OPS = [OpInfo(name, "loss", samples[0].fn, samples=samples + _SECOND.get(name, []), float16=_FLOAT16.get(name, ()))
-       for name, samples in _BY_OPERATOR.items()]
+OPS = [OpInfo(name, "loss", samples[0].fn, samples=samples + _SECOND.get(name, []), float16=_FLOAT16.get(name, ()),
+              special_fuzz=_SPECIAL_FUZZ.get(name, ())) for name, samples in _BY_OPERATOR.items()]

@@ -72,11 +72,14 @@ OPS = [
            samples=[_row("softmax", lambda l, x: _F(l).softmax(x, dim=-1), [_normal((3, 4, 5))]),
                     _row("softmax_dim0", lambda l, x: _F(l).softmax(x, 0), [_normal((3, 4))]),
                     _row("softmax_dtype", lambda l, x: _F(l).softmax(x, 1, dtype=l.float64), [_normal((3, 4))]),
-                    _second("F_softmax", lambda lib, x: _F(lib).softmax(x, dim=1), [X])]),
+                    _second("F_softmax", lambda lib, x: _F(lib).softmax(x, dim=1), [X])],
+           special_fuzz=[("softmax", lambda L, x: _F(L).softmax(x, -1))]),
     OpInfo("F.log_softmax", "softmax", lambda lib, x: _F(lib).log_softmax(x, 1),
            samples=[_row("log_softmax", lambda l, x: _F(l).log_softmax(x, dim=1), [_normal((3, 4, 2))]),
                     _row("log_softmax_0d", lambda l, x: _F(l).log_softmax(x, dim=0), [_normal(())]),
-                    _second("F_log_softmax", lambda lib, x: _F(lib).log_softmax(x, dim=1), [X])]),
+                    _second("F_log_softmax", lambda lib, x: _F(lib).log_softmax(x, dim=1), [X])],
+           special_fuzz=[("log_softmax", lambda L, x: _F(L).log_softmax(x, -1))]),
     OpInfo("F.softmin", "softmax", lambda lib, x: _F(lib).softmin(x, 1),
            samples=[_row("softmin", lambda l, x: _F(l).softmin(x, dim=1), [_normal((3, 4))])]),
 ]
+

@@ -43,7 +43,10 @@ def _s(name, fn, inputs, checks=S, **kw):
 
 OPS = [
     OpInfo("erf", "special", lambda lib, x: x.erf(), _erf,
-           samples=[_s("erf_method", lambda L, x: x.erf(), [In((3, 4))])],
+           samples=[_s("erf_method", lambda L, x: x.erf(), [In((3, 4))]),
+                    # (was tests/nn/test_functional_parity.py's "erf" row)
+                    _s("erf_function_and_method", lambda L, x: L.erf(x) + x.erf() * 2,
+                       [In((4, 5), values=lambda rng: rng.standard_normal((4, 5)) * 2)], fd_tol=1e-5)],
            properties=[Unary("erf")],
            # (erf/erfc of float16 are evaluated in float32, as PyTorch's)
            float16=[("erf", lambda lib, x, y: (x + 1).erf())], sweeps=frozenset({FLOAT32_RESULT_SWEEP})),

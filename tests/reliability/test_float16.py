@@ -23,18 +23,6 @@ def _op(name, fn, known_bug=None):
 
 OPS = [
     _op("index", lambda L, F, x, y: x[:, [0, 2, 2]]),
-    _op("F.linear", lambda L, F, x, y: F.linear(x, y)),
-    _op("F.layer_norm", lambda L, F, x, y: F.layer_norm(x, (4,))),
-    _op("F.normalize", lambda L, F, x, y: F.normalize(x, dim=1)),
-    _op("F.dropout_eval", lambda L, F, x, y: F.dropout(x, 0.5, training=False)),
-    _op("F.max_pool1d", lambda L, F, x, y: F.max_pool1d(x.unsqueeze(0), 2)),
-    _op("F.avg_pool1d", lambda L, F, x, y: F.avg_pool1d(x.unsqueeze(0), 2)),
-    _op("F.conv1d", lambda L, F, x, y: F.conv1d(x.unsqueeze(0), y.reshape(2, 3, 2))),
-    _op("F.embedding", lambda L, F, x, y: F.embedding(L.tensor([2, 0]), x)),
-    _op("F.pad", lambda L, F, x, y: F.pad(x, (1, 2))),
-    _op("F.cosine_similarity", lambda L, F, x, y: F.cosine_similarity(x, y)),
-    _op("F.scaled_dot_product_attention",
-        lambda L, F, x, y: F.scaled_dot_product_attention(x.unsqueeze(0), y.unsqueeze(0), x.unsqueeze(0))),
 ]
 # The operators already in the op table (tests/opinfo) bring their float16 call forms from there.
 OPS += [_op(name, lambda L, F, x, y, fn=fn: fn(L, x, y)) for name, fn in call_forms("float16")]

@@ -34,17 +34,28 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return _apply_mask(input, input.shape, p, inplace)
 
 
+_SPATIAL_WORDS = {1: "1 spatial dimension", 2: "2 spatial dimensions", 3: "3 spatial dimensions"}
+
+
 def _feature_dropout(input, p, training, inplace, n_spatial, name):
+    # PyTorch checks the rank before looking at ``training``: a wrong rank warns (errors for dropout1d) in
+    # evaluation mode too
     _check_p(p)
-    if not training or p == 0.0:
-        return input
     nd = input.dim()
     batched = nd == n_spatial + 2
     if nd not in (n_spatial + 1, n_spatial + 2):
+        note = (f"Note that {name} exists to provide channel-wise dropout on inputs with {_SPATIAL_WORDS[n_spatial]}, "
+                f"a channel dimension, and an optional batch dimension (i.e. {n_spatial + 1}D or {n_spatial + 2}D "
+                "inputs).")
+        if n_spatial == 1:
+            raise RuntimeError(f"{name}: Expected 2D or 3D input, but received a {nd}D input. {note}")
         import warnings
         warnings.warn(f"{name}: Received a {nd}-D input to {name}, which is deprecated and will result in an error "
-                      f"in a future release.", stacklevel=3)
+                      f"in a future release. To retain the behavior and silence this warning, please use dropout "
+                      f"instead. {note}", stacklevel=3)
         batched = True
+    if not training or p == 0.0:
+        return input
     shape = tuple(input.shape)
     lead = 2 if batched else 1
     mask_shape = shape[:lead] + (1,) * (nd - lead)

@@ -360,7 +360,7 @@ def _adaptive_max(input, sizes, return_indices, name):
             for c, d in bins[1]:
                 seg = input[..., a:b, c:d]
                 row.append(amax(seg, (-2, -1)))
-                loc = seg._data.reshape(seg.shape[:-2] + (-1,)).argmax(-1)
+                loc = seg._data.reshape(seg.shape[:-2] + ((b - a) * (d - c),)).argmax(-1)  # (not -1: empty batches)
                 irow.append((loc // (d - c) + a) * W + loc % (d - c) + c)
             rows.append(stack(row, -1))
             irows.append(np.stack(irow, -1))
