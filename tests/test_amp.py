@@ -102,3 +102,52 @@ def test_autocast_refuses_to_cast_on_the_cpu():
         npgrad.autocast("cpu")
     with pytest.raises(RuntimeError, match="Expected one of cpu, cuda"):
         npgrad.autocast("gpu")
+
+
+@pytest.mark.parametrize("case", ["scaler", "autocast", "autocast_fp16"])
+def test_cuda_amp_deprecated_spellings(case):
+    # torch.cuda.amp.*: a FutureWarning pointing to torch.amp, then disabled as on a machine without CUDA.
+    fn = {"scaler": lambda lib: lib.cuda.amp.GradScaler().is_enabled(),
+          "autocast": lambda lib: lib.cuda.amp.autocast() is not None,
+          "autocast_fp16": lambda lib: lib.cuda.amp.autocast(dtype=lib.float16) is not None}[case]
+    result, messages = _warned(npgrad, fn)
+    assert messages and "is deprecated. Please use `torch.amp." in messages[0]
+    assert result is (case != "scaler")
+    if HAS_TORCH:
+        assert (result, messages) == _warned(torch, fn)
+
+
+def _double_function(lib, decorate_fwd, decorate_bwd):
+    class Double(lib.autograd.Function):
+        @staticmethod
+        @decorate_fwd
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        @decorate_bwd
+        def backward(ctx, g):
+            return g * 2
+    return Double
+
+
+@pytest.mark.parametrize("spelling", ["amp", "cuda_amp"])
+def test_custom_fwd_bwd_run_the_function_as_written(spelling):
+    def run(lib):
+        if spelling == "amp":
+            fwd = lib.amp.custom_fwd(device_type="cpu", cast_inputs=lib.float32)
+            bwd = lib.amp.custom_bwd(device_type="cpu")
+        else:
+            fwd, bwd = lib.cuda.amp.custom_fwd, lib.cuda.amp.custom_bwd
+        x = lib.tensor([1.0, 3.0], requires_grad=True)
+        y = _double_function(lib, fwd, bwd).apply(x)
+        y.sum().backward()
+        return y.tolist(), x.grad.tolist()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        got = run(npgrad)
+        assert got == ([2.0, 6.0], [2.0, 2.0])
+        if HAS_TORCH:
+            assert got == run(torch)
+    with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'device_type'"):
+        npgrad.amp.custom_fwd(lambda ctx, x: x)

@@ -34,7 +34,8 @@ LAYERS = [
     ("npgrad.factories", 4),
     ("npgrad.nn._functional", 5), ("npgrad.nn.functional", 5),
     ("npgrad.nn", 6),
-    ("npgrad.optim", 7), ("npgrad.utils", 7), ("npgrad.amp", 7),
+    # torch.cuda.amp: the deprecated CUDA spellings of torch.amp, on torch.amp's floor.
+    ("npgrad.optim", 7), ("npgrad.utils", 7), ("npgrad.amp", 7), ("npgrad.cuda.amp", 7),
     ("npgrad.datasets", 8), ("npgrad.serialization", 8), ("npgrad.viz", 8),
     # 9: the command line, and the package root, which re-exports everything (`import npgrad`).
     ("npgrad.cli", 9), ("npgrad.__main__", 9), ("npgrad", 9), ("npgrad._torch_alias", 9),

@@ -47,3 +47,36 @@ class autocast:
             with self:
                 return fn(*args, **kwargs)
         return wrapped
+
+
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """Decorates a custom Function's ``forward`` for autocast. It records on ``ctx`` whether autocast was on (so
+    ``custom_bwd`` runs backward the same way) and, with ``cast_inputs``, runs forward with autocast off on
+    inputs cast to that dtype. npgrad never has autocast on, so forward runs as written, as PyTorch's does
+    whenever autocast is off."""
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    Device(device_type)
+
+    @functools.wraps(fwd)
+    def decorate_fwd(*args, **kwargs):
+        args[0]._fwd_used_autocast = False
+        return fwd(*args, **kwargs)
+    return decorate_fwd
+
+
+def custom_bwd(bwd=None, *, device_type):
+    """Decorates a custom Function's ``backward``: runs it with the autocast state its forward had (off, in npgrad)."""
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    Device(device_type)
+
+    @functools.wraps(bwd)
+    def decorate_bwd(*args, **kwargs):
+        with autocast(device_type, enabled=getattr(args[0], "_fwd_used_autocast", False)):
+            return bwd(*args, **kwargs)
+    return decorate_bwd

@@ -78,3 +78,12 @@ def set_rng_state(new_state, device="cuda"):
 
 init = synchronize = current_device = get_device_name = get_device_capability = _no_cuda
 get_device_properties = get_rng_state = initial_seed = mem_get_info = current_stream = _no_cuda
+
+
+def __getattr__(name):
+    # torch.cuda.amp is reachable as an attribute after `import torch`; it sits on torch.amp's floor, so it is
+    # imported on first use rather than from here.
+    if name == "amp":
+        import importlib
+        return importlib.import_module(__name__ + ".amp")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
