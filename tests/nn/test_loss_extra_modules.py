@@ -9,7 +9,7 @@ import npgrad
 from oracle import HAS_TORCH, torch
 from opinfo import BY_NAME
 from _table_tests import expected_errors_test
-from family_loss_extra import A, LIN_X, ML, N_, P_, T, W, X
+from family_loss_extra import A, CTC_IL, CTC_IL_IMPOSSIBLE, CTC_TG, CTC_TG_IMPOSSIBLE, CTC_TL, CTC_X, LIN_X, ML, N_, P_, T, W, X
 from nn._parity import check_module
 
 _NAMES = ["F.multi_margin_loss", "F.multilabel_margin_loss", "F.triplet_margin_with_distance_loss",
@@ -17,6 +17,7 @@ _NAMES = ["F.multi_margin_loss", "F.multilabel_margin_loss", "F.triplet_margin_w
 test_expected_errors = expected_errors_test([r for n in _NAMES if n in BY_NAME for r in BY_NAME[n].raises])
 
 W32 = W.astype(np.float32)  # float32 buffers; check_module's .double() widens them for float64
+_LOG_PROBS = CTC_X - np.log(np.exp(CTC_X).sum(-1, keepdims=True))
 MODULES = [
     ("MultiMarginLoss", lambda l: l.nn.MultiMarginLoss(p=2, margin=0.5, weight=l.tensor(W32)), [X, T], [True, False]),
     ("MultiMarginLoss_default", lambda l: l.nn.MultiMarginLoss(reduction="sum"), [X, T], [True, False]),
@@ -31,6 +32,9 @@ MODULES = [
      [LIN_X, np.array([[0, 4], [1, 1], [3, 2], [4, 0]])], [True, False]),
     ("LinearCrossEntropyLoss_ignore", lambda l: l.nn.LinearCrossEntropyLoss(3, 5, ignore_index=4), [LIN_X, T],
      [True, False]),
+    ("CTCLoss", lambda l: l.nn.CTCLoss(), [_LOG_PROBS, CTC_TG, CTC_IL, CTC_TL], [True, False, False, False]),
+    ("CTCLoss_zero_infinity", lambda l: l.nn.CTCLoss(blank=0, reduction="sum", zero_infinity=True),
+     [_LOG_PROBS, CTC_TG_IMPOSSIBLE, CTC_IL_IMPOSSIBLE, CTC_TL], [True, False, False, False]),
     ("NLLLoss2d", lambda l: l.nn.NLLLoss2d(weight=l.tensor(W32)),
      [np.log(np.full((2, 5, 3, 2), 0.2)) + np.random.default_rng(0).standard_normal((2, 5, 3, 2)),
       np.random.default_rng(1).integers(0, 5, (2, 3, 2))], [True, False]),
@@ -117,3 +121,47 @@ def test_module_constructor_errors(make, exc, message):
         with pytest.raises(exc) as e:
             make(lib)
         assert str(e.value) == message
+
+
+def _ctc_reference(lp, target):
+    """-log p(target | lp) of one sample by summing over every alignment (all (T,) label paths), the
+    definition CTC's recursion computes."""
+    import itertools
+    T, C = lp.shape
+    total = 0.0
+    for path in itertools.product(range(C), repeat=T):
+        collapsed = [c for i, c in enumerate(path) if c != 0 and (i == 0 or c != path[i - 1])]
+        if collapsed == list(target):
+            total += np.exp(sum(lp[t, c] for t, c in enumerate(path)))
+    return -np.log(total)
+
+
+def test_ctc_loss_matches_sum_over_alignments():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((5, 2, 3))
+    lp = x - np.log(np.exp(x).sum(-1, keepdims=True))
+    targets, il, tl = np.array([[1, 1], [2, 1]]), np.array([5, 4]), np.array([2, 2])
+    out = npgrad.nn.functional.ctc_loss(npgrad.tensor(lp), npgrad.tensor(targets), npgrad.tensor(il),
+                                        npgrad.tensor(tl), reduction="none").numpy()
+    ref = [_ctc_reference(lp[:il[n], n], targets[n, :tl[n]]) for n in range(2)]
+    np.testing.assert_allclose(out, ref, rtol=1e-12)
+
+
+def test_ctc_gradient_is_through_log_softmax_and_has_no_second_derivative():
+    # PyTorch's gradient w.r.t. log_probs: exp(log_probs) plus the true derivative of the loss
+    F = npgrad.nn.functional
+    lp = npgrad.tensor(np.log(np.full((4, 1, 3), 1 / 3)), requires_grad=True)
+    loss = F.ctc_loss(lp, npgrad.tensor([[1]]), npgrad.tensor([4]), npgrad.tensor([1]), reduction="sum")
+    (g,) = npgrad.autograd.grad(loss, lp, create_graph=True)
+    eps, base = 1e-6, lp.detach().numpy()
+    true = np.zeros_like(base)
+    for i in range(base.size):
+        hi, lo = base.copy(), base.copy()
+        hi.flat[i] += eps
+        lo.flat[i] -= eps
+        f = [F.ctc_loss(npgrad.tensor(a), npgrad.tensor([[1]]), npgrad.tensor([4]), npgrad.tensor([1]),
+                        reduction="sum").item() for a in (hi, lo)]
+        true.flat[i] = (f[0] - f[1]) / (2 * eps)
+    np.testing.assert_allclose(g.detach().numpy(), np.exp(base) + true, atol=1e-7)
+    with pytest.raises(RuntimeError, match="derivative for aten::_ctc_loss_backward is not implemented"):
+        npgrad.autograd.grad(g.sum(), lp)

@@ -93,6 +93,50 @@ _LINEAR_CE += [
          [True, True, False]),
 ]
 
+# ctc_loss: (T, N, C) = (7, 3, 5); targets padded (N, S) or concatenated; sample 2 of CTC_TG_IMPOSSIBLE cannot
+# be aligned in its 2 steps (infinite loss). The finite-difference rows take logits through log_softmax, since
+# PyTorch's gradient w.r.t. log_probs (which the "direct" parity rows compare) is the one through a log_softmax.
+CTC_X = R.standard_normal((7, 3, 5))
+CTC_TG = np.array([[1, 2, 2], [3, 1, 0], [4, 4, 1]])   # (a 0 past a row's length is padding)
+CTC_IL = np.array([7, 6, 4])
+CTC_TL = np.array([3, 2, 2])
+CTC_TG_IMPOSSIBLE = np.array([[1, 2, 2], [3, 4, 1], [2, 2, 3]])
+CTC_IL_IMPOSSIBLE = np.array([7, 2, 5])
+CTC_CONCAT = np.array([1, 2, 2, 3, 1, 4, 4])
+_LOG_PROBS_ONLY = frozenset({PARITY})
+
+
+def _ctc(**kw):
+    return lambda l, x, t, il, tl: F_(l).ctc_loss(x.log_softmax(-1), t, il, tl, **kw)
+
+
+_CTC = [_row(f"ctc_{red}", _ctc(reduction=red), [CTC_X, CTC_TG, CTC_IL, CTC_TL]) for red in ("none", "mean", "sum")]
+_CTC += [
+    _row("ctc_blank_last", lambda l, x, t, il, tl: F_(l).ctc_loss(x.log_softmax(-1), t - 1, il, tl, blank=4,
+                                                                  reduction="none"),
+         [CTC_X, CTC_TG, CTC_IL, CTC_TL]),
+    _row("ctc_concatenated_tuple_lengths", lambda l, x, t: F_(l).ctc_loss(x.log_softmax(-1), t, (7, 6, 4), (3, 2, 2)),
+         [CTC_X, CTC_CONCAT]),
+    _row("ctc_zero_infinity_none", _ctc(reduction="none", zero_infinity=True),
+         [CTC_X, CTC_TG_IMPOSSIBLE, CTC_IL_IMPOSSIBLE, CTC_TL]),
+    _row("ctc_zero_infinity_mean", _ctc(zero_infinity=True), [CTC_X, CTC_TG_IMPOSSIBLE, CTC_IL_IMPOSSIBLE, CTC_TL]),
+    _row("ctc_empty_target", _ctc(reduction="none"), [CTC_X, CTC_TG, CTC_IL, np.array([3, 0, 1])]),
+    _row("ctc_unbatched", lambda l, x, t, il, tl: F_(l).ctc_loss(x[:, 0].log_softmax(-1), t[0], il[0], tl[0],
+                                                                 reduction="none"),
+         [CTC_X, CTC_TG, CTC_IL, CTC_TL]),
+    _row("ctc_int32_targets", lambda l, x, t, il, tl: F_(l).ctc_loss(x.log_softmax(-1), t.int(), il.int(), tl.int()),
+         [CTC_X, CTC_TG, CTC_IL, CTC_TL]),
+    Sample("ctc_log_probs_direct_none", lambda l, x, t, il, tl: F_(l).ctc_loss(x, t, il, tl, reduction="none"),
+           _fixed([np.log(np.exp(CTC_X) / np.exp(CTC_X).sum(-1, keepdims=True)), CTC_TG, CTC_IL, CTC_TL], None),
+           checks=_LOG_PROBS_ONLY),
+    Sample("ctc_log_probs_direct_mean", lambda l, x, t, il, tl: F_(l).ctc_loss(x, t, il, tl),
+           _fixed([np.log(np.exp(CTC_X) / np.exp(CTC_X).sum(-1, keepdims=True)), CTC_TG_IMPOSSIBLE, CTC_IL_IMPOSSIBLE,
+                   CTC_TL], None), checks=_LOG_PROBS_ONLY),
+    Sample("ctc_log_probs_direct_zero_infinity", lambda l, x, t, il, tl: F_(l).ctc_loss(x, t, il, tl, zero_infinity=True),
+           _fixed([np.log(np.exp(CTC_X) / np.exp(CTC_X).sum(-1, keepdims=True)), CTC_TG_IMPOSSIBLE, CTC_IL_IMPOSSIBLE,
+                   CTC_TL], None), checks=_LOG_PROBS_ONLY),
+]
+
 _SECOND = {
     "F.linear_cross_entropy": [second("linear_cross_entropy", lambda l, x, w: F_(l).linear_cross_entropy(
         x, w, l.tensor([0, 2, 1]), label_smoothing=0.1), [In((3, 4)), In((3, 4))])],
@@ -158,8 +202,43 @@ _RAISES = {
     ],
 }
 
+_LP = np.zeros((4, 2, 3))  # (T, N, C) for the error rows
+
+
+def _ctc_call(l, lp=_LP, tg=((1, 2), (1, 0)), il=(4, 4), tl=(2, 1), **kw):
+    return F_(l).ctc_loss(l.tensor(lp), l.tensor(tg), l.tensor(il), l.tensor(tl), **kw)
+
+
+_RAISES["F.ctc_loss"] = [
+    ("ctc_blank_range", lambda l: _ctc_call(l, blank=3), RuntimeError, "blank must be in label range"),
+    ("ctc_blank_negative", lambda l: _ctc_call(l, blank=-1), RuntimeError, "blank must be in label range"),
+    ("ctc_input_lengths_size", lambda l: _ctc_call(l, il=(4,)), RuntimeError, "input_lengths must be of size batch_size"),
+    ("ctc_target_lengths_size", lambda l: _ctc_call(l, tl=(2, 1, 1)), RuntimeError,
+     "target_lengths must be of size batch_size"),
+    ("ctc_input_lengths_float", lambda l: _ctc_call(l, il=(4.0, 4.0)), RuntimeError, "input_lengths must be integral"),
+    ("ctc_input_length_too_long", lambda l: _ctc_call(l, il=(5, 4)), RuntimeError,
+     "Expected input_lengths to have value at most 4, but got value 5 (while checking arguments for "
+     "ctc_loss_allocate_outputs)"),
+    ("ctc_input_length_negative", lambda l: _ctc_call(l, il=(-1, 4)), RuntimeError,
+     "Expected input_lengths to have value at least 0, but got value -1 (while checking arguments for "
+     "ctc_loss_allocate_outputs)"),
+    ("ctc_target_length_negative", lambda l: _ctc_call(l, tl=(-1, 1)), RuntimeError,
+     "Expected target_lengths to have value at least 0, but got value -1 (while checking arguments for "
+     "ctc_loss_allocate_outputs)"),
+    ("ctc_padded_too_short", lambda l: _ctc_call(l, tl=(3, 1)), RuntimeError,
+     "Expected tensor to have size at least 3 at dimension 1, but got size 2 for argument #2 'targets' (while "
+     "checking arguments for ctc_loss_allocate_outputs)"),
+    ("ctc_concatenated_size", lambda l: _ctc_call(l, tg=(1, 2, 1, 1)), RuntimeError,
+     "Expected tensor to have size 3 at dimension 0, but got size 4 for argument #2 'targets' (while checking "
+     "arguments for ctc_loss_allocate_outputs)"),
+    ("ctc_reduction", lambda l: _ctc_call(l, reduction="avg"), ValueError, "avg is not a valid value for reduction"),
+    ("ctc_log_probs_4d", lambda l: _ctc_call(l, lp=np.zeros((4, 2, 3, 1))), RuntimeError,
+     "Expected 3-dimensional tensor, but got 5-dimensional tensor for argument #1 'log_probs' (while checking "
+     "arguments for ctc_loss_allocate_outputs)"),
+]
+
 _ROWS = {"F.multi_margin_loss": _MULTI_MARGIN, "F.multilabel_margin_loss": _MULTILABEL,
-         "F.triplet_margin_with_distance_loss": _TRIPLET, "F.linear_cross_entropy": _LINEAR_CE}
+         "F.triplet_margin_with_distance_loss": _TRIPLET, "F.linear_cross_entropy": _LINEAR_CE, "F.ctc_loss": _CTC}
 
 OPS = [OpInfo(name, "loss", rows[0].fn, samples=rows + _SECOND.get(name, []), raises=_RAISES.get(name, ()))
        for name, rows in _ROWS.items()]

@@ -9,6 +9,7 @@ from ._functional.activation import (relu, relu_, relu6, leaky_relu, leaky_relu_
                                      hardshrink, glu, prelu, rrelu)
 from ._functional.attention import (scaled_dot_product_attention, multi_head_attention_forward,  # noqa: F401
                                     _canonical_mask, _in_projection_packed)
+from ._functional.ctc import ctc_loss  # noqa: F401
 from ._functional.conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d, unfold, fold  # noqa: F401
 from ._functional.distance import cosine_similarity, pairwise_distance, pdist  # noqa: F401
 from ._functional.dropout import dropout, dropout1d, dropout2d, dropout3d, alpha_dropout  # noqa: F401

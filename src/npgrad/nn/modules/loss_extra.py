@@ -1,4 +1,4 @@
-"""The loss modules beyond loss.py: the margin losses, LinearCrossEntropyLoss and the deprecated
+"""The loss modules beyond loss.py: the margin losses, CTCLoss, LinearCrossEntropyLoss and the deprecated
 NLLLoss2d, each a thin wrapper over its nn.functional function as in PyTorch."""
 import math
 import warnings
@@ -8,7 +8,7 @@ from .distance import PairwiseDistance
 from .linear import Linear
 from .loss import NLLLoss, _Loss, _WeightedLoss
 
-__all__ = ["MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss",
+__all__ = ["MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss",
            "LinearCrossEntropyLoss", "NLLLoss2d"]
 
 
@@ -52,6 +52,19 @@ class TripletMarginWithDistanceLoss(_Loss):
     def forward(self, anchor, positive, negative):
         return F.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
                                                    margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    __constants__ = ["blank", "reduction"]
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                          self.zero_infinity)
 
 
 class LinearCrossEntropyLoss(_WeightedLoss):
