@@ -16,6 +16,7 @@ import family_decomp
 import family_indexing
 import family_loss
 import family_loss_extra
+import family_lrn
 import family_movement
 import family_pointwise
 import family_products
@@ -30,6 +31,7 @@ OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_co
          *family_products.OPS, *family_sorting.OPS, *family_decomp.OPS,
          *family_activation.OPS, *family_loss.OPS]
 OP_DB += family_loss_extra.OPS  # nn losses beyond family_loss (margin, linear, ctc)
+OP_DB += family_lrn.OPS
 BY_NAME = {op.name: op for op in OP_DB}
 
 

@@ -21,6 +21,7 @@ from ._functional.loss import (cross_entropy, nll_loss, mse_loss, l1_loss, smoot
                                binary_cross_entropy, binary_cross_entropy_with_logits, kl_div, poisson_nll_loss,
                                margin_ranking_loss, hinge_embedding_loss, soft_margin_loss, cosine_embedding_loss,
                                gaussian_nll_loss, triplet_margin_loss, multilabel_soft_margin_loss)
+from ._functional.lrn import local_response_norm  # noqa: F401
 from ._functional.normalization import (layer_norm, batch_norm, group_norm, instance_norm, rms_norm,  # noqa: F401
                                         normalize)
 from ._functional.padding import pad  # noqa: F401
