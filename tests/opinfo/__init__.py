@@ -17,6 +17,7 @@ import family_indexing
 import family_loss
 import family_loss_extra
 import family_lrn
+import family_grid
 import family_movement
 import family_pointwise
 import family_products
@@ -32,6 +33,7 @@ OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_co
          *family_activation.OPS, *family_loss.OPS]
 OP_DB += family_loss_extra.OPS  # nn losses beyond family_loss (margin, linear, ctc)
 OP_DB += family_lrn.OPS
+OP_DB += family_grid.OPS
 BY_NAME = {op.name: op for op in OP_DB}
 
 

@@ -13,6 +13,7 @@ from ._functional.ctc import ctc_loss  # noqa: F401
 from ._functional.conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d, unfold, fold  # noqa: F401
 from ._functional.distance import cosine_similarity, pairwise_distance, pdist  # noqa: F401
 from ._functional.dropout import dropout, dropout1d, dropout2d, dropout3d, alpha_dropout  # noqa: F401
+from ._functional.grid import affine_grid, grid_sample  # noqa: F401
 from ._functional.linear import linear, bilinear  # noqa: F401
 from ._functional.loss_linear import linear_cross_entropy  # noqa: F401
 from ._functional.loss_margin import (multi_margin_loss, multilabel_margin_loss,  # noqa: F401
