@@ -200,6 +200,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if lp.dim() != 3:
         raise RuntimeError(f"Expected 3-dimensional tensor, but got {lp.dim()}-dimensional tensor for argument #1 "
                            f"'log_probs' (while checking arguments for ctc_loss_allocate_outputs)")
+    if lp.numel() == 0:
+        raise RuntimeError("log_probs tensor must not be empty")
     T, N, C = lp.shape
     if blank < 0 or blank >= C:
         raise RuntimeError("blank must be in label range")

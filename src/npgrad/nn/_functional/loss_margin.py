@@ -2,11 +2,13 @@
 triplet_margin_with_distance_loss (a triplet loss over any distance function).
 
 Each is a composition of differentiable operators: the targets only pick which score differences enter
-the hinge, so they become constant masks and every gradient (and a second one) follows from the ops.
+the hinge, so they become constant masks and every gradient (and a second one) follows from the ops. As in
+PyTorch's kernels a hinge term counts where the difference is positive, so a NaN difference drops out.
 """
 import numpy as np
 
 from ... import dtypes as _dt
+from ...ops.pointwise import where as _where
 from ...tensor import Tensor
 from ._utils import reduce_loss, resolve_reduction
 
@@ -61,9 +63,11 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError("target out of range")
     if weight is not None:
         factor *= weight._data[t][:, None]
-    factor[np.arange(N), t] = 0  # the target's own score is no margin violation
-    index = Tensor._wrap(t[:, None])
-    z = (margin - x.gather(1, index) + x).clamp_min(0)
+    others = np.ones((N, C), bool)
+    others[np.arange(N), t] = False  # the target's own score is no margin violation (left out, even if inf)
+    z = margin - x.gather(1, Tensor._wrap(t[:, None])) + x
+    # a term counts where it is positive, as PyTorch's kernel tests it: a NaN difference drops out
+    z = _where(Tensor._wrap(others & (z._data > 0)), z, 0.0)
     if p == 2:
         z = z * z
     loss = (z * Tensor._wrap(factor / np.asarray(C, dt))).sum(1).reshape(out_shape)
@@ -87,7 +91,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     np.add.at(count, (rows[listed], t[listed]), 1)  # a class listed twice counts twice, as in PyTorch
     dt = x._data.dtype
     pairs = count[:, :, None] * (count == 0)[:, None, :]  # (target j, non-target k) pairs
-    hinge = (1 - x.unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)
+    diff = 1 - x.unsqueeze(2) + x.unsqueeze(1)
+    hinge = _where(Tensor._wrap((pairs > 0) & (diff._data > 0)), diff, 0.0)  # (NaN differences drop out)
     loss = (hinge * Tensor._wrap((pairs / np.asarray(C, dt)).astype(dt))).sum((1, 2))
     loss = loss.reshape(()) if input.dim() < 2 else loss
     return reduce_loss(loss, reduction)

@@ -1,14 +1,15 @@
 """Local response normalization across channels: local_response_norm (LocalResponseNorm) and the legacy
 cross-map form of CrossMapLRN2d.
 
-Both divide each value by (k + alpha / size * a windowed sum of squares over neighbouring channels) ** beta.
-The window sum is a product with a constant band matrix over the channel axis, so it differentiates (again)
-like any matrix product.
+Both divide each value by (k + alpha / size * a windowed sum of squares over neighbouring channels) ** beta,
+composed of differentiable operators (so they differentiate again); CrossMapLRN2d's window is a constant
+0/1 matrix over the channels, as its legacy kernel's running sum defines it.
 """
 import numpy as np
 
 from ...autograd.function import Op
 from ...ops import _poly as P
+from ...ops.movement import cat
 from ...tensor import Tensor
 
 
@@ -36,9 +37,18 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     if input.numel() == 0:
         return input
     shape = tuple(input.shape)
-    x = input.reshape(shape[0], shape[1], -1)
-    mat = _band(shape[1], -(size // 2), (size - 1) // 2, x._data.dtype) / np.asarray(size, x._data.dtype)
-    div = (_channel_mix(x * x, mat) * alpha + k) ** beta
+    N, C = shape[:2]
+    x = input.reshape(N, C, -1)
+    sq = x * x
+    # the window sum as a sum of shifted slices of the zero-padded squares (not a product with a band
+    # matrix, whose zeros would spread an inf or NaN to every channel)
+    before, after = size // 2, (size - 1) // 2
+    zeros = Tensor._wrap(np.zeros((N, 1, sq.shape[2]), sq._data.dtype))
+    padded = cat([zeros] * before + [sq] + [zeros] * after, 1) if size > 1 else sq
+    total = padded[:, :C]
+    for i in range(1, size):
+        total = total + padded[:, i:i + C]
+    div = (total / size * alpha + k) ** beta
     return (x / div).reshape(shape)
 
 
@@ -76,7 +86,7 @@ class CrossMapLRN2dOp(Op):
     def scale(x, size, alpha, k):
         N, C = x.shape[:2]
         dt = P.data_of(x).dtype
-        flat = P.reshape(x, (N, C, -1))
+        flat = P.reshape(x, (N, C, int(np.prod(x.shape[2:]))))
         mixed = _channel_mix(flat * flat, _legacy_window(C, size, dt))
         return P.reshape(mixed * (alpha / size) + k, tuple(x.shape))
 
@@ -88,7 +98,7 @@ class CrossMapLRN2dOp(Op):
         dt = P.data_of(x).dtype
         scale = CrossMapLRN2dOp.scale(x, size, alpha, k)
         out = x * scale ** -beta
-        ratio = P.reshape(g * out / scale, (N, C, -1))
+        ratio = P.reshape(g * out / scale, (N, C, int(np.prod(x.shape[2:]))))
         start = int(size - (size - 1) / 2)
         window = _band(C, -start, size - 1 - start, dt)
         summed = P.reshape(_channel_mix(ratio, window), tuple(x.shape))

@@ -17,3 +17,4 @@ from .loss import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .loss_extra import *  # noqa: F401,F403
 from .lrn import *  # noqa: F401,F403
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
