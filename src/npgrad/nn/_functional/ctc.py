@@ -141,7 +141,7 @@ class CtcGradient(Op):
     PyTorch it has no derivative of its own."""
 
     __slots__ = ()
-    node_name = "CtcLossBackwardBackward0"  # (never differentiated: its backward raises, as PyTorch's does)
+    node_name = "NotImplemented"  # PyTorch's name for this node (its backward raises there too)
 
     @staticmethod
     def forward(ctx, g, lp, targets, input_lengths, target_lengths, blank, zero_infinity, nll):
@@ -183,7 +183,7 @@ def _lengths(value, name):
     return np.asarray(value, np.int64).reshape(-1)
 
 
-def _size_error(what, size, dim, got, at_least=False):
+def _size_error(size, dim, got, at_least=False):
     return RuntimeError(f"Expected tensor to have size {'at least ' if at_least else ''}{size} at dimension {dim}, but "
                         f"got size {got} for argument #2 'targets' (while checking arguments for "
                         f"ctc_loss_allocate_outputs)")
@@ -217,7 +217,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if tg.ndim == 1:  # concatenated: each sample's targets follow the previous one's
         total = int(tl.sum())
         if tg.shape[0] != total:
-            raise _size_error("targets", total, 0, tg.shape[0])
+            raise _size_error(total, 0, tg.shape[0])
         S = int(tl.max()) if N else 0
         padded = np.full((N, S), blank, np.int64)
         starts = np.concatenate([[0], np.cumsum(tl)[:-1]]) if N else tl
@@ -227,7 +227,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     else:
         need = int(tl.max()) if N else 0
         if tg.shape[1] < need:
-            raise _size_error("targets", need, 1, tg.shape[1], at_least=True)
+            raise _size_error(need, 1, tg.shape[1], at_least=True)
     for name, v, hi in (("input_lengths", il, T), ("target_lengths", tl, None)):
         if N and v.min() < 0:
             raise RuntimeError(f"Expected {name} to have value at least 0, but got value {int(v.min())} (while "
