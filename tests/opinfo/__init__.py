@@ -16,6 +16,9 @@ import family_conv
 import family_decomp
 import family_indexing
 import family_loss
+import family_loss_extra
+import family_lrn
+import family_grid
 import family_movement
 import family_nn_misc
 import family_norm
@@ -33,6 +36,9 @@ OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_co
          *family_products.OPS, *family_sorting.OPS, *family_decomp.OPS,
          *family_activation.OPS, *family_loss.OPS,
          *family_conv.OPS, *family_pool.OPS, *family_norm.OPS, *family_nn_misc.OPS]
+OP_DB += family_loss_extra.OPS  # nn losses beyond family_loss (margin, linear, ctc)
+OP_DB += family_lrn.OPS
+OP_DB += family_grid.OPS
 BY_NAME = {op.name: op for op in OP_DB}
 
 

@@ -231,6 +231,63 @@ KNOWN_MISMATCHES = {
     ("InstanceNorm1d", "empty"): "PyTorch's affine InstanceNorm fails on an empty batch with an internal "
                                  "'select(): index 0 out of range' IndexError; npgrad returns the empty output",
 }
+_UNINITIALISED = ("PyTorch's CPU kernel returns uninitialised memory as the mean of an empty batch (a different "
+                  "number on each call); npgrad returns NaN, the mean of nothing")
+for _key in ("MultiMarginLoss", "F.multi_margin_loss", "MultiLabelMarginLoss", "F.multilabel_margin_loss"):
+    KNOWN_MISMATCHES[(_key, "empty")] = _UNINITIALISED
+
+
+# the losses, sampling grids and response norms of nn/_functional/{loss_margin,loss_linear,ctc,grid,lrn}.py
+_CTC_SHAPE = (6, 2, 5)  # (T, N, C): the "batch" the edge kinds vary is the time axis
+
+
+def _labels(L, x):
+    """multilabel_margin_loss targets: class 1, then the -1 that ends each row's list."""
+    t = L.full(tuple(x.shape), -1, dtype=L.long)
+    t[:, 0] = 1
+    return t
+
+
+def _ctc_args(L, x):
+    N = x.shape[1]
+    return (x.log_softmax(2), L.ones((N, 2), dtype=L.long), L.full((N,), x.shape[0], dtype=L.long),
+            L.full((N,), 2, dtype=L.long))
+
+
+def _nll_loss2d(L):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # its deprecation, in both libraries
+        return L.nn.NLLLoss2d()
+
+
+def _grid_for(L, x):
+    n = x.shape[0]
+    return L.tensor(np.linspace(-1.1, 1.1, n * 18).reshape(n, 3, 3, 2).astype(np.float32))
+
+
+MODULES.update({
+    "MultiMarginLoss": (None, _2D, lambda L, m, x: m(x, _classes(L, x))),
+    "MultiLabelMarginLoss": (None, _2D, lambda L, m, x: m(x, _labels(L, x))),
+    "TripletMarginWithDistanceLoss": (None, _2D, lambda L, m, x: m(x, x * 2 + 1, x - 1)),
+    "CTCLoss": (None, _CTC_SHAPE, lambda L, m, x: m(*_ctc_args(L, x))),
+    "LinearCrossEntropyLoss": (lambda L: L.nn.LinearCrossEntropyLoss(8, 4), _2D, lambda L, m, x: m(x, _classes(L, x))),
+    "NLLLoss2d": (_nll_loss2d, _4D, lambda L, m, x: m(x, L.zeros((x.shape[0], 6, 6), dtype=L.long))),
+    "LocalResponseNorm": (lambda L: L.nn.LocalResponseNorm(2), None, None),
+    "CrossMapLRN2d": (lambda L: L.nn.CrossMapLRN2d(3), _4D, None),
+    "AdaptiveLogSoftmaxWithLoss": (lambda L: L.nn.AdaptiveLogSoftmaxWithLoss(8, 6, [2, 4]), _2D,
+                                   lambda L, m, x: m(x, _classes(L, x))),
+})
+FUNCTIONALS.update({
+    "multi_margin_loss": (_2D, lambda L, F, x: F.multi_margin_loss(x, _classes(L, x))),
+    "multilabel_margin_loss": (_2D, lambda L, F, x: F.multilabel_margin_loss(x, _labels(L, x))),
+    "triplet_margin_with_distance_loss": (_2D, lambda L, F, x: F.triplet_margin_with_distance_loss(x, x * 2 + 1, x - 1)),
+    "linear_cross_entropy": (_2D, lambda L, F, x: F.linear_cross_entropy(x, L.ones((4, 8)), _classes(L, x))),
+    "ctc_loss": (_CTC_SHAPE, lambda L, F, x: F.ctc_loss(*_ctc_args(L, x))),
+    "local_response_norm": (None, lambda L, F, x: F.local_response_norm(x, 2)),
+    "grid_sample": (_4D, lambda L, F, x: F.grid_sample(x, _grid_for(L, x), align_corners=False)),
+    "affine_grid": ((2, 2, 3), lambda L, F, x: F.affine_grid(x, [x.shape[0], 1, 3, 4], align_corners=False)),
+})
 
 
 # -- running one entry in both libraries -------------------------------------------------------------------

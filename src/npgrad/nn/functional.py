@@ -9,14 +9,20 @@ from ._functional.activation import (relu, relu_, relu6, leaky_relu, leaky_relu_
                                      hardshrink, glu, prelu, rrelu)
 from ._functional.attention import (scaled_dot_product_attention, multi_head_attention_forward,  # noqa: F401
                                     _canonical_mask, _in_projection_packed)
+from ._functional.ctc import ctc_loss  # noqa: F401
 from ._functional.conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d, unfold, fold  # noqa: F401
 from ._functional.distance import cosine_similarity, pairwise_distance, pdist  # noqa: F401
 from ._functional.dropout import dropout, dropout1d, dropout2d, dropout3d, alpha_dropout  # noqa: F401
+from ._functional.grid import affine_grid, grid_sample  # noqa: F401
 from ._functional.linear import linear, bilinear  # noqa: F401
+from ._functional.loss_linear import linear_cross_entropy  # noqa: F401
+from ._functional.loss_margin import (multi_margin_loss, multilabel_margin_loss,  # noqa: F401
+                                      triplet_margin_with_distance_loss)
 from ._functional.loss import (cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss,  # noqa: F401
                                binary_cross_entropy, binary_cross_entropy_with_logits, kl_div, poisson_nll_loss,
                                margin_ranking_loss, hinge_embedding_loss, soft_margin_loss, cosine_embedding_loss,
                                gaussian_nll_loss, triplet_margin_loss, multilabel_soft_margin_loss)
+from ._functional.lrn import local_response_norm  # noqa: F401
 from ._functional.normalization import (layer_norm, batch_norm, group_norm, instance_norm, rms_norm,  # noqa: F401
                                         normalize)
 from ._functional.padding import pad  # noqa: F401

@@ -15,3 +15,6 @@ from .upsampling import *  # noqa: F401,F403
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .loss import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
+from .loss_extra import *  # noqa: F401,F403
+from .lrn import *  # noqa: F401,F403
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
