@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from oracle import HAS_TORCH
@@ -38,6 +39,37 @@ def test_cnn_training_script(tmp_path):
     if HAS_TORCH:  # the same file is real PyTorch code
         _check_cnn(_run([sys.executable, os.path.join(HERE, "cnn_train.py"), "--epochs", "3", "--out", "."],
                         tmp_path), "torch")
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="PyTorch not installed: nothing to compare the losses with")
+def test_cnn_script_gives_pytorchs_losses_from_the_same_start(tmp_path):
+    # The same unmodified script, run by npgrad and by PyTorch, from the same data and initial weights
+    # (an .npz of NumPy arrays, read with torch.from_numpy): the per-step losses agree to float32 accuracy.
+    import torch
+    torch.manual_seed(1)
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 64)
+    rows = np.arange(8)[None, None, :, None]
+    # a faint signal in noise, so that the loss stays well above zero over the 8 steps compared
+    x = (rng.uniform(0, 1, (64, 1, 8, 8)) + 0.1 * np.where(y[:, None, None, None] == 0, rows < 4, rows >= 4))
+    x = x.astype(np.float32)
+    model_state = {k: v.numpy() for k, v in _pytorch_cnn_state(torch).items()}
+    np.savez(tmp_path / "init.npz", x=x, y=y.astype(np.int64), **model_state)
+    args = ("--epochs", "2", "--out", ".", "--init", "init.npz")
+    ours = _npgrad_run("cnn_train.py", *args, cwd=tmp_path)
+    theirs = _run([sys.executable, os.path.join(HERE, "cnn_train.py"), *args], tmp_path)
+    step = re.compile(r"step loss ([-\d.e]+)")
+    a, b = [float(v) for v in step.findall(ours)], [float(v) for v in step.findall(theirs)]
+    assert len(a) == len(b) == 8 and "torch_is npgrad" in ours and "torch_is torch" in theirs
+    np.testing.assert_allclose(a, b, rtol=2e-5, atol=1e-6)
+    assert min(a) > 0.1
+
+
+def _pytorch_cnn_state(torch):
+    nn = torch.nn
+    net = nn.Module()
+    net.conv1, net.bn, net.fc = nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8), nn.Linear(8 * 4 * 4, 2)
+    return net.state_dict()
 
 
 def test_gpt_training_script(tmp_path):

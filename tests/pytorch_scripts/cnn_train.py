@@ -4,6 +4,7 @@ import argparse
 import os
 import sys
 
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -12,6 +13,7 @@ from torch.utils.data import DataLoader, TensorDataset
 parser = argparse.ArgumentParser()
 parser.add_argument("--epochs", type=int, default=3)
 parser.add_argument("--out", default=".")
+parser.add_argument("--init", help="an .npz with the data (x, y) and initial weights; batches in order")
 args = parser.parse_args()
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -36,9 +38,12 @@ x = torch.rand(128, 1, 8, 8) * 0.5
 y = torch.randint(0, 2, (128,))
 x[y == 0, :, :4] += 1.0
 x[y == 1, :, 4:] += 1.0
-loader = DataLoader(TensorDataset(x, y), batch_size=16, shuffle=True)
-
 model = Net().to(device)
+if args.init:  # start from given data and weights (e.g. another framework's), so runs can be compared
+    init = np.load(args.init)
+    x, y = torch.from_numpy(init["x"]), torch.from_numpy(init["y"])
+    model.load_state_dict({k: torch.from_numpy(init[k]) for k in model.state_dict()})
+loader = DataLoader(TensorDataset(x, y), batch_size=16, shuffle=not args.init)
 opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
 sched = torch.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
 for epoch in range(args.epochs):
@@ -51,6 +56,8 @@ for epoch in range(args.epochs):
         loss.backward()
         opt.step()
         total += loss.item() * len(xb)
+        if args.init:
+            print(f"step loss {loss.item():.9g}")
     sched.step()
     print(f"epoch {epoch} loss {total / len(x):.4f}")
 
