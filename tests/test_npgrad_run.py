@@ -78,6 +78,33 @@ def test_gpt_training_script(tmp_path):
     assert last < 0.5 * first and first < uniform + 0.5, out
 
 
+@pytest.mark.skipif(not HAS_TORCH, reason="PyTorch not installed: nothing to compare the losses with")
+def test_gpt_script_gives_pytorchs_losses_from_the_same_start(tmp_path):
+    # As the CNN test: the transformer script (Embedding, TransformerEncoderLayer with a causal mask, AdamW,
+    # clipping, LambdaLR) from PyTorch's initial weights and the same batches, 20 steps.
+    import torch
+    import importlib.util
+    torch.manual_seed(2)
+    spec = importlib.util.spec_from_file_location("gpt_model", os.path.join(HERE, "gpt_train.py"))
+    src = open(spec.origin).read().split("model = TinyGPT")[0]   # the model definition, run by PyTorch
+    scope = {"__name__": "gpt_model"}
+    sys_argv, sys.argv = sys.argv, ["gpt_train.py"]
+    try:
+        exec(compile(src, spec.origin, "exec"), scope)
+    finally:
+        sys.argv = sys_argv
+    state = {k: v.numpy() for k, v in scope["TinyGPT"](len(scope["chars"])).state_dict().items()}
+    ix = np.random.default_rng(2).integers(0, len(scope["data"]) - 17, (20, 8))
+    np.savez(tmp_path / "init.npz", ix=ix, **state)
+    ours = _npgrad_run("gpt_train.py", "--init", "init.npz", cwd=tmp_path)
+    theirs = _run([sys.executable, os.path.join(HERE, "gpt_train.py"), "--init", "init.npz"], tmp_path)
+    step = re.compile(r"step loss ([-\d.e]+)")
+    a, b = [float(v) for v in step.findall(ours)], [float(v) for v in step.findall(theirs)]
+    assert len(a) == len(b) == 20
+    np.testing.assert_allclose(a, b, rtol=1e-5)
+    assert a[-1] < a[0]
+
+
 def test_a_missing_submodule_is_named_not_taken_from_pytorch(tmp_path):
     script = tmp_path / "uses_missing.py"
     script.write_text("import torch.no_such_module\n")

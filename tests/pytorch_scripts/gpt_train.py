@@ -1,11 +1,16 @@
 """A tiny character transformer trained PyTorch's way (Embedding, TransformerEncoderLayer with a causal
 mask, AdamW, gradient clipping, warmup scheduler). Unmodified PyTorch; `npgrad run` runs it."""
+import argparse
 import math
 
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+parser = argparse.ArgumentParser()
+parser.add_argument("--init", help="an .npz with initial weights and each step's batch offsets (ix)")
+args = parser.parse_args()
 torch.manual_seed(0)
 text = "to be or not to be that is the question " * 20
 chars = sorted(set(text))
@@ -30,11 +35,14 @@ class TinyGPT(nn.Module):
 
 
 model = TinyGPT(len(chars))
+if args.init:  # start from given weights and batches (e.g. another framework's), so runs can be compared
+    init = np.load(args.init)
+    model.load_state_dict({k: torch.from_numpy(init[k]) for k in model.state_dict()})
 opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
 sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / 10))
 losses = []
-for step in range(60):
-    ix = torch.randint(0, len(data) - T - 1, (B,))
+for step in range(len(init["ix"]) if args.init else 60):
+    ix = torch.from_numpy(init["ix"][step]) if args.init else torch.randint(0, len(data) - T - 1, (B,))
     xb = torch.stack([data[i:i + T] for i in ix.tolist()])
     yb = torch.stack([data[i + 1:i + T + 1] for i in ix.tolist()])
     loss = F.cross_entropy(model(xb).reshape(-1, len(chars)), yb.reshape(-1))
@@ -44,5 +52,7 @@ for step in range(60):
     opt.step()
     sched.step()
     losses.append(loss.item())
+    if args.init:
+        print(f"step loss {loss.item():.9g}")
 first, last = sum(losses[:10]) / 10, sum(losses[-10:]) / 10
 print(f"loss {first:.3f} -> {last:.3f} (uniform {math.log(len(chars)):.3f})")
