@@ -19,15 +19,17 @@ import family_movement
 import family_pointwise
 import family_products
 import family_reduce
+import family_scatter_extra
 import family_softmax
 import family_sorting
 import family_special
 import family_unary
+import family_view_copy
 
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
          *family_movement.OPS, *family_broadcast.OPS, *family_reduce.OPS, *family_softmax.OPS, *family_special.OPS,
          *family_products.OPS, *family_sorting.OPS, *family_decomp.OPS,
-         *family_activation.OPS, *family_loss.OPS]
+         *family_activation.OPS, *family_loss.OPS, *family_scatter_extra.OPS, *family_view_copy.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 
