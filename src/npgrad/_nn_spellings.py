@@ -117,6 +117,40 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
 
 
 @_adapter
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None,
+                  include_last_offset=False, padding_idx=None):
+    """ATen's embedding_bag: the bags, and three bookkeeping tensors that PyTorch's CPU kernel returns for its
+    backward (in the indices' dtype), computed as it computes them: each index's bag (offset2bag), each bag's
+    size with padding left out, and for max the row each maximum came from (for mean: the sizes again). In
+    sum mode the sizes and maxima are zeros, and offset2bag is empty for float16/float32 weights (the fast
+    kernel PyTorch takes for them does not fill it)."""
+    import numpy as np
+    from .tensor import Tensor
+    out = _F().embedding_bag(indices, weight, offsets, scale_grad_by_freq=scale_grad_by_freq,
+                             mode=("sum", "mean", "max")[mode], sparse=sparse, per_sample_weights=per_sample_weights,
+                             include_last_offset=include_last_offset, padding_idx=padding_idx)
+    idx, off = indices._data.reshape(-1), offsets._data.astype(np.int64)
+    bounds = list(off) + ([] if include_last_offset else [idx.size])
+    n, it = len(bounds) - 1, idx.dtype
+    pad = -1 if padding_idx is None else padding_idx % weight.shape[0]
+    offset2bag = np.zeros(idx.size, it)
+    sizes = np.zeros(n, it)
+    argmax = np.zeros((n, weight.shape[1]), it)
+    w = weight._data
+    for b, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])):
+        offset2bag[lo:hi] = b
+        rows = idx[lo:hi][idx[lo:hi] != pad]
+        sizes[b] = rows.size
+        if rows.size:
+            argmax[b] = rows[np.argmax(w[rows], axis=0)]
+    if mode == 0:
+        fast = w.dtype in (np.float16, np.float32)
+        zeros = np.zeros(n, it)
+        return out, Tensor._wrap(offset2bag[:0] if fast else offset2bag), Tensor._wrap(zeros), Tensor._wrap(zeros.copy())
+    return out, Tensor._wrap(offset2bag), Tensor._wrap(sizes), Tensor._wrap(argmax if mode == 2 else sizes.copy())
+
+
+@_adapter
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
     return _F().binary_cross_entropy_with_logits(input, target, weight, reduction=_reduction(reduction),
                                                  pos_weight=pos_weight)

@@ -74,6 +74,14 @@ ROWS = [
     ("dropout_p0", lambda lib, x: lib.dropout(x, 0.0, True), [In((3, 4))]),
     ("embedding", lambda lib, w: lib.embedding(w, lib.tensor([[0, 2], [1, 1]])), [In((4, 3))]),
     ("embedding_padding_idx", lambda lib, w: lib.embedding(w, lib.tensor([0, 2, 1, 1]), 1), [In((4, 3))]),
+    ("embedding_bag", lambda lib, w: lib.embedding_bag(w, lib.tensor([0, 2, 4, 1, 1]), lib.tensor([0, 2]), False, 1)[0],
+     [In((5, 3))]),
+    ("embedding_bag_max_empty_bag", lambda lib, w: lib.embedding_bag(w, lib.tensor([0, 2, 4, 1]), lib.tensor([0, 2, 2]),
+                                                                      False, 2)[0], [In((5, 3))]),
+    ("embedding_bag_sum_weighted", lambda lib, w, psw: lib.embedding_bag(
+        w, lib.tensor([0, 2, 4, 1]), lib.tensor([0, 1, 4]), False, 0, False, psw, True)[0], [In((5, 3)), In((4,))]),
+    ("embedding_bag_mean_padding", lambda lib, w: lib.embedding_bag(w, lib.tensor([0, 2, 1, 1]), lib.tensor([0, 2]),
+                                                                     False, 1, False, None, False, 1)[0], [In((5, 3))]),
     ("feature_dropout_eval", lambda lib, x: lib.feature_dropout(x, 0.5, False), [In((3, 4, 2))]),
     ("group_norm", lambda lib, x, w, b: lib.group_norm(x, 2, w, b, 1e-5, True), [In((3, 4, 5)), In((4,)), In((4,))]),
     ("group_norm_defaults", lambda lib, x: lib.group_norm(x, 1), [In((2, 3, 4))]),
@@ -173,6 +181,43 @@ def test_arguments_map_onto_nn_functional(name, shapes, spelling, functional):
     rng = np.random.default_rng(0)
     args = [npgrad.tensor(rng.uniform(0.5, 2.0, s)) for s in shapes]
     np.testing.assert_allclose(spelling(*args).numpy(), functional(*args).numpy())
+
+
+EMBEDDING_BAG_CALLS = [  # (id, weight dtype, index dtype, (offsets, mode, per_sample_weights?, include_last, padding))
+    ("sum", "float32", "int64", ([0, 2], 0, False, False, None)),
+    ("sum_float64", "float64", "int64", ([0, 2], 0, False, False, None)),
+    ("sum_weighted", "float64", "int64", ([0, 2], 0, True, False, None)),
+    ("mean_padding", "float32", "int64", ([0, 2], 1, False, False, 1)),
+    ("mean_last_offset", "float64", "int32", ([0, 2, 5], 1, False, True, None)),
+    ("max_empty_bag", "float32", "int64", ([0, 2, 2], 2, False, False, None)),
+    ("max_negative_padding", "float64", "int64", ([0, 2, 2], 2, False, False, -1)),
+]
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="compares with PyTorch, which is not installed")
+@pytest.mark.parametrize("wdt, idt, call", [c[1:] for c in EMBEDDING_BAG_CALLS], ids=[c[0] for c in EMBEDDING_BAG_CALLS])
+def test_embedding_bag_returns_pytorchs_four_tensors(wdt, idt, call):
+    import torch
+    offsets, mode, weighted, last, padding = call
+    w = np.random.default_rng(0).standard_normal((5, 3)).astype(wdt)
+    got = []
+    for lib in (npgrad, torch):
+        psw = lib.tensor(np.linspace(0.5, 2.0, 5).astype(wdt)) if weighted else None
+        out = lib.embedding_bag(lib.tensor(w), lib.tensor(np.array([0, 2, 4, 1, 1], idt)), lib.tensor(np.array(offsets, idt)),
+                                False, mode, False, psw, last, padding)
+        got.append([(t.numpy(), str(t.dtype).split(".")[-1]) for t in out])
+    for (a, da), (b, db) in zip(*got):
+        assert da == db and a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_embedding_bag_leaves_padding_out_and_gives_empty_bags_zeros():
+    # nn.functional's (which torch.embedding_bag calls): the padding rows are not in the sum nor in the count
+    w = npgrad.tensor(np.arange(10.0).reshape(5, 2))
+    out = F.embedding_bag(npgrad.tensor([0, 2, 4, 1, 1]), w, npgrad.tensor([0, 2, 2]), mode="mean", padding_idx=1)
+    np.testing.assert_allclose(out.numpy(), [[2.0, 3.0], [0.0, 0.0], [8.0, 9.0]])
+    out = F.embedding_bag(npgrad.tensor([[0, 1], [1, 1]]), w, mode="max", padding_idx=1)
+    np.testing.assert_allclose(out.numpy(), [[0.0, 1.0], [0.0, 0.0]])
 
 
 @pytest.mark.parametrize("name", sorted(RANDOM))

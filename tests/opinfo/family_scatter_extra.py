@@ -152,6 +152,12 @@ RAISES = {
         ("as_strided_out_of_storage", lambda lib: lib.ones(3, 2).as_strided((4, 2), (2, 1)),
          RuntimeError, "setStorage: sizes [4, 2], strides [2, 1], storage offset 0, and itemsize 4 requiring a "
                        "storage size of 32 are out of bounds for storage of size 24"),
+        ("as_strided_lengths", lambda lib: lib.ones(6).as_strided((2,), (1, 1)), RuntimeError,
+         "mismatch in length of strides and shape"),
+        ("as_strided_negative_stride", lambda lib: lib.ones(6).as_strided((2,), (-1,)), RuntimeError,
+         "as_strided: Negative strides are not supported at the moment, got strides: [-1]"),
+        ("as_strided_negative_offset", lambda lib: lib.ones(6).as_strided((2,), (1,), -1), RuntimeError,
+         "Tensor: invalid storage offset -1"),
     ],
     "nonzero_static": [
         ("nonzero_static_negative", lambda lib: lib.nonzero_static(lib.ones(3), size=-1),

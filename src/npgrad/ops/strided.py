@@ -82,14 +82,14 @@ def _storage(a):
 def _check_geometry(size, stride, offset, storage_size, itemsize):
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
-    if any(s < 0 for s in size):
-        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
-                           f"{list(stride)}" if any(s < 0 for s in stride) else f"Trying to create tensor with "
-                           f"negative dimension {min(size)}: {list(size)}")
+        raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in stride):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
                            f"{list(stride)}")
+    if any(s < 0 for s in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     need = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
     if need > storage_size:
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
@@ -99,8 +99,10 @@ def _check_geometry(size, stride, offset, storage_size, itemsize):
 
 
 def _strided(flat, size, stride, offset):
-    """The view of 1-d ``flat`` with element strides ``stride`` from ``offset``; read-only when elements
-    overlap (PyTorch refuses in-place writes to such a tensor)."""
+    """The view of 1-d ``flat`` with element strides ``stride`` from ``offset``. Read-only when elements
+    overlap, so in-place writes raise as they do on an expanded tensor (PyTorch writes such a view element by
+    element, so an element seen twice is updated twice; NumPy's ufuncs buffer overlapping operands and would
+    update it once: neither silently)."""
     if 0 in size:
         return np.zeros(size, flat.dtype)
     base = flat[offset:]
