@@ -53,24 +53,25 @@ def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_
     return _F().avg_pool1d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad)
 
 
-@_adapter
-def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
-    return _F().max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+def _max_pool(name):
+    """torch.max_pool<n>d: no return_indices, and an empty stride for the kernel size."""
+    def pool(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+        return getattr(_F(), name)(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+    pool.__name__ = pool.__qualname__ = name
+    return _adapter(pool)
 
 
-@_adapter
-def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
-    return _F().max_pool2d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+def _dropout(name):
+    """torch.<dropout>(input, p, train): ``train`` has no default."""
+    def dropout(input, p, train):
+        return getattr(_F(), name)(input, p, train)
+    dropout.__name__ = dropout.__qualname__ = name
+    return _adapter(dropout)
 
 
-@_adapter
-def dropout(input, p, train):
-    return _F().dropout(input, p, train)
-
-
-@_adapter
-def alpha_dropout(input, p, train):
-    return _F().alpha_dropout(input, p, train)
+# (max_pool3d and feature_alpha_dropout are one more line each, once nn.functional has them)
+max_pool1d, max_pool2d = _max_pool("max_pool1d"), _max_pool("max_pool2d")
+dropout, alpha_dropout = _dropout("dropout"), _dropout("alpha_dropout")
 
 
 @_adapter

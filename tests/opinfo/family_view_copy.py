@@ -18,6 +18,33 @@ def _copy_rows(name, call, shape, many=False):
     return [_row2(name, lambda lib, x: fn(lib, x) * 1, [In(shape)])]
 
 
+F = "float32"
+# operator -> the empty-tensor suite's calls (tests/reliability/test_empty_tensors.py)
+EMPTY = {
+    "alias_copy": [("empty", lambda L, x: L.alias_copy(x), ((0, 3), F))],
+    "as_strided_copy": [("empty", lambda L, x: L.as_strided_copy(x, (0,), (1,)), ((0, 3), F))],
+    "detach_copy": [("empty", lambda L, x: L.detach_copy(x), ((0, 3), F))],
+    "diagonal_copy": [("empty", lambda L, x: L.diagonal_copy(x), ((0, 3), F))],
+    "expand_copy": [("empty", lambda L, x: L.expand_copy(x, (2, 0, 3)), ((0, 3), F))],
+    "narrow_copy": [("empty", lambda L, x: L.narrow_copy(x, 1, 1, 2), ((0, 3), F))],
+    "permute_copy": [("empty", lambda L, x: L.permute_copy(x, (1, 0)), ((0, 3), F))],
+    "select_copy": [("empty", lambda L, x: L.select_copy(x, 1, 0), ((0, 3), F))],
+    "slice_copy": [("empty", lambda L, x: L.slice_copy(x, 0, 1, 1), ((2, 3), F))],
+    "split_copy": [("empty", lambda L, x: L.split_copy(x, 2, 1), ((0, 3), F))],
+    "split_with_sizes_copy": [("empty", lambda L, x: L.split_with_sizes_copy(x, [1, 2], 1), ((0, 3), F))],
+    "squeeze_copy": [("empty", lambda L, x: L.squeeze_copy(x, 1), ((0, 1), F))],
+    "t_copy": [("empty", lambda L, x: L.t_copy(x), ((0, 3), F))],
+    "transpose_copy": [("empty", lambda L, x: L.transpose_copy(x, 0, 2), ((3, 0, 2), F))],
+    "unbind_copy": [("empty", lambda L, x: L.unbind_copy(x, 1), ((0, 3), F))],
+    "unfold_copy": [("empty", lambda L, x: L.unfold_copy(x, 1, 2, 1), ((0, 3), F))],
+    "unsqueeze_copy": [("empty", lambda L, x: L.unsqueeze_copy(x, 0), ((0, 3), F))],
+    "view_copy": [("empty", lambda L, x: L.view_copy(x, (3, 0)), ((0, 3), F))],
+    "split_with_sizes": [("empty", lambda L, x: L.split_with_sizes(x, [1, 2], 1), ((0, 3), F))],
+    "unsafe_split": [("empty", lambda L, x: L.unsafe_split(x, 2, 1), ((0, 3), F))],
+    "unsafe_split_with_sizes": [("empty", lambda L, x: L.unsafe_split_with_sizes(x, [0, 0]), ((0, 3), F))],
+    "unsafe_chunk": [("empty", lambda L, x: L.unsafe_chunk(x, 2), ((0, 3), F))],
+}
+
 # (operator, call, input shape, returns several tensors)
 COPIES = [
     ("alias_copy", lambda lib, x: lib.alias_copy(x), (2, 3), False),
@@ -50,27 +77,32 @@ RAISES = {
     ],
 }
 
-OPS = [OpInfo(name, "movement", call, samples=_copy_rows(name, call, shape, many), raises=RAISES.get(name, ()))
-       for name, call, shape, many in COPIES]
+OPS = [OpInfo(name, "movement", call, samples=_copy_rows(name, call, shape, many), raises=RAISES.get(name, ()),
+              empty=EMPTY[name]) for name, call, shape, many in COPIES]
 OPS += [
     OpInfo("detach_copy", "movement", lambda lib, x: lib.detach_copy(x),
+           empty=EMPTY["detach_copy"],
            # PyTorch has no derivative for detach_copy (its backward raises): the value only
            samples=[Sample("detach_copy", lambda lib, x: lib.detach_copy(x), [In((2, 3), grad=False)],
                            checks=frozenset({"parity"}))]),
     OpInfo("split_with_sizes", "movement", lambda lib, x: lib.split_with_sizes(x, [1, 2])[0],
+           empty=EMPTY["split_with_sizes"],
            samples=[_row2("split_with_sizes", lambda lib, x: _weighted(lib, lib.split_with_sizes(x, [1, 2])),
                           [In((3, 2))]),
                     _row("split_with_sizes_method", lambda lib, x: _weighted(lib, x.split_with_sizes([2, 0, 2], 1)),
                          [In((2, 4))])]),
     OpInfo("unsafe_split", "movement", lambda lib, x: lib.unsafe_split(x, 2)[0],
+           empty=EMPTY["unsafe_split"],
            samples=[_row2("unsafe_split", lambda lib, x: _weighted(lib, lib.unsafe_split(x, 2, 1)), [In((2, 5))]),
                     # unlike split's, its pieces may be modified in place while recording a graph
                     _row("unsafe_split_inplace", lambda lib, x: _weighted(lib, [p.mul_(2) for p in (x * 1).unsafe_split(2)]),
                          [In((3, 2))])]),
     OpInfo("unsafe_split_with_sizes", "movement", lambda lib, x: lib.unsafe_split_with_sizes(x, [1, 2])[0],
+           empty=EMPTY["unsafe_split_with_sizes"],
            samples=[_row("unsafe_split_with_sizes", lambda lib, x: _weighted(lib, x.unsafe_split_with_sizes([1, 2])),
                          [In((3, 2))])]),
     OpInfo("unsafe_chunk", "movement", lambda lib, x: lib.unsafe_chunk(x, 2)[0],
+           empty=EMPTY["unsafe_chunk"],
            samples=[_row("unsafe_chunk", lambda lib, x: _weighted(lib, lib.unsafe_chunk(x, 2, 1)), [In((2, 5))]),
                     _row("unsafe_chunk_method", lambda lib, x: _weighted(lib, x.unsafe_chunk(3)), [In((3, 2))])]),
 ]
