@@ -19,6 +19,7 @@ from . import factories  # noqa: F401
 from .random import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state, default_generator  # noqa
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: E402,F401
 from ._torch_alias import alias_torch  # noqa: E402,F401
+from . import _nn_spellings  # noqa: E402  (torch.conv2d ...: nn.functional's functions, loaded on first use)
 from ._runtime import (set_num_threads, get_num_threads, set_float32_matmul_precision,  # noqa: E402,F401
                        get_float32_matmul_precision, use_deterministic_algorithms,
                        are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled, compile)
@@ -47,7 +48,8 @@ _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "am
 
 # `from npgrad import *`: the operators the registry declares (the lazily loaded families' too), the
 # factories, dtypes, grad modes and random state, as torch.__all__ lists them; not the subpackages.
-__all__ = sorted(set(ops._registry.OPS) | set(ops.LAZY_NAMES) | set(factories.__all__) | set(_LAZY_ATTRS) | {
+__all__ = sorted(set(ops._registry.OPS) | set(ops.LAZY_NAMES) | set(factories.__all__) | set(_LAZY_ATTRS) |
+                 _nn_spellings.NAMES | {
     n for n, v in list(globals().items()) if not n.startswith("_") and not isinstance(v, type(_dtypes))})
 
 
@@ -64,8 +66,11 @@ def __getattr__(name):
         value = getattr(importlib.import_module(f".{_LAZY_ATTRS[name]}", __name__), name)
         globals()[name] = value
         return value
+    if name in _nn_spellings.NAMES:
+        value = globals()[name] = _nn_spellings.resolve(name)
+        return value
     raise AttributeError(f"module 'npgrad' has no attribute '{name}'")
 
 
 def __dir__():
-    return sorted(set(globals()) | _LAZY_MODULES | set(_LAZY_ATTRS) | set(ops.LAZY_NAMES))
+    return sorted(set(globals()) | _LAZY_MODULES | set(_LAZY_ATTRS) | set(ops.LAZY_NAMES) | _nn_spellings.NAMES)

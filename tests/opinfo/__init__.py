@@ -26,10 +26,12 @@ import family_pointwise
 import family_pool
 import family_products
 import family_reduce
+import family_scatter_extra
 import family_softmax
 import family_sorting
 import family_special
 import family_unary
+import family_view_copy
 
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
          *family_movement.OPS, *family_broadcast.OPS, *family_reduce.OPS, *family_softmax.OPS, *family_special.OPS,
@@ -39,6 +41,7 @@ OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_co
 OP_DB += family_loss_extra.OPS  # nn losses beyond family_loss (margin, linear, ctc)
 OP_DB += family_lrn.OPS
 OP_DB += family_grid.OPS
+OP_DB += [*family_scatter_extra.OPS, *family_view_copy.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 

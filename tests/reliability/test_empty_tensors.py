@@ -33,6 +33,9 @@ NOT_OPERATORS = {
     "set_printoptions", "set_rng_state", "tensor", "tril_indices", "triu_indices", "zeros", "broadcast_shapes",
     "normal", "numel",
 } | {n for n in dir(npgrad._runtime) if not n.startswith("_")}  # process-wide settings: threads, compile, ...
+# nn.functional's functions under their torch.* names (torch.conv2d, Tensor.prelu ...): the sweep of
+# nn.functional on empty batches (tests/reliability/test_module_sweep.py) covers them as F.<name>.
+NN_SPELLINGS = set(npgrad._nn_spellings.NAMES)
 # Tensor attributes that are not operators, or whose result is about storage rather than values.
 NOT_METHODS = {
     "backward", "register_hook", "register_post_accumulate_grad_hook", "retain_grad", "numpy", "tolist", "item",
@@ -155,7 +158,7 @@ def _public_functions():
         if n.startswith("_") or n in NOT_OPERATORS or not callable(obj) or inspect.isclass(obj) or \
                 inspect.ismodule(obj):
             continue
-        if HAS_TORCH and not hasattr(torch, n):
+        if HAS_TORCH and not hasattr(torch, n) or n in NN_SPELLINGS:
             continue
         names.append(n)
     return sorted(names)
@@ -168,7 +171,7 @@ def _public_methods():
             continue
         if isinstance(inspect.getattr_static(npgrad.Tensor, n), property):
             continue
-        if HAS_TORCH and not hasattr(torch.Tensor, n):
+        if HAS_TORCH and not hasattr(torch.Tensor, n) or n in NN_SPELLINGS:
             continue
         names.append(n)
     return sorted(names)
@@ -287,6 +290,20 @@ TABLE = _cases(
     ("swapaxes_", "empty", lambda L, x: x.swapaxes_(0, 1), ((0, 3), F, False)),
     ("swapdims_", "empty", lambda L, x: x.swapdims_(0, 1), ((0, 3), F, False)),
     ("transpose_", "empty", lambda L, x: x.transpose_(0, 1), ((2, 0), F, False)),
+    ("unfold", "empty", lambda L, x: x.unfold(1, 2, 1), ((0, 3), F)),
+    ("as_strided_", "empty", lambda L, x: x.as_strided_((0, 2), (1, 1)), ((2, 3), F, False)),
+    ("index_copy_", "empty index", lambda L, x, i, s: x.index_copy_(0, i, s), ((2, 3), F, False), ((0,), "index2"),
+     ((0, 3), F)),
+    ("index_fill_", "empty", lambda L, x, i: x.index_fill_(1, i, 1.0), ((0, 3), F, False), ((2,), "index3")),
+    ("index_put_", "empty index", lambda L, x, i, v: x.index_put_((i,), v, True), ((2, 3), F, False),
+     ((0,), "index2"), ((0, 3), F)),
+    ("index_reduce_", "empty index", lambda L, x, i, s: x.index_reduce_(0, i, s, "prod"), ((2, 3), F, False),
+     ((0,), "index2"), ((0, 3), F)),
+    ("masked_scatter_", "empty", lambda L, x, m, s: x.masked_scatter_(m, s), ((0, 3), F, False), ((0, 3), "mask"),
+     ((0,), F)),
+    ("put_", "empty index", lambda L, x, i, s: x.put_(i, s), ((2, 3), F, False), ((0,), "index2"), ((0,), F)),
+    ("scatter_reduce_", "empty index", lambda L, x, i, s: x.scatter_reduce_(0, i, s, "amax"), ((2, 3), F, False),
+     ((0, 3), "index2"), ((0, 3), F)),
     # the operators already in the op table (tests/opinfo); nn.functional's run in the test below
     *[row for row in empty_calls() if not row[0].startswith("F.")],
 )

@@ -124,24 +124,32 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
-    if input.dim() == 2:
-        emb = embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
-        if per_sample_weights is not None:
-            emb = emb * per_sample_weights.unsqueeze(-1)
-        if mode == "sum":
-            return emb.sum(1)
-        if mode == "max":
-            return emb.amax(1)
-        return emb.mean(1)
+    if input.dim() == 2:  # fixed-size bags: the 1-d form with an offset every row
+        n, length = input.shape
+        return embedding_bag(input.reshape(-1), weight, Tensor._wrap(np.arange(n) * length), max_norm, norm_type,
+                             scale_grad_by_freq, mode, sparse,
+                             None if per_sample_weights is None else per_sample_weights.reshape(-1),
+                             False, padding_idx)
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
     off = offsets._data.tolist() + ([] if include_last_offset else [input.shape[0]])
     from ...ops.movement import stack
     bags = []
     for a, b in zip(off[:-1], off[1:]):
-        e = embedding(input[a:b], weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
-        if per_sample_weights is not None:
-            e = e * per_sample_weights[a:b].unsqueeze(-1)
+        idx = input[a:b]
+        psw = None if per_sample_weights is None else per_sample_weights[a:b]
+        if padding_idx is not None:  # the padding entries are left out of the bag (and of its mean's count)
+            keep = Tensor._wrap(idx._data != padding_idx)
+            idx = idx[keep]
+            psw = None if psw is None else psw[keep]
+        if idx.shape[0] == 0:  # an empty bag is zeros, whatever the mode
+            bags.append(Tensor._wrap(np.zeros(weight.shape[1], weight._data.dtype)))
+            continue
+        e = embedding(idx, weight, None, max_norm, norm_type, scale_grad_by_freq)
+        if psw is not None:
+            e = e * psw.unsqueeze(-1)
         bags.append(e.sum(0) if mode == "sum" else e.amax(0) if mode == "max" else e.mean(0))
-    return stack(bags)
+    return stack(bags) if bags else weight[:0] * 0
 
 
 def one_hot(tensor, num_classes=-1):
