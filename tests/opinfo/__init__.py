@@ -15,6 +15,7 @@ import family_compare
 import family_decomp
 import family_indexing
 import family_loss
+import family_math_extra
 import family_movement
 import family_pointwise
 import family_products
@@ -27,7 +28,7 @@ import family_unary
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
          *family_movement.OPS, *family_broadcast.OPS, *family_reduce.OPS, *family_softmax.OPS, *family_special.OPS,
          *family_products.OPS, *family_sorting.OPS, *family_decomp.OPS,
-         *family_activation.OPS, *family_loss.OPS]
+         *family_activation.OPS, *family_loss.OPS, *family_math_extra.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 
