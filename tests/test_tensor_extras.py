@@ -89,6 +89,9 @@ def test_legacy_constructor_and_strided_empty():
     assert x.new().shape == (0,) and x.new().dtype == npgrad.float64
     assert x.new(2, 3).shape == (2, 3) and x.new(npgrad.Size([4])).shape == (4,)
     assert x.new([1, 2]).tolist() == [1.0, 2.0] and x.new((2, 3)).dtype == npgrad.float64
+    leaf = npgrad.ones(2, dtype=npgrad.float64, requires_grad=True)
+    alias = x.new(leaf)
+    assert alias.data_ptr() == leaf.data_ptr() and alias.grad_fn is not None
     with pytest.raises(TypeError, match=r"new\(\): data must be a sequence \(got float\)"):
         x.new(2.5)
     e = x.new_empty_strided((2, 3), (1, 2))
@@ -141,12 +144,16 @@ def test_legacy_attributes():
         npgrad.ones(2, 1).dim_order(ambiguity_check=True)
     assert x.const_data_ptr() == x.data_ptr()
     other = npgrad.zeros(2, 3)
-    assert x.module_load(other) is other
-    assert x.module_load(other, assign=True).tolist() == other.tolist()
+    loaded = x.module_load(other)  # copied into x (load_state_dict's default)
+    assert loaded.data_ptr() == x.data_ptr() and x.tolist() == other.tolist() and not loaded.requires_grad
+    assigned = npgrad.ones(2).module_load(other, assign=True)
+    assert assigned.data_ptr() == other.data_ptr() and assigned is not other
     import npgrad.nn as nn
     p = npgrad.ones(2, requires_grad=True)
-    s = (p * 2).as_subclass(nn.Parameter)
-    assert type(s) is nn.Parameter and s.requires_grad
+    y = p * 2
+    s = y.as_subclass(nn.Parameter)
+    assert type(s) is nn.Parameter and s.requires_grad and type(y) is npgrad.Tensor
+    assert s.data_ptr() == y.data_ptr()
     s.sum().backward()
     assert p.grad.tolist() == [2.0, 2.0]
 

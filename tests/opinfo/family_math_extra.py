@@ -31,7 +31,7 @@ ROWS = In((4, 3), 0.5, 2.0)  # rows of norm well above and below the renorm boun
 MAT = In((3, 4), values=lambda r: np.array([[3.0, 2.0, 1.0, 0.5], [0.1, 0.2, 0.1, 0.3], [2.0, -2.0, 1.5, 1.0]]))
 
 
-def _entry(name, fn, samples, **kw):
+def _entry(name, fn, samples=(), **kw):
     return OpInfo(name, F, fn, samples=samples, **kw)
 
 
@@ -62,7 +62,9 @@ OPS = [
         _s("logaddexp2_method", lambda L, a, b: a.logaddexp2(b), [In(()), X]),
         _r("logaddexp2_bool", lambda L: L.logaddexp2(T(L, [True]), T(L, [False]))),
     ]),
-    _entry("gcd", lambda L, a, b: L.gcd(a, b), [
+    _entry("gcd", lambda L, a, b: L.gcd(a, b), empty=[
+        ("int", lambda L, a, b: L.gcd(a, b), ((0, 3), "int64"), ((3,), "int64")),
+        ("method", lambda L, a, b: a.gcd(b), ((2, 0), "int16"), ((2, 1), "uint8"))], samples=[
         _x("gcd", lambda L: L.gcd(T(L, [-4, 0, 0, 12, 7]), T(L, [6, 0, -3, 18, 5]))),
         _x("gcd_promotes", lambda L: L.gcd(T(L, [4], dtype=L.uint8), T(L, [6], dtype=L.int8))),
         _x("gcd_inplace_keeps_dtype", lambda L: T(L, [4, 6], dtype=L.int32).gcd_(T(L, [6, 4]))),
@@ -72,7 +74,9 @@ OPS = [
         _r("gcd_scalar", lambda L: L.gcd(T(L, [4]), 2)),
         _r("gcd_inplace_float_other", lambda L: T(L, [1, 2]).gcd_(T(L, [2.0]))),
     ]),
-    _entry("lcm", lambda L, a, b: L.lcm(a, b), [
+    _entry("lcm", lambda L, a, b: L.lcm(a, b), empty=[
+        ("int", lambda L, a, b: L.lcm(a, b), ((0,), "int32"), ((0,), "int64")),
+        ("method", lambda L, a, b: a.lcm(b), ((3, 0, 2), "int64"), ((2,), "int64"))], samples=[
         _x("lcm", lambda L: L.lcm(T(L, [-4, 0, 0, 12, 7]), T(L, [6, 0, -3, 18, 5]))),
         _x("lcm_inplace", lambda L: T(L, [4, 6]).lcm_(T(L, [6, 4]))),
         _r("lcm_float", lambda L: L.lcm(T(L, [4.0]), T(L, [6]))),
@@ -144,7 +148,9 @@ OPS = [
         _x("isin_unique", lambda L: L.isin(T(L, [4, 1, 2]), T(L, [2, 3]), assume_unique=True)),
         _r("isin_bool", lambda L: L.isin(T(L, [True]), T(L, [True]))),
     ]),
-    _entry("renorm", lambda L, a: L.renorm(a, 2, 0, 1.5), [
+    _entry("renorm", lambda L, a: L.renorm(a, 2, 0, 1.5), empty=[
+        ("no rows", lambda L, x: L.renorm(x, 2, 0, 1.0), ((0, 3), "float32")),
+        ("empty rows", lambda L, x: x.renorm(1, 0, 1.0), ((2, 0), "float32"))], samples=[
         _d("renorm_rows", lambda L, a: L.renorm(a, 2, 0, 1.5), [MAT]),
         _s("renorm_p1_last", lambda L, a: a.renorm(1, -1, 2.0), [MAT]),
         _s("renorm_3d", lambda L, a: L.renorm(a, 3, 1, 2.0), [Y]),
@@ -238,7 +244,9 @@ OPS = [
         _s("ravel", lambda L, a: L.ravel(a.transpose(0, 2)), [Y]),
         _s("ravel_method", lambda L, a: a.ravel(), [X]),
     ]),
-    _entry("unravel_index", lambda L: L.unravel_index(T(L, [4, 1]), (2, 3)), [
+    _entry("unravel_index", lambda L: L.unravel_index(T(L, [4, 1]), (2, 3)), empty=[
+        ("no indices", lambda L, i: L.unravel_index(i, (2, 3)), ((0,), "int64")),
+        ("empty shape", lambda L, i: L.unravel_index(i, (2, 0)), ((2, 0), "int64"))], samples=[
         _x("unravel_index", lambda L: L.unravel_index(T(L, [[1, 5], [2, -1], [7, 0]]), (2, 3))),
         _x("unravel_index_forms", lambda L: [L.unravel_index(T(L, 4), 6), L.unravel_index(T(L, [1], dtype=L.int32),
                                                                                          (2, 3, 1)),
@@ -311,7 +319,9 @@ OPS = [
     _entry("is_signed", lambda L, a: L.is_signed(a), [
         _x("is_signed", lambda L: [L.is_signed(T(L, [1], dtype=d)) for d in (L.uint8, L.int8, L.bool, L.float32)]),
     ]),
-    _entry("is_nonzero", lambda L, a: L.is_nonzero(a), [
+    _entry("is_nonzero", lambda L, a: L.is_nonzero(a), empty=[
+        ("refused", lambda L, x: L.is_nonzero(x), ((0,), "float32")),
+        ("method refused", lambda L, x: x.is_nonzero(), ((2, 0), "float32"))], samples=[
         _x("is_nonzero", lambda L: [L.is_nonzero(T(L, [0.0])), T(L, 3).is_nonzero(), L.is_nonzero(T(L, float("nan"))),
                                     L.is_nonzero(T(L, [[False]]))]),
         _r("is_nonzero_many", lambda L: L.is_nonzero(T(L, [1, 2]))),

@@ -36,7 +36,19 @@ def _edges(name, col, bins, lo_hi, d, dt):
         raise RuntimeError(f"{name}: dimension {d}'s range [{lo:g}, {hi:g}] is not finite")
     if lo == hi:  # PyTorch widens an empty range to one unit: [0, 1] without data, else around the value
         lo, hi = (0.0, 1.0) if col.size == 0 and lo_hi is None else (lo - 0.5, hi + 0.5)
-    return np.linspace(lo, hi, int(bins) + 1).astype(dt)
+    return _linspace(lo, hi, int(bins) + 1, dt)
+
+
+def _linspace(lo, hi, steps, dt):
+    """PyTorch's linspace bit for bit: each point is one fused multiply-add (a single rounding, emulated in a
+    wider type), counted from the start below halfway and from the end above it."""
+    dt = np.dtype(dt).type
+    wide = np.longdouble if dt == np.float64 else np.float64
+    lo, hi = dt(lo), dt(hi)
+    step = dt((hi - lo) / dt(steps - 1))
+    i = np.arange(steps)
+    from_end = (steps - 1 - i).astype(wide)
+    return np.where(i < steps // 2, wide(lo) + wide(step) * i.astype(wide), wide(hi) - wide(step) * from_end).astype(dt)
 
 
 def _histdd(name, sample, bins, range, weight, density):
@@ -79,7 +91,9 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False):  # n
     from .. import return_types
     _check_float(input)
     x = input._data
-    if x.ndim < 1:
-        raise RuntimeError("torch.histogramdd: input tensor should have at least 1 dimension, but got 0")
+    if x.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    if x.shape[-1] == 0:  # points with no coordinates: a 0-d histogram that counts nothing, no edges
+        return return_types.histogramdd(Tensor._wrap(np.zeros((), x.dtype)), ())
     hist, edges = _histdd("torch.histogramdd", x.reshape(-1, x.shape[-1]), bins, range, weight, density)
     return return_types.histogramdd(Tensor._wrap(hist), tuple(Tensor._wrap(e) for e in edges))

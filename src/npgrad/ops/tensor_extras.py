@@ -115,7 +115,7 @@ method("sum_to_size", sum_to_size)
 
 def new(self, *args, **kwargs):
     """The legacy constructor: ``x.new()`` (empty), ``x.new(2, 3)`` / ``x.new(Size)`` (uninitialized), ``x.new(data)``
-    (a tensor of x's dtype), ``x.new(tensor)`` (that tensor, which must have x's dtype)."""
+    (a tensor of x's dtype), ``x.new(tensor)`` (an alias of that tensor, which must have x's dtype)."""
     dt = self._data.dtype
     if not args:
         return Tensor._wrap(np.empty((0,), dt))
@@ -123,7 +123,7 @@ def new(self, *args, **kwargs):
     if len(args) == 1 and isinstance(a, Tensor):
         if a._data.dtype != dt:
             raise TypeError(f"expected {self.type()} (got {a.type()})")
-        return a.detach()
+        return a[...]  # an alias of that tensor: a view of all of it, in the graph
     if len(args) == 1 and isinstance(a, Size) or all(isinstance(x, int) and not isinstance(x, bool) for x in args):
         return Tensor._wrap(np.empty(tuple(a) if isinstance(a, Size) else args, dt))
     if len(args) == 1 and isinstance(a, (list, tuple, np.ndarray)):
@@ -247,12 +247,18 @@ def dim_order(self, *, ambiguity_check=False):
 
 method("dim_order", dim_order)
 method("const_data_ptr", lambda self: self.data_ptr())
-method("module_load", lambda self, other, assign=False: other.detach() if assign else other)
+def module_load(self, other, assign=False):
+    """What load_state_dict puts in a module for ``other``: a detached ``other`` (assign=True), else this
+    tensor with ``other`` copied in, detached."""
+    return other.detach() if assign else self.copy_(other).detach()
+
+
+method("module_load", module_load)
 
 
 def as_subclass(self, cls):
     """A ``cls`` instance sharing this tensor's data and place in the graph (no ``cls.__init__`` runs)."""
-    out = self.view_as(self)
+    out = self[...]  # a new view of all of it (view_as would answer self itself)
     out.__class__ = cls
     return out
 
