@@ -45,7 +45,7 @@ NOT_METHODS = {
     "contiguous", "clone", "view", "view_as", "expand", "expand_as", "reshape_as", "repeat", "set_", "resize_",
     "resize_as_", "untyped_storage", "storage", "dim_order",
     # (like data_ptr, new_empty, map_, resize_ and view_as above; x.new(n) is uninitialized memory)
-    "const_data_ptr", "new", "new_empty_strided", "map2_", "resize", "as_subclass",
+    "const_data_ptr", "new", "new_empty_strided", "map2_", "resize", "resize_as", "as_subclass",
 }
 
 
