@@ -32,7 +32,7 @@ _FIELDS = dict([
     ("topk", "values indices"), ("kthvalue", "values indices"), ("median", "values indices"),
     ("nanmedian", "values indices"), ("mode", "values indices"), ("cummax", "values indices"),
     ("cummin", "values indices"), ("aminmax", "min max"), ("frexp", "mantissa exponent"),
-    ("histogram", "hist bin_edges"), ("slogdet", "sign logabsdet"), ("qr", "Q R"), ("svd", "U S V"),
+    ("histogram", "hist bin_edges"), ("histogramdd", "hist bin_edges"), ("slogdet", "sign logabsdet"), ("qr", "Q R"), ("svd", "U S V"),
     ("geqrf", "a tau"), ("triangular_solve", "solution cloned_coefficient"), ("lu_unpack", "P L U"),
     ("linalg_slogdet", "sign logabsdet"), ("linalg_qr", "Q R"), ("linalg_svd", "U S Vh"),
     ("linalg_eigh", "eigenvalues eigenvectors"), ("linalg_eig", "eigenvalues eigenvectors"),

@@ -19,6 +19,7 @@ import family_loss
 import family_loss_extra
 import family_lrn
 import family_grid
+import family_math_extra
 import family_movement
 import family_nn_misc
 import family_norm
@@ -42,6 +43,7 @@ OP_DB += family_loss_extra.OPS  # nn losses beyond family_loss (margin, linear, 
 OP_DB += family_lrn.OPS
 OP_DB += family_grid.OPS
 OP_DB += [*family_scatter_extra.OPS, *family_view_copy.OPS]
+OP_DB += [*family_math_extra.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 

@@ -47,6 +47,8 @@ NOT_METHODS = {
     "char", "byte", "bool", "bfloat16", "apply_", "map_", "tolist", "is_set_to", "is_shared", "is_pinned",
     "contiguous", "clone", "view", "view_as", "expand", "expand_as", "reshape_as", "repeat", "set_", "resize_",
     "resize_as_", "untyped_storage", "storage", "dim_order",
+    # (like data_ptr, new_empty, map_, resize_ and view_as above; x.new(n) is uninitialized memory)
+    "const_data_ptr", "new", "new_empty_strided", "map2_", "resize", "resize_as", "as_subclass",
 }
 
 
@@ -223,7 +225,8 @@ if HAS_TORCH:
 
 # -- operator-specific calls -------------------------------------------------------------------------------
 
-NO_GRAD = {"bernoulli", "multinomial", "histc", "bincount", "searchsorted", "bucketize"}
+NO_GRAD = {"bernoulli", "multinomial", "histc", "bincount", "searchsorted", "bucketize",
+           "sgn"}  # PyTorch's sgn gradient is a ZeroTensor, which cannot be read back as an array
 
 
 class Case:
@@ -306,6 +309,11 @@ TABLE = _cases(
      ((0, 3), "index2"), ((0, 3), F)),
     # the operators already in the op table (tests/opinfo); nn.functional's run in the test below
     *[row for row in empty_calls() if not row[0].startswith("F.")],
+    ("gcd_", "int", lambda L, a, b: a.gcd_(b), ((0, 3), "int64"), ((1, 3), "int32")),
+    ("lcm_", "int", lambda L, a, b: a.lcm_(b), ((2, 0), "int32"), ((2, 0), "int32")),
+    ("renorm_", "empty rows", lambda L, x: x.renorm_(2, 0, 1.0), ((0, 3), F, False)),
+    ("bitwise_left_shift_", "int", lambda L, a, b: a.bitwise_left_shift_(b), ((0, 3), "int64"), ((3,), "int64")),
+    ("bitwise_right_shift_", "int", lambda L, a: a.bitwise_right_shift_(1), ((2, 0), "uint8")),
 )
 FUNCTIONAL_TABLE = _cases(*[row for row in empty_calls() if row[0].startswith("F.")])
 

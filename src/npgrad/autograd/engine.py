@@ -286,6 +286,8 @@ def _accumulate(node, g, create_graph):
 
 def _accumulate_into(leaf, g, create_graph):
     """Add gradient ``g`` into ``leaf.grad`` (an array in a plain backward, a Tensor under create_graph)."""
+    if "_grad_dtype" in leaf.__dict__:  # a leaf whose grad_dtype was set (ops/tensor_attrs.py)
+        g = _to_grad_dtype(g, leaf.__dict__["_grad_dtype"])
     if create_graph:
         if type(g) is np.ndarray:
             g = Tensor._wrap(g)
@@ -302,6 +304,15 @@ def _accumulate_into(leaf, g, create_graph):
         np.add(old._data, g, out=old._data, casting="unsafe")
     else:
         leaf._grad = old + Tensor._wrap(g)
+
+
+def _to_grad_dtype(g, dtype):
+    if dtype is None:
+        return g  # None: the gradient keeps whatever dtype it arrives in
+    if isinstance(g, Tensor):
+        return g if g._data.dtype == dtype.np else g._cast(dtype)
+    g = np.asarray(g)
+    return g if g.dtype == dtype.np else g.astype(dtype.np)
 
 
 def _run_pre_hooks(node, grads, create_graph):
@@ -483,7 +494,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
             result.append(None)
-        elif isinstance(g, Tensor):
+            continue
+        if "_grad_dtype" in t.__dict__:
+            g = _to_grad_dtype(g, t.__dict__["_grad_dtype"])
+        if isinstance(g, Tensor):
             result.append(g)
         else:
             result.append(Tensor._wrap(np.asarray(g)))

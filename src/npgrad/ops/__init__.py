@@ -8,6 +8,7 @@ from . import _registry
 from . import arith, broadcast, unary, reduce, movement, indexing, products, pointwise, compare  # noqa: F401
 from . import softmax  # noqa: F401,E402
 from . import inplace  # noqa: F401  (after the families: it makes their in-place variants)
+from . import tensor_attrs  # noqa: F401,E402  (Tensor properties: they cannot be lazy method stubs)
 from ._lazy_index import LAZY_METHODS, LAZY_NAMES
 
 # What autograd needs from the operators (see autograd/_protocol.py).
@@ -22,7 +23,8 @@ inplace.register_inplace_variants()
 # access on every tensor.) Their names must exist before the modules are imported, so they are read
 # from ``_lazy_index.py``, which `python -m npgrad.ops` (write_lazy_index) generates from the records.
 LAZY_FAMILIES = ("sorting", "counting", "cumulative", "distance", "special", "decomp", "index_put", "scatter_reduce",
-                 "strided", "view_copy")
+                 "strided", "view_copy", "pointwise_extra", "movement_extra", "integrate", "histogram", "predicates",
+                 "sampling", "tensor_extras")
 
 # What `from npgrad.ops import *` gives npgrad: every public name the eager families declared (binding
 # them here rebinds a family's module name where an operator has the same name).
