@@ -18,6 +18,7 @@ import family_loss
 import family_movement
 import family_pointwise
 import family_products
+import family_products_extra
 import family_reduce
 import family_softmax
 import family_sorting
@@ -26,7 +27,7 @@ import family_unary
 
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
          *family_movement.OPS, *family_broadcast.OPS, *family_reduce.OPS, *family_softmax.OPS, *family_special.OPS,
-         *family_products.OPS, *family_sorting.OPS, *family_decomp.OPS,
+         *family_products.OPS, *family_products_extra.OPS, *family_sorting.OPS, *family_decomp.OPS,
          *family_activation.OPS, *family_loss.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
