@@ -18,7 +18,7 @@ from .tensor import Tensor
 __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "inv_ex", "det", "slogdet", "solve",
            "solve_ex", "solve_triangular", "cholesky", "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals",
            "pinv", "matrix_rank", "lstsq", "cross", "matmul", "multi_dot", "matrix_power", "diagonal", "vecdot",
-           "cond"]
+           "cond", "lu_factor", "lu_factor_ex", "lu", "lu_solve"]
 
 
 # -- norms ------------------------------------------------------------------------------------------------------------
@@ -219,6 +219,26 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
 
 def svdvals(A, *, driver=None, out=None):
     return _d.svdvals_op(A)
+
+
+def lu_factor(A, *, pivot=True, out=None):
+    from .ops import decomp_lu
+    return decomp_lu.lu_factor(A, pivot=pivot)
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    from .ops import decomp_lu
+    return decomp_lu.lu_factor_ex(A, pivot=pivot, check_errors=check_errors)
+
+
+def lu(A, *, pivot=True, out=None):
+    from .ops import decomp_lu
+    return decomp_lu.linalg_lu(A, pivot=pivot)
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    from .ops import decomp_lu
+    return _out(decomp_lu.lu_solve(LU, pivots, B, left=left, adjoint=adjoint), out)
 
 
 # -- products and views ------------------------------------------------------------------------------------------------
