@@ -14,6 +14,7 @@ import family_broadcast
 import family_compare
 import family_decomp
 import family_decomp_lu
+import family_decomp_more
 import family_indexing
 import family_loss
 import family_movement
@@ -28,7 +29,7 @@ import family_unary
 
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
          *family_movement.OPS, *family_broadcast.OPS, *family_reduce.OPS, *family_softmax.OPS, *family_special.OPS,
-         *family_products.OPS, *family_products_extra.OPS, *family_sorting.OPS, *family_decomp.OPS, *family_decomp_lu.OPS,
+         *family_products.OPS, *family_products_extra.OPS, *family_sorting.OPS, *family_decomp.OPS, *family_decomp_lu.OPS, *family_decomp_more.OPS,
          *family_activation.OPS, *family_loss.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
