@@ -19,7 +19,7 @@ __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "inv_ex",
            "solve_ex", "solve_triangular", "cholesky", "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals",
            "pinv", "matrix_rank", "lstsq", "cross", "matmul", "multi_dot", "matrix_power", "diagonal", "vecdot",
            "cond", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "householder_product", "matrix_exp",
-           "tensorinv", "tensorsolve", "vander"]
+           "tensorinv", "tensorsolve", "vander", "ldl_factor", "ldl_factor_ex", "ldl_solve"]
 
 
 # -- norms ------------------------------------------------------------------------------------------------------------
@@ -240,6 +240,21 @@ def lu(A, *, pivot=True, out=None):
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     from .ops import decomp_lu
     return _out(decomp_lu.lu_solve(LU, pivots, B, left=left, adjoint=adjoint), out)
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    from .ops import decomp_ldl
+    return decomp_ldl.ldl_factor_ex(A, hermitian=hermitian, check_errors=check_errors)
+
+
+def ldl_factor(A, *, hermitian=False, out=None):
+    from .ops import decomp_ldl
+    return decomp_ldl.ldl_factor(A, hermitian=hermitian)
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    from .ops import decomp_ldl
+    return _out(decomp_ldl.ldl_solve(LD, pivots, B, hermitian=hermitian), out)
 
 
 def householder_product(A, tau, *, out=None):

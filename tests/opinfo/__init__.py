@@ -17,6 +17,7 @@ import family_decomp_lu
 import family_decomp_more
 import family_indexing
 import family_loss
+import family_lowrank
 import family_movement
 import family_pointwise
 import family_products
@@ -29,7 +30,7 @@ import family_unary
 
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
          *family_movement.OPS, *family_broadcast.OPS, *family_reduce.OPS, *family_softmax.OPS, *family_special.OPS,
-         *family_products.OPS, *family_products_extra.OPS, *family_sorting.OPS, *family_decomp.OPS, *family_decomp_lu.OPS, *family_decomp_more.OPS,
+         *family_products.OPS, *family_products_extra.OPS, *family_sorting.OPS, *family_decomp.OPS, *family_decomp_lu.OPS, *family_decomp_more.OPS, *family_lowrank.OPS,
          *family_activation.OPS, *family_loss.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 

@@ -1,5 +1,6 @@
 """Op table: the matrix exponential, LAPACK's compact QR and its reflectors (npgrad/ops/matrix_exp.py,
-npgrad/ops/householder.py), and torch.linalg's tensorinv / tensorsolve / vander (npgrad/linalg.py); family
+npgrad/ops/householder.py), LDL^T (npgrad/ops/decomp_ldl.py: no gradient, as in PyTorch; its rows check values,
+Bunch-Kaufman's pivots and the backward error), and torch.linalg's tensorinv / tensorsolve / vander; family
 "decomp", run by tests/test_linalg_namespace.py. Reflector inputs come from geqrf of a random matrix (what
 orgqr/ormqr are meant for); their gradients are taken with respect to those compact factors."""
 import numpy as np
@@ -43,6 +44,19 @@ def _geqr2_np(a):
     return out.reshape(a.shape), np.array(taus).reshape(a.shape[:-2] + (min(m, n),))
 
 
+def _symmetric(shape, zero_diagonal=False):
+    """Symmetric indefinite matrices; with a zero diagonal Bunch-Kaufman must take 2x2 pivots."""
+    def make(rng):
+        a = rng.standard_normal(shape)
+        a = a + np.swapaxes(a, -1, -2)
+        if zero_diagonal:
+            a = a * (1 - np.eye(shape[-1]))
+        return a
+    return make
+
+
+SYM5 = In((5, 5), grad=False, values=_symmetric((5, 5)))
+SYM_2X2 = In((2, 6, 6), grad=False, values=_symmetric((2, 6, 6), zero_diagonal=True))
 QR53 = In((5, 3), values=_compact((5, 3)))
 TAU3 = In((3,), values=_taus((3,)))
 TAU2 = In((2,), values=_taus((2,)))
@@ -105,6 +119,25 @@ OPS = [
            ],
            empty=[
                ("no columns", lambda L, a, t, c: L.ormqr(a, t, c), ((3, 2), F), ((2,), F), ((3, 0), F)),
+           ]),
+    OpInfo("linalg.ldl_factor", "decomp", lambda lib, a: lib.linalg.ldl_factor(a),
+           samples=[
+               _s("ldl_factor", lambda L, a: L.linalg.ldl_factor(a).LD, [SYM5]),
+               _s("ldl_factor_lower_only", lambda L, a: L.linalg.ldl_factor(a.tril() + a.triu(1) * 7).LD, [SYM5]),
+               _s("ldl_factor_2x2_pivots", lambda L, a: L.linalg.ldl_factor(a, hermitian=True).LD, [SYM_2X2]),
+               _s("ldl_pivots", lambda L, a: L.linalg.ldl_factor_ex(a).pivots, [SYM_2X2]),
+               _s("ldl_info_zero", lambda L, a: L.linalg.ldl_factor_ex(a * 0).info, [SYM5]),
+               _s("ldl_solve", lambda L, a, b: L.linalg.ldl_solve(*L.linalg.ldl_factor(a), b),
+                  [SYM5, In((5, 2), grad=False)]),
+               _s("ldl_solve_2x2_broadcast", lambda L, a, b: L.linalg.ldl_solve(*L.linalg.ldl_factor(a), b),
+                  [SYM_2X2, In((6, 3), grad=False)]),
+               _r("ldl_nonsquare", lambda L: L.linalg.ldl_factor(L.ones(2, 3))),
+               _r("ldl_1d", lambda L: L.linalg.ldl_factor(L.ones(3))),
+               _r("ldl_solve_sizes", lambda L: L.linalg.ldl_solve(*L.linalg.ldl_factor(L.eye(3)), L.ones(2, 1))),
+               _r("ldl_factor_backward",
+                  lambda L: L.linalg.ldl_factor(L.eye(3).requires_grad_()).LD.sum().backward()),
+               _r("ldl_solve_backward", lambda L: L.linalg.ldl_solve(
+                   *L.linalg.ldl_factor(L.eye(3)), L.ones(3, 1).requires_grad_()).sum().backward()),
            ]),
     OpInfo("linalg.tensorinv", "decomp", lambda lib, a: lib.linalg.tensorinv(a),
            samples=[

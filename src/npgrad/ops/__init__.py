@@ -22,7 +22,7 @@ inplace.register_inplace_variants()
 # access on every tensor.) Their names must exist before the modules are imported, so they are read
 # from ``_lazy_index.py``, which `python -m npgrad.ops` (write_lazy_index) generates from the records.
 LAZY_FAMILIES = ("sorting", "counting", "cumulative", "distance", "special", "decomp", "products_extra", "decomp_lu",
-                 "matrix_exp", "householder")
+                 "matrix_exp", "householder", "lowrank")
 
 # What `from npgrad.ops import *` gives npgrad: every public name the eager families declared (binding
 # them here rebinds a family's module name where an operator has the same name).
