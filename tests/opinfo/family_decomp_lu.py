@@ -78,6 +78,8 @@ OPS = [
                _d("linalg_lu_solve_right_adjoint",
                   lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b, left=False, adjoint=True),
                   [M4, In((2, 4))]),
+               _d("linalg_lu_solve_packed_leaf",  # the gradient with respect to LU itself
+                  lambda L, lu, b: L.linalg.lu_solve(lu, L.tensor([2, 2, 4, 4], dtype=L.int32), b), [M4, In((4, 2))]),
                _s("torch_lu_solve", _quiet(lambda L, a, b: L.lu_solve(b, *L.linalg.lu_factor(a))), [MB, In((2, 3, 1))]),
                _s("lu_solve_method", _quiet(lambda L, a, b: b.lu_solve(*L.linalg.lu_factor(a))), [M4, In((4, 3))]),
                _r("lu_solve_b_1d", lambda L: L.linalg.lu_solve(*L.linalg.lu_factor(L.eye(3)), L.ones(3))),

@@ -107,6 +107,8 @@ OPS = [
                _s("cov_correction0", lambda lib, a: lib.cov(a, correction=0), [In((2, 5))]),
                _d("cov_weights", lambda lib, a, f, w: lib.cov(a, fweights=f, aweights=w), [In((3, 5)), FW, AW]),
                _s("cov_fweights", lambda lib, a, f: lib.cov(a, correction=2, fweights=f), [In((3, 5)), FW]),
+               _s("cov_aweights_widen", lambda lib, a, w: lib.cov(a, aweights=w),
+                  [In((3, 5)), In((5,), 0.2, 2.0, dtype=np.float64)]),
                _r("cov_3d", lambda L: L.cov(L.ones(2, 3, 5))),
                _r("cov_fweights_float", lambda L: L.cov(L.ones(3, 5), fweights=L.ones(5))),
                _r("cov_fweights_negative", lambda L: L.cov(L.ones(3, 5), fweights=L.tensor([1, -2, 1, 1, 3]))),

@@ -164,6 +164,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     x = input if input._data.ndim == 2 else input.reshape(1, -1)
     if x._data.dtype.kind not in "fc":
         x = x._cast(_dt.get_default_dtype())
+    if aweights is not None and aweights._data.dtype.kind == "f":  # a wider aweights widens the result (as PyTorch)
+        x = x._cast(_dt.from_numpy_dtype(np.promote_types(x._data.dtype, aweights._data.dtype)))
     n_obs = x._data.shape[1]
     w = None
     if fweights is not None:
