@@ -289,7 +289,7 @@ def tensorsolve(A, B, dims=None, *, out=None):
     """X with tensordot(A, X, X.ndim) = B; ``dims``: dims of A moved to the end first."""
     if dims is not None:
         nd = A._data.ndim
-        dims = [d % nd for d in dims]
+        dims = [_canon_dim(d, nd) for d in dims]
         A = A.permute(*[d for d in range(nd) if d not in dims], *dims)
     shape = tuple(A._data.shape)
     k = B._data.ndim

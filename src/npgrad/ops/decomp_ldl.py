@@ -128,9 +128,11 @@ def _factor_batch(a):
 def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
     name = "torch.linalg.ldl_factor_ex"
     check_square(name, A)
-    if A._data.dtype.kind != "f" or A._data.dtype == np.float16:
+    if A._data.dtype.kind != "f":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{_dt.scalar_name(A._data.dtype)}")
+    if A._data.dtype == np.float16:
+        raise NotImplementedError('"ldl_factor_kernel_cpu" not implemented for \'Half\'')
     ld, piv, info = _NoGradient.apply(_factor_batch, "linalg_ldl_factor_ex", A)
     if check_errors:
         _raise_singular("torch.linalg.ldl_factor_ex", info._data)
@@ -153,7 +155,7 @@ def ldl_factor(A, *, hermitian=False):
 
 def ldl_solve(LD, pivots, B, *, hermitian=False):
     name = "torch.linalg.ldl_solve"
-    check_square(name, LD, "LD")
+    check_square(name, LD)
     n = LD._data.shape[-1]
     if B._data.ndim < 2:
         raise IndexError(f"Dimension out of range (expected to be in range of [-{B._data.ndim}, "
@@ -162,8 +164,8 @@ def ldl_solve(LD, pivots, B, *, hermitian=False):
         raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {n} by {n} but each b matrix is "
                            f"{B._data.shape[-2]} by {B._data.shape[-1]}")
     if B._data.dtype != LD._data.dtype:
-        raise RuntimeError(f"{name}: Expected LD and B to have the same dtype, but found LD of type "
-                           f"{_dt.scalar_name(LD._data.dtype)} and B of type {_dt.scalar_name(B._data.dtype)} instead")
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{_dt.scalar_name(B._data.dtype)} and A of type {_dt.scalar_name(LD._data.dtype)} instead.")
 
     def solve(ld, piv, b):
         batch = np.broadcast_shapes(ld.shape[:-2], piv.shape[:-1], b.shape[:-2])

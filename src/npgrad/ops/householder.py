@@ -67,15 +67,22 @@ def _reflectors(input, k):
     return input.tril(-1)[..., :, :k] + np.eye(m, k, dtype=input._data.dtype)
 
 
-def _check_tau(name, input, tau):
+def _check_tau(name, input, tau, kernel):
     if input._data.ndim < 2:
         raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
     if tau._data.shape[:-1] != input._data.shape[:-2]:
         raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to input.shape[:-2], but got "
                            f"{list(tau._data.shape[:-1])}")
     if tau._data.dtype != input._data.dtype:
+        if kernel == "ormqr":
+            raise RuntimeError(f"{name}: Expected input and tau to have the same dtype, but input has dtype"
+                               f"{_dt.scalar_name(input._data.dtype)} and tau has dtype "
+                               f"{_dt.scalar_name(tau._data.dtype)}")
         raise RuntimeError(f"{name}: tau dtype {_dt.scalar_name(tau._data.dtype)} does not match input dtype "
                            f"{_dt.scalar_name(input._data.dtype)}")
+    dt = input._data.dtype
+    if dt.kind != "f" or dt == np.float16:
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{_dt.scalar_name(dt)}\'')
 
 
 def householder_product(input, tau):
@@ -88,7 +95,7 @@ def householder_product(input, tau):
         raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")
     if tau._data.shape[-1] > n:
         raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
-    _check_tau(name, input, tau)
+    _check_tau(name, input, tau, "orgqr")
     k = tau._data.shape[-1]
     if k == 0 or input._data.size == 0:
         return _NoReflectors.apply(input, tau)
@@ -143,8 +150,9 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
         raise RuntimeError(f"{name}: other.shape[{side}] must be equal to input.shape[-2]")
     if tau._data.shape[-1] != min(other._data.shape[side], input._data.shape[-1]):
         raise RuntimeError(f"{name}: tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1])")
-    _check_tau(name, input, tau)
+    _check_tau(name, input, tau, "ormqr")
     if other._data.dtype != input._data.dtype:
-        raise RuntimeError(f"{name}: other dtype {_dt.scalar_name(other._data.dtype)} does not match input dtype "
-                           f"{_dt.scalar_name(input._data.dtype)}")
+        raise RuntimeError(f"{name}: Expected input and other to have the same dtype, but input has dtype"
+                           f"{_dt.scalar_name(input._data.dtype)} and other has dtype "
+                           f"{_dt.scalar_name(other._data.dtype)}")
     return _apply_reflectors(input, tau, tau._data.shape[-1], other, left, transpose)
