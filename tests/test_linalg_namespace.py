@@ -207,6 +207,9 @@ if HAS_TORCH:
         "vector_norm": lambda L, a, s: L.linalg.vector_norm(a),
         "matrix_norm": lambda L, a, s: L.linalg.matrix_norm(a),
         "norm": lambda L, a, s: L.linalg.norm(a),
+        "lu_factor": lambda L, a, s: L.linalg.lu_factor(a).LU,
+        "matrix_exp": lambda L, a, s: L.linalg.matrix_exp(a),
+        "triangular_solve": lambda L, a, s: L.triangular_solve(s, a).solution,
     }
 
     @pytest.mark.parametrize("name", sorted(NODE_EXPRS))

@@ -30,6 +30,13 @@ WARNS = {
     "tensor_of_tensor": ("lib.tensor(lib.ones(2))", r"To copy construct from a tensor"),
     "qr": ("lib.qr(lib.eye(2))", r"torch.qr is deprecated in favor of torch.linalg.qr"),
     "cholesky": ("lib.cholesky(lib.eye(2))", r"torch.cholesky is deprecated"),
+    "lu": ("lib.lu(lib.eye(2))", r"torch.lu is deprecated in favor of torch.linalg.lu_factor"),
+    "lu_solve": ("lib.lu_solve(lib.ones(2, 1), *lib.linalg.lu_factor(lib.eye(2)))", r"torch.lu_solve is deprecated"),
+    "triangular_solve": ("lib.triangular_solve(lib.ones(2, 1), lib.eye(2))", r"torch.triangular_solve is deprecated"),
+    "chain_matmul": ("lib.chain_matmul(lib.eye(2), lib.eye(2))", r"torch.chain_matmul is deprecated"),
+    "nuclear_norm": ("lib.nuclear_norm(lib.eye(2))", r"at::nuclear_norm is deprecated"),
+    "frobenius_norm": ("lib.frobenius_norm(lib.eye(2), (0, 1))", r"at::frobenius_norm is deprecated"),
+    "cov_dof": ("lib.cov(lib.ones(2, 1))", r"cov\(\): degrees of freedom is <= 0"),
 }
 QUIET = {
     "var_enough_dof": "lib.ones(2).var()",
@@ -37,6 +44,8 @@ QUIET = {
     "cross_with_dim": "lib.cross(lib.ones(2, 3), lib.ones(2, 3), dim=1)",
     "meshgrid_ij": "lib.meshgrid(lib.ones(2), lib.ones(3), indexing='ij')",
     "mean_of_empty": "lib.zeros(0, 2).mean(0)",
+    "cov_enough_dof": "lib.cov(lib.ones(2, 3))",
+    "linalg_lu_factor": "lib.linalg.lu_factor(lib.eye(2))",
     "prod_with_nan_and_inf": "lib.tensor([float('inf'), 0.0, float('nan')]).prod()",
     "cumprod_with_inf": "lib.tensor([float('inf'), 0.0]).cumprod(0)",
     "var_with_inf": "lib.tensor([float('inf'), 1.0, -float('inf')]).var(0)",

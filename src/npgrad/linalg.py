@@ -18,7 +18,8 @@ from .tensor import Tensor
 __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "inv_ex", "det", "slogdet", "solve",
            "solve_ex", "solve_triangular", "cholesky", "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals",
            "pinv", "matrix_rank", "lstsq", "cross", "matmul", "multi_dot", "matrix_power", "diagonal", "vecdot",
-           "cond"]
+           "cond", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "householder_product", "matrix_exp",
+           "tensorinv", "tensorsolve", "vander", "ldl_factor", "ldl_factor_ex", "ldl_solve"]
 
 
 # -- norms ------------------------------------------------------------------------------------------------------------
@@ -219,6 +220,104 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
 
 def svdvals(A, *, driver=None, out=None):
     return _d.svdvals_op(A)
+
+
+def lu_factor(A, *, pivot=True, out=None):
+    from .ops import decomp_lu
+    return decomp_lu.lu_factor(A, pivot=pivot)
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    from .ops import decomp_lu
+    return decomp_lu.lu_factor_ex(A, pivot=pivot, check_errors=check_errors)
+
+
+def lu(A, *, pivot=True, out=None):
+    from .ops import decomp_lu
+    return decomp_lu.linalg_lu(A, pivot=pivot)
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    from .ops import decomp_lu
+    return _out(decomp_lu.lu_solve(LU, pivots, B, left=left, adjoint=adjoint), out)
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    from .ops import decomp_ldl
+    return decomp_ldl.ldl_factor_ex(A, hermitian=hermitian, check_errors=check_errors)
+
+
+def ldl_factor(A, *, hermitian=False, out=None):
+    from .ops import decomp_ldl
+    return decomp_ldl.ldl_factor(A, hermitian=hermitian)
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    from .ops import decomp_ldl
+    return _out(decomp_ldl.ldl_solve(LD, pivots, B, hermitian=hermitian), out)
+
+
+def householder_product(A, tau, *, out=None):
+    from .ops import householder
+    return _out(householder.householder_product(A, tau), out)
+
+
+def matrix_exp(A):
+    from .ops.matrix_exp import matrix_exp as _matrix_exp
+    return _matrix_exp(A)
+
+
+# -- tensor forms of inv / solve, Vandermonde ----------------------------------------------------------------------------
+
+def tensorinv(A, ind=2, *, out=None):
+    """The inverse of A read as a matrix (prod(shape[:ind]), prod(shape[ind:])), shaped shape[ind:] + shape[:ind]."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    shape = tuple(A._data.shape)
+    rows, cols = int(np.prod(shape[:ind])), int(np.prod(shape[ind:]))
+    if rows != cols:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), "
+                           f"but got {cols} != {rows}")
+    try:
+        r = _d.inverse(A.reshape(rows, cols))
+    except LinAlgError as e:  # PyTorch names the kernel "inv" here, not "linalg.inv"
+        raise LinAlgError(str(e).replace("linalg.inv: ", "inv: ", 1)) from None
+    return _out(r.reshape(shape[ind:] + shape[:ind]), out)
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    """X with tensordot(A, X, X.ndim) = B; ``dims``: dims of A moved to the end first."""
+    if dims is not None:
+        nd = A._data.ndim
+        dims = [_canon_dim(d, nd) for d in dims]
+        A = A.permute(*[d for d in range(nd) if d not in dims], *dims)
+    shape = tuple(A._data.shape)
+    k = B._data.ndim
+    rows, cols = B._data.size, int(np.prod(shape[k:]))
+    if rows != cols:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                           f"prod(self.shape[:other.ndim]), but got {cols} != {rows}")
+    x = _d.solve(A.reshape(rows, cols), B.reshape(rows))
+    return _out(x.reshape(shape[k:]), out)
+
+
+def vander(x, N=None):
+    """Columns x^0, x^1, ..., x^(N-1) along a new last dim (integers as int64), built by repeated products."""
+    dt = x._data.dtype
+    if dt.kind == "b" or dt == np.float16:
+        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
+                           f"{_dt.scalar_name(dt)}")
+    n = x._data.shape[-1] if x._data.ndim else 1
+    N = n if N is None else N
+    if N <= 1 or x._data.ndim == 0:
+        raise RuntimeError("N must be greater than 1.")
+    if dt.kind in "iu":
+        x = x._cast(_dt.int64)
+    cols = [Tensor._wrap(np.ones(x._data.shape, x._data.dtype)), x]
+    while len(cols) < N:
+        cols.append(cols[-1] * x)
+    from .ops.movement import stack
+    return stack(cols, -1)
 
 
 # -- products and views ------------------------------------------------------------------------------------------------

@@ -38,7 +38,8 @@ _FIELDS = dict([
     ("linalg_eigh", "eigenvalues eigenvectors"), ("linalg_eig", "eigenvalues eigenvectors"),
     ("linalg_inv_ex", "inverse info"), ("linalg_cholesky_ex", "L info"), ("linalg_solve_ex", "result info"),
     ("linalg_lstsq", "solution residuals rank singular_values"), ("linalg_lu", "P L U"),
-    ("linalg_lu_factor", "LU pivots"),
+    ("linalg_lu_factor", "LU pivots"), ("linalg_lu_factor_ex", "LU pivots info"), ("_lu_with_info", "LU pivots info"),
+    ("linalg_ldl_factor", "LD pivots"), ("linalg_ldl_factor_ex", "LD pivots info"),
 ])
 __all__ = list(_FIELDS)
 

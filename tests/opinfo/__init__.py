@@ -14,18 +14,22 @@ import family_broadcast
 import family_compare
 import family_conv
 import family_decomp
+import family_decomp_lu
+import family_decomp_more
 import family_indexing
 import family_loss
 import family_loss_extra
 import family_lrn
 import family_grid
 import family_math_extra
+import family_lowrank
 import family_movement
 import family_nn_misc
 import family_norm
 import family_pointwise
 import family_pool
 import family_products
+import family_products_extra
 import family_reduce
 import family_scatter_extra
 import family_softmax
@@ -44,6 +48,7 @@ OP_DB += family_lrn.OPS
 OP_DB += family_grid.OPS
 OP_DB += [*family_scatter_extra.OPS, *family_view_copy.OPS]
 OP_DB += [*family_math_extra.OPS]
+OP_DB += [*family_products_extra.OPS, *family_decomp_lu.OPS, *family_decomp_more.OPS, *family_lowrank.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 

@@ -202,6 +202,7 @@ OPS = [
            samples=[
                _d("kron", lambda lib, a, b: lib.kron(a, b), [In((2, 3)), In((3, 2))]),
                _s("kron_mixed_rank", lambda lib, a, b: lib.kron(a, b), [In((2,)), In((2, 2))]),
+               _s("kron_method", lambda lib, a, b: a.kron(b), [In((2, 2)), In((3,))]),
                _second("kron", lambda lib, a, b: lib.kron(a, b) ** 2, [In((2, 2)), In((2,))]),
            ],
            empty=[

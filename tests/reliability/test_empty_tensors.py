@@ -275,6 +275,9 @@ TABLE = _cases(
     ("nan_to_num", "empty", lambda L, x: L.nan_to_num(x, 0.0), ((0, 3), F)),
     # in-place methods, on tensors that do not require grad
     ("addmm_", "k=0", lambda L, c, a, b: c.addmm_(a, b), ((2, 3), F, False), ((2, 0), F), ((0, 3), F)),
+    ("addbmm_", "k=0", lambda L, c, a, b: c.addbmm_(a, b), ((2, 3), F, False), ((2, 2, 0), F), ((2, 0, 3), F)),
+    ("addmv_", "k=0", lambda L, c, a, v: c.addmv_(a, v), ((3,), F, False), ((3, 0), F), ((0,), F)),
+    ("addr_", "empty", lambda L, c, a, b: c.addr_(a, b), ((0, 3), F, False), ((0,), F), ((3,), F)),
     ("baddbmm_", "batch 0", lambda L, c, a, b: c.baddbmm_(a, b), ((0, 2, 3), F, False), ((0, 2, 1), F),
      ((0, 1, 3), F)),
     ("bitwise_and_", "int", lambda L, a, b: a.bitwise_and_(b), ((0, 3), "int64"), ((1, 3), "int64")),

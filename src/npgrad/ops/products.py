@@ -536,8 +536,9 @@ def tensordot(a, b, dims=2):
     return einsum(f"{la},{lb}->{out}", a, b)
 
 
-@op(methods=())
-def kron(a, b):
+@op()
+def kron(input, other):
+    a, b = input, other
     nd = max(a._data.ndim, b._data.ndim)
     a2 = a.reshape((1,) * (nd - a._data.ndim) + tuple(a.shape))
     b2 = b.reshape((1,) * (nd - b._data.ndim) + tuple(b.shape))
