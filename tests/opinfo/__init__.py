@@ -22,11 +22,12 @@ import family_reduce
 import family_softmax
 import family_sorting
 import family_special
+import family_special_functions
 import family_unary
 
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
          *family_movement.OPS, *family_broadcast.OPS, *family_reduce.OPS, *family_softmax.OPS, *family_special.OPS,
-         *family_products.OPS, *family_sorting.OPS, *family_decomp.OPS,
+         *family_special_functions.OPS, *family_products.OPS, *family_sorting.OPS, *family_decomp.OPS,
          *family_activation.OPS, *family_loss.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 

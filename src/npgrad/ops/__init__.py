@@ -21,7 +21,8 @@ inplace.register_inplace_variants()
 # are then replaced by the real methods. (Not a Tensor.__getattr__: defining one slows every attribute
 # access on every tensor.) Their names must exist before the modules are imported, so they are read
 # from ``_lazy_index.py``, which `python -m npgrad.ops` (write_lazy_index) generates from the records.
-LAZY_FAMILIES = ("sorting", "counting", "cumulative", "distance", "special", "decomp")
+LAZY_FAMILIES = ("sorting", "counting", "cumulative", "distance", "special", "decomp", "special_bessel", "special_poly",
+                 "special_gamma")
 
 # What `from npgrad.ops import *` gives npgrad: every public name the eager families declared (binding
 # them here rebinds a family's module name where an operator has the same name).
