@@ -11,7 +11,7 @@ grad is checked there too."""
 import numpy as np
 
 from oracle import In
-from _record import DOUBLE_BACKWARD, FD, PARITY, OpInfo, Sample
+from _record import DOUBLE_BACKWARD, FD, FLOAT32_RESULT_SWEEP, PARITY, OpInfo, Sample
 from _record import raises_like_torch as _r
 
 INF, NAN = np.inf, np.nan
@@ -66,7 +66,8 @@ OPS = [
         _s("i0", lambda L, x: L.i0(x), [WIDE], DB),
         _s("i0_method", lambda L, x: x.i0(), [In((3, 4), -30.0, 30.0)]),
         _s("special_i0", lambda L, x: L.special.i0(x), [In((3, 4), -1.0, 1.0)]),
-    ], special_values=[("i0", lambda L, x: L.i0(x), [0.0, -0.0, 1e-300, 0.5, -30.0, 700.0, NAN, INF, -INF])]),
+    ], special_values=[("i0", lambda L, x: L.i0(x), [0.0, -0.0, 1e-300, 0.5, -30.0, 700.0, NAN, INF, -INF])],
+       sweeps=frozenset({FLOAT32_RESULT_SWEEP})),
     OpInfo("i0e", FAMILY, lambda lib, x: lib.special.i0e(x), samples=[
         _s("i0e", lambda L, x: L.special.i0e(x), [WIDE], DB),
         _s("i0e_large", lambda L, x: L.special.i0e(x), [In((3, 4), 15.0, 400.0)]),

@@ -319,3 +319,17 @@ if HAS_TORCH:
         np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-13)
         with pytest.raises(RuntimeError):
             npgrad.tensor([1, 2]).i0_()
+
+
+@pytest.mark.parametrize("name", NO_GRAD_UNARY + ["i0", "i0e", "i1", "i1e", "erfcx", "ndtri"] + POLYNOMIALS +
+                         ["gammainc", "gammaincc", "zeta"])
+def test_zero_dim_and_empty_inputs(name):
+    f = getattr(sp, name)
+    call = (lambda x: f(x)) if name in NO_GRAD_UNARY or name in ("i0", "i0e", "i1", "i1e", "erfcx", "ndtri") else \
+        (lambda x: f(x + 1, x))
+    scalar = call(npgrad.tensor(0.375, dtype=npgrad.float64))
+    assert scalar.shape == () and np.isfinite(scalar.item())
+    assert call(npgrad.ones(0, 3)).shape == (0, 3)
+    # a non-contiguous input (a transposed view)
+    x = npgrad.tensor(np.linspace(0.1, 0.9, 12).reshape(3, 4)).t()
+    np.testing.assert_array_equal(call(x).numpy(), call(x.contiguous()).numpy())

@@ -33,7 +33,8 @@ def _float_in(input, kernel=None):
 
 def _via64(fn):
     """A kernel on arrays of any float dtype from a float64 one (results rounded back to the input's dtype)."""
-    return lambda x: fn(x.astype(np.float64)).astype(x.dtype, copy=False)
+    # (kernels see 1-d arrays: boolean-mask assignment needs an array, and a 0-d one would come back a scalar)
+    return lambda x: fn(x.astype(np.float64).reshape(-1)).reshape(x.shape).astype(x.dtype, copy=False)
 
 
 # -- differentiable: i0, i0e, i1, i1e --------------------------------------------------------------------------------
@@ -44,7 +45,7 @@ _FLOAT32_EXP_OVERFLOW = 88.72283935546875
 
 
 def _i_plain(n, x):
-    out = B.i_plain(n, x.astype(np.float64))
+    out = B.i_plain(n, x.astype(np.float64).reshape(-1)).reshape(x.shape)
     if x.dtype != np.float64:
         big = (np.abs(x) > _FLOAT32_EXP_OVERFLOW) & np.isfinite(x)
         if big.any():

@@ -26,8 +26,10 @@ _SQRT_2PI = math.sqrt(2 * math.pi)
 
 
 def _eval(fn, *xs):
-    """fn (a float64 kernel) of the arrays xs, in the first one's dtype."""
-    return fn(*(x.astype(np.float64) for x in xs)).astype(xs[0].dtype, copy=False)
+    """fn (a float64 kernel) of the arrays xs (broadcast, flattened for the kernel), in the first one's dtype."""
+    xs64 = np.broadcast_arrays(*(x.astype(np.float64) for x in xs))
+    out = fn(*(x.reshape(-1) for x in xs64))
+    return out.reshape(xs64[0].shape).astype(xs[0].dtype, copy=False)
 
 
 def _float_in(input, kernel):

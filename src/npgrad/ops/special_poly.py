@@ -145,8 +145,8 @@ def _polynomial(name, kernel, doc):
         x, m = np.broadcast_arrays(x._data, m._data)
         # evaluated in the result's dtype, as PyTorch: a float32 recurrence overflows (to inf, and inf - inf
         # to NaN) where PyTorch's does
-        out = kernel(np.array(x), _degree(m))
-        return Tensor._wrap(np.asarray(out).astype(x.dtype, copy=False))
+        out = kernel(np.array(x).reshape(-1), _degree(m).reshape(-1))
+        return Tensor._wrap(out.reshape(x.shape).astype(x.dtype, copy=False))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc + " (not differentiable, as in PyTorch)."
     return op(methods=())(fn)
