@@ -156,6 +156,16 @@ def test_incomplete_gamma_closed_forms():
     # Q(a, x) ~ a E1(x) as a -> 0 (E1(1/2) = 0.55977359477616081)
     np.testing.assert_allclose(npgrad.igammac(_f64([1e-300, 1e-12]), _f64([0.5, 0.5])).numpy(),
                                [0.55977359477616081e-300, 0.55977359477616081e-12], rtol=1e-11)
+    # large a: P(a, a) = 1/2 + (1/3 + 1/(540 a)) / sqrt(2 pi a) + O(a^-5/2) (Temme's expansion at eta = 0);
+    # and across a = 1e7, where the power series hands over to that expansion, the two agree
+    big = np.array([1e8, 1e10, 1e13])
+    np.testing.assert_allclose(npgrad.igamma(_f64(big), _f64(big)).numpy(),
+                               0.5 + (1 / 3 + 1 / (540 * big)) / np.sqrt(2 * np.pi * big), rtol=1e-14)
+    from npgrad.ops import _igamma
+    a = np.full(9, 9.9e6)
+    x = a + np.linspace(-6, 6, 9) * np.sqrt(a)
+    for lower in (True, False):
+        np.testing.assert_allclose(_igamma.igamma(a, x, lower), _igamma._temme(a, x, lower), rtol=1e-13)
     a, v = _f64([0.3, 5.0, 150.0, 2e3]), _f64([0.2, 7.0, 140.0, 2.1e3])
     np.testing.assert_allclose((npgrad.igamma(a, v) + npgrad.igammac(a, v)).numpy(), 1.0, rtol=1e-14)
 

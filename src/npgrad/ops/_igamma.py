@@ -4,7 +4,8 @@ Both share the factor D = x^a e^-x / Gamma(a + 1). Below x < a + 1, P is D times
 sum_k x^k / ((a + 1)(a + 2)...(a + k)) (positive terms); from x >= a + 1 on, Q is x^a e^-x / Gamma(a) times
 Legendre's continued fraction 1 / (x + 1 - a - 1 (1 - a) / (x + 3 - a - 2 (2 - a) / ...)), evaluated
 by the modified Lentz method. The other function is 1 minus the one computed, which is then >= ~1/2;
-except for a < 1/2 and x < 1.1, where Q, which tends to 0 with a, is computed directly (``_small_a_q``).
+except for a < 1/2 and x < 1.1, where Q, which tends to 0 with a, is computed directly (``_small_a_q``),
+and for a > 1e7, where Temme's uniform asymptotic expansion takes over (``_temme``).
 
 For large a, log D = a log x - x - lgamma(a + 1) is a difference of numbers ~a log a that nearly cancel;
 it is rewritten with x = a (1 + t) as a log1pmx(t) - log(2 pi a) / 2 - S(a), with S Stirling's correction
@@ -81,6 +82,31 @@ def _small_a_q(a, x):
     return -np.expm1(e) - np.exp(e) * a * s
 
 
+_TEMME_FROM = 1e7
+
+
+def _temme(a, x, lower):
+    """P or Q for a > 1e7 by Temme's uniform expansion: with lambda = x / a and
+    eta = sign(lambda - 1) sqrt(2 (lambda - 1 - log lambda)),
+        Q = erfc(eta sqrt(a / 2)) / 2 + R,  P = erfc(-eta sqrt(a / 2)) / 2 - R,
+        R = exp(-a eta^2 / 2) / sqrt(2 pi a) (c0(eta) + c1(eta) / a + O(a^-2)),
+    c0 = 1 / (lambda - 1) - 1 / eta, c1 = 1 / eta^3 - 1 / (lambda - 1)^3 - 1 / (lambda - 1)^2 - 1 / (12 (lambda - 1)),
+    by their Taylor series in eta below |eta| = 0.01, where those differences cancel. (The series and the
+    continued fraction would need ~sqrt(a) terms here.)"""
+    from ._erf import erfc_np
+    mu = (x - a) / a
+    eta = np.sign(mu) * np.sqrt(-2 * log1pmx(mu))
+    with np.errstate(all="ignore"):
+        c0 = 1 / mu - 1 / eta
+        c1 = 1 / eta ** 3 - 1 / mu ** 3 - 1 / mu ** 2 - 1 / (12 * mu)
+    small = np.abs(eta) < 0.01
+    c0 = np.where(small, -1 / 3 + eta * (1 / 12 + eta * (-2 / 135 + eta / 864)), c0)
+    c1 = np.where(small, -1 / 540 + eta * (-1 / 288 + eta / 378), c1)
+    r = np.exp(-0.5 * a * eta * eta) / np.sqrt(2 * math.pi * a) * (c0 + c1 / a)
+    z = eta * np.sqrt(a / 2)
+    return 0.5 * erfc_np(-z) - r if lower else 0.5 * erfc_np(z) + r
+
+
 def _series_p(a, x):
     """P(a, x) by its power series (x < a + 1)."""
     term = np.ones_like(x)
@@ -144,8 +170,11 @@ def igamma(a, x, lower=True):
     a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
     out, compute = _edges(a, x, lower)
     use_small = compute & (a < 0.5) & (x < 1.1)
-    use_series = compute & (x < a + 1) & ~use_small
-    use_cf = compute & ~use_series & ~use_small
+    use_temme = compute & (a > _TEMME_FROM)
+    use_series = compute & (x < a + 1) & ~use_small & ~use_temme
+    use_cf = compute & ~use_series & ~use_small & ~use_temme
+    if use_temme.any():
+        out[use_temme] = _temme(a[use_temme], x[use_temme], lower)
     if use_small.any():
         q = _small_a_q(a[use_small], x[use_small])
         out[use_small] = 1 - q if lower else q
