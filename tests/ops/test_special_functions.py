@@ -181,6 +181,11 @@ def test_zeta_values_and_recurrence():
     # zeta(2, 1/2) = pi^2 / 2; a negative q with an integer s sums the series as it stands
     np.testing.assert_allclose(sp.zeta(_f64([2.0]), 0.5).numpy(), [math.pi ** 2 / 2], rtol=1e-15)
     np.testing.assert_allclose(sp.zeta(_f64([2.0]), -1.5).numpy(), [math.pi ** 2 / 2 + 4 + 4 / 9], rtol=1e-14)
+    # far out (-1e7 + 1/2: no term-by-term sum): the terms of odd s cancel pairwise down to zeta(s, m + 1)
+    far = sp.zeta(_f64([2.0, 3.0]), -1e7 + 0.5).numpy()
+    m = 1e7 - 0.5
+    np.testing.assert_allclose(far[1], sp.zeta(_f64([3.0]), m + 1).numpy()[0], rtol=1e-15)
+    np.testing.assert_allclose(far[0], 2 * sp.zeta(_f64([2.0]), 0.5).numpy()[0] - 1 / m, rtol=1e-13)
 
 
 def test_erfcx_and_ndtri_reference():

@@ -39,14 +39,30 @@ def _regular(s, q):
     return acc + np.where(done, 0.0, tail)
 
 
+def _negative_q(s, q):
+    """zeta(s, q) for an integer s and a negative non-integer q, without summing its ~|q| negative terms one
+    by one: with m = -q, N = ceil(m) and r = m - N + 1 in (0, 1) (both exact), the terms k < N are
+    (-1)^s (zeta(s, r) - zeta(s, m + 1)) and the rest is zeta(s, q + N) = zeta(s, 1 - r)."""
+    m = -q
+    r = m - np.ceil(m) + 1
+    a, b, c = _regular(s, r), _regular(s, 1 - r), _regular(s, m + 1)
+    odd = (s % 2) == 1
+    # (grouped so that r = 1/2, where the first two are equal, cancels exactly)
+    return np.where(odd, (b - a) + c, (a + b) - c)
+
+
 def zeta(s, q):
     s, q = np.broadcast_arrays(np.asarray(s, np.float64), np.asarray(q, np.float64))
     out = np.full(s.shape, np.nan)
     with np.errstate(invalid="ignore"):
         pole_q = (q <= 0) & (q == np.floor(q))
         ok = (s > 1) & np.isfinite(s) & np.isfinite(q) & ~pole_q & ((q > 0) | (s == np.floor(s)))
-        if ok.any():
-            out[ok] = _regular(s[ok], q[ok])
+        pos = ok & (q > 0)
+        if pos.any():
+            out[pos] = _regular(s[pos], q[pos])
+        neg = ok & (q < 0)
+        if neg.any():
+            out[neg] = _negative_q(s[neg], q[neg])
         # s = inf: q^-inf is inf below 1, 1 at 1; beyond, PyTorch's Euler-Maclaurin gives 0 * inf = NaN
         inf_s = (s == np.inf) & (q > 0)
         out = np.where(inf_s, np.where(q < 1, np.inf, np.where(q == 1, 1.0, np.nan)), out)
