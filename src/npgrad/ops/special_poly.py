@@ -78,6 +78,8 @@ def _recurrence(x, n, first, step):
             prev, cur = cur, step(k, xs, cur, prev)
             k += 1
             done = ns == k
+            if k % 64 == 0 and np.isnan(cur).all():  # NaN (inf - inf after an overflow) stays NaN: stop early
+                done = np.ones(ns.shape, bool)
             if done.any():
                 flat[idx[done]] = cur[done]
                 keep = ~done
