@@ -26,17 +26,17 @@ _ASYMPTOTIC_TERMS = 30
 _BIG = 25.0             # Hankel's expansions from here on (their error ~exp(-2x) ~ 2e-22)
 
 # The trapezoidal rule for K: step h, nodes t = 0, h, ..., 5 (exp(-x (cosh 5 - 1)) < 1e-30 for x >= 2)
-_K_H = 0.08
+_K_H = 0.1
 _K_T = np.arange(0, 5.0 + _K_H / 2, _K_H)
 _K_W = np.full(_K_T.shape, _K_H)
 _K_W[0] = _K_H / 2
 # The trapezoidal rule for J_n on [0, pi] (an even, 2 pi-periodic integrand: the full-period rule)
-_J_N = 96
+_J_N = 40
 _J_T = np.linspace(0.0, _PI, _J_N + 1)
 _J_W = np.full(_J_T.shape, _PI / _J_N)
 _J_W[[0, -1]] /= 2
 # Gauss-Legendre nodes for the non-periodic integrals
-_GL_X, _GL_W = np.polynomial.legendre.leggauss(80)
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(56)
 
 
 def _gauss(a, b):
@@ -45,12 +45,18 @@ def _gauss(a, b):
     return (a[:, None] + half * (_GL_X + 1)), half * _GL_W
 
 
+_BLOCK = 8192  # elements per call: the quadratures hold (elements x ~100 nodes) arrays
+
+
 def _regions(x, *fns_and_masks, out=None):
-    """out[mask] = fn(x[mask]) for each (mask, fn), evaluating each representation on its elements only."""
+    """out[mask] = fn(x[mask]) for each (mask, fn), evaluating each representation on its elements only,
+    in blocks of _BLOCK elements."""
     out = np.full(x.shape, np.nan) if out is None else out
     for mask, fn in fns_and_masks:
-        if mask.any():
-            out[mask] = fn(x[mask])
+        idx = np.flatnonzero(mask)
+        for start in range(0, idx.size, _BLOCK):
+            part = idx[start:start + _BLOCK]
+            out.flat[part] = fn(x.flat[part])
     return out
 
 
