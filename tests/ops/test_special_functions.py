@@ -170,6 +170,18 @@ def test_incomplete_gamma_closed_forms():
     np.testing.assert_allclose((npgrad.igamma(a, v) + npgrad.igammac(a, v)).numpy(), 1.0, rtol=1e-14)
 
 
+def test_incomplete_gamma_batch_equals_elementwise():
+    # a slowly converging element of a batch must not be changed by the others (the continued fraction
+    # runs until its last element converges, and must leave converged ones alone meanwhile)
+    rng = np.random.default_rng(3)
+    a = np.exp(rng.uniform(np.log(1e-3), np.log(50), 3000))
+    x = a * np.exp(rng.uniform(-3, 3, 3000))
+    batch = npgrad.igammac(_f64(a), _f64(x)).numpy()
+    for i in rng.choice(3000, 60, replace=False):
+        one = npgrad.igammac(_f64(a[i:i + 1]), _f64(x[i:i + 1])).numpy()[0]
+        np.testing.assert_allclose(batch[i], one, rtol=4e-15, err_msg=f"a={a[i]!r} x={x[i]!r}")
+
+
 def test_zeta_values_and_recurrence():
     s = _f64([2.0, 3.0, 4.0, 6.0])
     np.testing.assert_allclose(sp.zeta(s, 1.0).numpy(), [math.pi ** 2 / 6, 1.2020569031595942854,

@@ -131,7 +131,8 @@ def _cf_q(a, x):
     c = np.full_like(x, 1 / tiny)
     d = 1 / b
     h = d.copy()
-    # converged: delta within rounding of 1 on 4 successive steps (one such step alone can be a coincidence)
+    # converged: delta within a few ulps of 1 on 4 successive steps (one such step alone can be a
+    # coincidence; after convergence the deltas dither by an ulp or two around 1)
     calm = np.zeros(x.shape, np.int64)
     for i in range(1, _MAX_ITER):
         an = -i * (i - a)
@@ -142,8 +143,10 @@ def _cf_q(a, x):
         c = np.where(np.abs(c) < tiny, tiny, c)
         d = 1 / d
         delta = d * c
-        h = h * delta
-        calm = np.where(np.abs(delta - 1) <= 2.3e-16, calm + 1, 0)
+        # an element stops once converged (or NaN): multiplying on by deltas of 1 +- 1 ulp would
+        # random-walk its h away while slower elements of the batch still need steps
+        h = np.where(calm >= 4, h, h * delta)
+        calm = np.where(calm >= 4, calm, np.where((np.abs(delta - 1) <= 1e-15) | np.isnan(delta), calm + 1, 0))
         if calm.min() >= 4:
             break
     # x^a e^-x / Gamma(a) = D a / x... written through log D + log(a) to keep it one exponential
