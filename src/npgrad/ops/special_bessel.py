@@ -2,9 +2,9 @@
 non-differentiable modified_bessel_i0/i1/k0/k1, scaled_modified_bessel_k0/k1, bessel_j0/j1/y0/y1,
 spherical_bessel_j0 and airy_ai. The kernels (float64, NumPy only) are in ``_bessel.py``.
 
-As in PyTorch, integer and bool inputs give float32; i0/i0e/i1/i1e take float16 (evaluated in float32),
-the others raise for it. The non-differentiable ones return a tensor that does not require grad, as
-PyTorch's, whose outputs carry no grad_fn either.
+Every kernel evaluates in float64 and rounds to the input's dtype. As in PyTorch, integer and bool inputs give
+float32, i0/i0e/i1/i1e take float16 and the others raise for it, and the functions PyTorch gives no
+derivative return a tensor that does not require grad (no grad_fn, as PyTorch's).
 """
 
 import numpy as np

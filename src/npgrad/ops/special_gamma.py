@@ -121,7 +121,8 @@ class Igammac(_IgammaBase):
     sign = -1.0
 
 
-def _igamma_args(name, input, other):
+def _igamma_args(name, kernel, input, other):
+    """(a, x) promoted, for ``name`` (the function PyTorch's argument errors name) on ``kernel``."""
     for pos, (arg, label) in enumerate(((input, "input"), (other, "other")), 1):
         if not isinstance(arg, Tensor):
             raise TypeError(f"{name}(): argument '{label}' (position {pos}) must be Tensor, not {type(arg).__name__}")
@@ -129,8 +130,7 @@ def _igamma_args(name, input, other):
     from .broadcast import broadcast_error
     a, x = promote(input, other)
     if a._data.dtype.kind != "f":
-        raise NotImplementedError(f"\"{name.replace('special_gammaincc', 'igammac').replace('special_gammainc', 'igamma')}"
-                                  f"_cpu\" not implemented for '{_dt.scalar_name(a._data.dtype)}'")
+        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{_dt.scalar_name(a._data.dtype)}'")
     err = broadcast_error(a._data.shape, x._data.shape)
     if err is not None:
         raise err
@@ -140,22 +140,22 @@ def _igamma_args(name, input, other):
 @op(inplace="generic")
 def igamma(input, other):
     """The regularized lower incomplete gamma function P(input, other) (torch.special.gammainc)."""
-    return Igamma.apply(*_igamma_args("igamma", input, other))
+    return Igamma.apply(*_igamma_args("igamma", "igamma", input, other))
 
 
 @op(inplace="generic")
 def igammac(input, other):
     """The regularized upper incomplete gamma function Q(input, other) = 1 - P (torch.special.gammaincc)."""
-    return Igammac.apply(*_igamma_args("igammac", input, other))
+    return Igammac.apply(*_igamma_args("igammac", "igammac", input, other))
 
 
 def gammainc(input, other):
     """``torch.special.gammainc``: igamma under its SciPy name (and its own argument errors)."""
-    return Igamma.apply(*_igamma_args("special_gammainc", input, other))
+    return Igamma.apply(*_igamma_args("special_gammainc", "igamma", input, other))
 
 
 def gammaincc(input, other):
-    return Igammac.apply(*_igamma_args("special_gammaincc", input, other))
+    return Igammac.apply(*_igamma_args("special_gammaincc", "igammac", input, other))
 
 
 # -- Hurwitz zeta -----------------------------------------------------------------------------------------------------
