@@ -35,6 +35,7 @@ import family_scatter_extra
 import family_softmax
 import family_sorting
 import family_special
+import family_special_functions
 import family_unary
 import family_view_copy
 
@@ -49,6 +50,7 @@ OP_DB += family_grid.OPS
 OP_DB += [*family_scatter_extra.OPS, *family_view_copy.OPS]
 OP_DB += [*family_math_extra.OPS]
 OP_DB += [*family_products_extra.OPS, *family_decomp_lu.OPS, *family_decomp_more.OPS, *family_lowrank.OPS]
+OP_DB += [*family_special_functions.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 
