@@ -9,6 +9,7 @@ from _record import (EMPTY_INTEGER_SWEEP, FLOAT16_SWEEP, INTEGER_SWEEP, KINKS_SW
                      DOUBLE_BACKWARD, FAMILY, FD, NO_UPCAST, PARITY, SECOND_ORDER, Binary, OpInfo, Reduction, Sample, Unary)
 from _record import EXACT, FLOAT32_RESULT_SWEEP, RAISES_LIKE_TORCH  # noqa: F401
 import family_activation
+import family_activation_inplace
 import family_arith
 import family_broadcast
 import family_compare
@@ -27,7 +28,7 @@ import family_unary
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
          *family_movement.OPS, *family_broadcast.OPS, *family_reduce.OPS, *family_softmax.OPS, *family_special.OPS,
          *family_products.OPS, *family_sorting.OPS, *family_decomp.OPS,
-         *family_activation.OPS, *family_loss.OPS]
+         *family_activation.OPS, *family_loss.OPS, *family_activation_inplace.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 
