@@ -222,7 +222,8 @@ def test_weight_norm_loads_hook_keys():
 def test_spectral_norm_property():
     npgrad.manual_seed(0)
     m = P.spectral_norm(nn.Linear(6, 5))
-    w = _np(m.parametrizations.weight.original).astype(np.float64)
+    original = _np(m.parametrizations.weight.original).astype(np.float64)
+    assert np.linalg.svd(original, compute_uv=False)[0] != pytest.approx(1, abs=1e-2)  # a real rescaling
     m.weight  # one more power-iteration step (training mode)
     sigma = np.linalg.svd(_np(m.weight).astype(np.float64), compute_uv=False)[0]
     assert abs(sigma - 1) < 1e-3

@@ -111,7 +111,8 @@ class _SpectralNorm(Module):
 
 def _is_conv_transpose(module):
     from ..modules import conv
-    kinds = tuple(getattr(conv, n) for n in ("ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d") if hasattr(conv, n))
+    names = ("ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d")  # (3d where npgrad has it)
+    kinds = tuple(getattr(conv, n) for n in names if hasattr(conv, n))
     return isinstance(module, kinds)
 
 

@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from ...autograd import no_grad
 from ...tensor import Tensor
 from ..modules.container import ModuleDict, ModuleList
-from ..modules.module import Module
 from ..parameter import Parameter
 
 __all__ = ["cached", "ParametrizationList", "register_parametrization", "is_parametrized",
