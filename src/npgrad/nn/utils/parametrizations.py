@@ -17,20 +17,13 @@ from ...tensor import Tensor
 from .. import functional as F
 from ..modules.module import Module
 from . import parametrize
+from ._norm_helpers import as_matrix as _as_matrix, is_conv_transpose as _is_conv_transpose
+from ._norm_helpers import norm_except_dim as _norm_except_dim
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 
 # -- weight norm ---------------------------------------------------------------------------------------------
-def _norm_except_dim(v, dim):
-    """The 2-norm of ``v`` over every dim but ``dim``, kept broadcastable to ``v``; the whole norm for dim=-1."""
-    if dim == -1:
-        return v.norm()
-    dim = dim + v.dim() if dim < 0 else dim
-    others = [d for d in range(v.dim()) if d != dim]
-    return (v * v).sum(dim=others, keepdim=True).sqrt() if others else v.abs()
-
-
 class _WeightNorm(Module):
     def __init__(self, dim=0):
         super().__init__()
@@ -61,12 +54,6 @@ def weight_norm(module, name="weight", dim=0):
 
 
 # -- spectral norm -------------------------------------------------------------------------------------------
-def _as_matrix(weight, dim):
-    if dim != 0:
-        weight = weight.permute(dim, *[d for d in range(weight.dim()) if d != dim])
-    return weight.flatten(1)
-
-
 class _SpectralNorm(Module):
     def __init__(self, weight, n_power_iterations=1, dim=0, eps=1e-12):
         super().__init__()
@@ -107,13 +94,6 @@ class _SpectralNorm(Module):
 
     def right_inverse(self, value):
         return value
-
-
-def _is_conv_transpose(module):
-    from ..modules import conv
-    names = ("ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d")  # (3d where npgrad has it)
-    kinds = tuple(getattr(conv, n) for n in names if hasattr(conv, n))
-    return isinstance(module, kinds)
 
 
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):

@@ -9,7 +9,7 @@ from ... import factories as _f
 from ...autograd import no_grad
 from .. import functional as F
 from ..parameter import Parameter
-from .parametrizations import _as_matrix, _is_conv_transpose
+from ._norm_helpers import as_matrix as _as_matrix, is_conv_transpose as _is_conv_transpose
 
 __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook", "spectral_norm",
            "remove_spectral_norm"]

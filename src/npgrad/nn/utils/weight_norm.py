@@ -7,7 +7,7 @@ parametrizations.weight_norm is the newer form; PyTorch warns (FutureWarning) th
 import warnings
 
 from ..parameter import Parameter
-from .parametrizations import _norm_except_dim
+from ._norm_helpers import norm_except_dim as _norm_except_dim
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
 
