@@ -155,3 +155,24 @@ def test_functional_call_matches_torch():
     yt.pow(2).sum().backward()
     yn.pow(2).sum().backward()
     np.testing.assert_allclose(wn.grad.numpy(), wt.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("fn", ["convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format"])
+def test_convert_weight_memory_format(fn):
+    npgrad.manual_seed(0)
+    m = nn.Sequential(nn.Conv2d(2, 3, 3), nn.Sequential(nn.ConvTranspose2d(3, 2, 2)), nn.Linear(2, 2))
+    params = list(m.parameters())
+    values = [p.detach().numpy().copy() for p in params]
+    x = npgrad.randn(1, 2, 6, 6)
+    y = m[1](m[0](x)).detach().numpy()
+    assert getattr(nn.utils, fn)(m, npgrad.channels_last) is m
+    assert list(m.parameters()) == params  # the same Parameter objects
+    for p, v in zip(params, values):
+        np.testing.assert_array_equal(p.detach().numpy(), v)
+        assert p.requires_grad
+    assert m[0].weight.is_contiguous(memory_format=npgrad.channels_last)
+    np.testing.assert_array_equal(m[1](m[0](x)).detach().numpy(), y)
+    if HAS_TORCH:
+        mt = torch.nn.Conv2d(2, 3, 3)
+        w = mt.weight
+        assert getattr(torch.nn.utils, fn)(mt, torch.channels_last) is mt and mt.weight is w

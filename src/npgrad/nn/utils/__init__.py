@@ -14,7 +14,10 @@ from .spectral_norm import spectral_norm, remove_spectral_norm  # noqa: F401
 _LAZY = {"parametrizations": ("parametrizations", None), "fusion": ("fusion", None), "stateless": ("stateless", None),
          "init": ("init", None), "fuse_conv_bn_eval": ("fusion", "fuse_conv_bn_eval"),
          "fuse_conv_bn_weights": ("fusion", "fuse_conv_bn_weights"), "fuse_linear_bn_eval": ("fusion", "fuse_linear_bn_eval"),
-         "fuse_linear_bn_weights": ("fusion", "fuse_linear_bn_weights"), "skip_init": ("init", "skip_init")}
+         "fuse_linear_bn_weights": ("fusion", "fuse_linear_bn_weights"), "skip_init": ("init", "skip_init"),
+         "memory_format": ("memory_format", None),
+         "convert_conv2d_weight_memory_format": ("memory_format", "convert_conv2d_weight_memory_format"),
+         "convert_conv3d_weight_memory_format": ("memory_format", "convert_conv3d_weight_memory_format")}
 
 
 def __getattr__(name):
