@@ -96,6 +96,7 @@ ERROR_CASES = [
     ((1, 1, 4, 4, 4), "uint8", dict(size=2, mode="area")),
     ((1, 1, 4, 4, 4), "uint8", dict(size=2, mode="trilinear")),
     ((1, 1, 4, 4), "bool", dict(size=2)),
+    ((1, 1, 4, 4), "float16", dict(size=2, mode="bilinear", antialias=True)),
 ]
 
 
@@ -107,6 +108,26 @@ def test_errors_match_torch(shape, dtype, kw):
     with pytest.raises(type(et.value)) as en:
         F.interpolate(npgrad.zeros(shape, dtype=getattr(npgrad, dtype)), **kw)
     assert str(en.value) == str(et.value).split("\n")[0]
+
+
+@needs_torch
+@pytest.mark.parametrize("shape,mode,ac", [((2, 3, 7), "linear", False), ((1, 2, 5, 6), "bilinear", True),
+                                          ((1, 2, 5, 6), "bicubic", False), ((1, 2, 3, 4, 5), "trilinear", False)])
+def test_float16_in_float32_arithmetic(shape, mode, ac):
+    x = RNG.standard_normal(shape).astype(np.float16)
+    xt, xn = torch.tensor(x, requires_grad=True), npgrad.tensor(x, requires_grad=True)
+    yt = torch.nn.functional.interpolate(xt, scale_factor=1.7, mode=mode, align_corners=ac)
+    yn = F.interpolate(xn, scale_factor=1.7, mode=mode, align_corners=ac)
+    assert yn.dtype == npgrad.float16
+    a, b = yn.detach().numpy(), yt.detach().numpy()
+    # PyTorch rounds its weights to half first: the difference stays within one half ulp of the input's scale
+    atol = float(np.spacing(np.abs(x).max()))
+    np.testing.assert_allclose(a.astype(np.float64), b.astype(np.float64), rtol=0, atol=atol)
+    g = RNG.standard_normal(b.shape).astype(np.float16)
+    yt.backward(torch.tensor(g))
+    yn.backward(npgrad.tensor(g))
+    gt = xt.grad.numpy()
+    np.testing.assert_allclose(xn.grad.numpy(), gt, rtol=0, atol=float(np.spacing(np.abs(gt).max())))
 
 
 # -- oracles without torch -------------------------------------------------------------------------------------

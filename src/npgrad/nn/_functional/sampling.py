@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from ... import dtypes as _dt
 from ...tensor import Tensor
 from . import resample_taps as _taps
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
@@ -168,6 +169,18 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         out = _integer_input(input, mode, antialias, align_corners, spatial, sizes, scales)
         if out is not None:
             return out
+    if input.dtype == _dt.float16 and mode not in ("nearest", "nearest-exact"):
+        if antialias:
+            raise NotImplementedError("\"compute_index_ranges_weights\" not implemented for 'Half'")
+        # PyTorch resamples half-precision images in float32 arithmetic; so does npgrad, rounding once at the end.
+        # Values and gradients agree to one half ulp of their scale (PyTorch's half kernels
+        # round their weights to half first, seen for linear and bicubic; not copied kernel by kernel).
+        return _resample(input.float(), mode, spatial, sizes, scales, align_corners, antialias).half()
+    return _resample(input, mode, spatial, sizes, scales, align_corners, antialias)
+
+
+def _resample(input, mode, spatial, sizes, scales, align_corners, antialias):
+    dim = len(spatial)
     if mode == "area":
         if dim == 1:
             return adaptive_avg_pool1d(input, sizes)
