@@ -341,3 +341,21 @@ def test_custom_parametrization_matches_torch():
 
     _pair(lambda lib: lib.nn.Linear(3, 3), lambda m: torch.nn.utils.parametrize.register_parametrization(
         m, "weight", TSym()), lambda m: parametrize.register_parametrization(m, "weight", Symmetric()), (4, 3))
+
+
+@needs_torch
+@pytest.mark.parametrize("kw", [{}, {"orthogonal_map": "cayley"}])
+def test_orthogonal_assignment_and_repr_match_torch(kw):
+    torch.manual_seed(0)
+    mt = torch.nn.utils.parametrizations.orthogonal(torch.nn.Linear(3, 3), **kw).double()
+    mn = P.orthogonal(nn.Linear(3, 3), **kw).double()
+    assert repr(mn) == repr(mt)
+    assert mn.weight.dtype == npgrad.float64 and mn.parametrizations.weight[0].base.dtype == npgrad.float64
+    q = np.linalg.qr(np.random.default_rng(0).standard_normal((3, 3)))[0]
+    with torch.no_grad():
+        mt.weight = torch.tensor(q)
+    with npgrad.no_grad():
+        mn.weight = npgrad.tensor(q)
+    np.testing.assert_allclose(_np(mn.weight), mt.weight.detach().numpy(), atol=1e-12)
+    for k in ("parametrizations.weight.original", "parametrizations.weight.0.base"):
+        np.testing.assert_allclose(mn.state_dict()[k].numpy(), mt.state_dict()[k].numpy(), atol=1e-12)
