@@ -222,3 +222,31 @@ def test_uint8_constant_and_nearest():
     z = RNG.integers(0, 256, (1, 2, 2, 3, 4)).astype(np.uint8)
     y = F.interpolate(npgrad.tensor(z), scale_factor=2, mode="nearest").numpy()
     np.testing.assert_array_equal(y, z.repeat(2, 2).repeat(2, 3).repeat(2, 4))
+
+
+@needs_torch
+@pytest.mark.parametrize("shape", [(2, 3, 7), (1, 2, 5, 6), (1, 2, 3, 4, 5)])
+def test_sweep_every_mode_option_against_torch(shape):
+    """Every mode x align_corners x antialias x size form on one rank: values and gradients where PyTorch
+    computes, the same error (class and message) where it refuses."""
+    rank = len(shape) - 2
+    sizes = [{"scale_factor": 2.5}, {"scale_factor": 0.45}, {"scale_factor": 1.7, "recompute_scale_factor": True},
+             {"size": (3,) * rank}, {"size": (11,) * rank}, {"size": tuple(shape[2:])}]
+    modes = ["nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic", "area", "lanczos"]
+    x = RNG.standard_normal(shape)
+    for mode, ac, aa, kw in itertools.product(modes, [None, False, True], [False, True], sizes):
+        args = dict(mode=mode, align_corners=ac, antialias=aa, **kw)
+        xt, xn = torch.tensor(x, requires_grad=True), npgrad.tensor(x, requires_grad=True)
+        try:
+            yt = torch.nn.functional.interpolate(xt, **args)
+        except Exception as e:  # PyTorch refuses: npgrad must refuse the same way
+            with pytest.raises(type(e)) as got:
+                F.interpolate(xn, **args)
+            assert str(got.value) == str(e).split("\n")[0], args
+            continue
+        yn = F.interpolate(xn, **args)
+        np.testing.assert_allclose(yn.detach().numpy(), yt.detach().numpy(), rtol=1e-12, atol=1e-12, err_msg=str(args))
+        g = RNG.standard_normal(tuple(yt.shape))
+        yt.backward(torch.tensor(g))
+        yn.backward(npgrad.tensor(g))
+        np.testing.assert_allclose(xn.grad.numpy(), xt.grad.numpy(), rtol=1e-12, atol=1e-12, err_msg=str(args))
