@@ -9,6 +9,7 @@ from _record import (EMPTY_INTEGER_SWEEP, FLOAT16_SWEEP, INTEGER_SWEEP, KINKS_SW
                      DOUBLE_BACKWARD, FAMILY, FD, NO_UPCAST, PARITY, SECOND_ORDER, Binary, OpInfo, Reduction, Sample, Unary)
 from _record import EXACT, FLOAT32_RESULT_SWEEP, RAISES_LIKE_TORCH  # noqa: F401
 import family_activation
+import family_activation_inplace
 import family_arith
 import family_broadcast
 import family_compare
@@ -51,6 +52,7 @@ OP_DB += [*family_scatter_extra.OPS, *family_view_copy.OPS]
 OP_DB += [*family_math_extra.OPS]
 OP_DB += [*family_products_extra.OPS, *family_decomp_lu.OPS, *family_decomp_more.OPS, *family_lowrank.OPS]
 OP_DB += [*family_special_functions.OPS]
+OP_DB += [*family_activation_inplace.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 

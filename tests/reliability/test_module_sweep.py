@@ -130,7 +130,7 @@ MODULES = {
 }
 # modules whose forward draws random numbers: swept in eval mode (deterministic); train mode is covered by
 # the dropout tests
-EVAL_ONLY = {"AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "RReLU"}
+EVAL_ONLY = {"AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "RReLU", "FeatureAlphaDropout"}
 # padding modules, with a pad of 1 on each side, for 1d/2d/3d inputs
 for _n, _shape in (("1d", None), ("2d", _4D), ("3d", _5D)):
     for _kind in ("CircularPad", "ConstantPad", "ReflectionPad", "ReplicationPad", "ZeroPad"):

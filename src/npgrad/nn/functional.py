@@ -7,6 +7,9 @@ from ._functional.activation import (relu, relu_, relu6, leaky_relu, leaky_relu_
                                      threshold_, elu, elu_, selu, celu, gelu, silu, mish, softplus, logsigmoid,
                                      sigmoid, tanh, softsign, tanhshrink, hardsigmoid, hardswish, softshrink,
                                      hardshrink, glu, prelu, rrelu)
+from ._functional.activation_inplace import celu_, selu_, rrelu_  # noqa: F401
+from ._functional.feature_alpha_dropout import feature_alpha_dropout  # noqa: F401
+from ._functional.arg_checks import assert_int_or_pair  # noqa: F401
 from ._functional.attention import (scaled_dot_product_attention, multi_head_attention_forward,  # noqa: F401
                                     _canonical_mask, _in_projection_packed)
 from ._functional.ctc import ctc_loss  # noqa: F401

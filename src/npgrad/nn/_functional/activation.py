@@ -505,6 +505,8 @@ def prelu(input, weight):
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    if inplace and training:  # (evaluation mode is leaky_relu, in place below)
+        return _maybe_inplace(input, True, rrelu, lower, upper, training)
     if training:
         from ...random import rng
         slopes = rng().uniform(lower, upper, input.shape).astype(input._data.dtype)

@@ -8,6 +8,7 @@ from .pooling import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
 from .normalization import LayerNorm, GroupNorm, RMSNorm  # noqa: F401
 from .dropout import *  # noqa: F401,F403
+from .deprecated_container import Container  # noqa: F401
 from .sparse import Embedding, EmbeddingBag  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .padding import *  # noqa: F401,F403

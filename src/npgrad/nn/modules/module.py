@@ -575,8 +575,9 @@ class Module:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
         metadata = getattr(destination, "_metadata", None)
+        local_metadata = {"version": self._version}
         if metadata is not None:
-            metadata[prefix[:-1]] = {"version": self._version}
+            metadata[prefix[:-1]] = local_metadata  # the same dict the post hooks get, so what they add is kept
         for hook in self._state_dict_pre_hooks.values():
             hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
@@ -584,7 +585,7 @@ class Module:
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
         for hook in self._state_dict_hooks.values():
-            res = hook(self, destination, prefix, {"version": self._version})
+            res = hook(self, destination, prefix, local_metadata)
             if res is not None:
                 destination = res
         return destination
