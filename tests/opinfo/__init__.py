@@ -23,11 +23,12 @@ import family_softmax
 import family_sorting
 import family_special
 import family_unary
+import family_volumetric
 
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
          *family_movement.OPS, *family_broadcast.OPS, *family_reduce.OPS, *family_softmax.OPS, *family_special.OPS,
          *family_products.OPS, *family_sorting.OPS, *family_decomp.OPS,
-         *family_activation.OPS, *family_loss.OPS]
+         *family_activation.OPS, *family_loss.OPS, *family_volumetric.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 

@@ -208,6 +208,40 @@ FUNCTIONALS = {
     "soft_margin_loss": (None, lambda L, F, x: F.soft_margin_loss(x, L.ones(tuple(x.shape)))),
     "multilabel_soft_margin_loss": (_2D, lambda L, F, x: F.multilabel_soft_margin_loss(x, _tgt_like(L, x))),
 }
+def _unpooled(F, x, n):
+    v, i = (F.max_pool1d, F.max_pool2d, F.max_pool3d)[n - 1](x, 2, return_indices=True)
+    return (F.max_unpool1d, F.max_unpool2d, F.max_unpool3d)[n - 1](v, i, 2)
+
+
+def _half(L, x, n):
+    """fractional max pooling's _random_samples, fixed at 0.5 (both libraries pick the same windows)."""
+    return L.full((x.shape[0], x.shape[1], n), 0.5, dtype=x.dtype)
+
+
+FUNCTIONALS.update({  # the volumetric family (tests/opinfo/family_volumetric.py)
+    "conv3d": (_5D, lambda L, F, x: F.conv3d(x, L.ones((4, 3, 2, 2, 2)), padding=1)),
+    "conv_transpose3d": (_5D, lambda L, F, x: F.conv_transpose3d(x, L.ones((3, 4, 2, 2, 2)), stride=2)),
+    "max_pool3d": (_5D, lambda L, F, x: F.max_pool3d(x, 3, 2, 1)),
+    "max_pool3d_with_indices": (_5D, lambda L, F, x: F.max_pool3d_with_indices(x, 2)),
+    "max_pool1d_with_indices": (None, lambda L, F, x: F.max_pool1d_with_indices(x, 3, 2, 1)),
+    "avg_pool3d": (_5D, lambda L, F, x: F.avg_pool3d(x, 2, padding=1, ceil_mode=True)),
+    "lp_pool3d": (_5D, lambda L, F, x: F.lp_pool3d(x, 2, 2)),
+    "adaptive_avg_pool3d": (_5D, lambda L, F, x: F.adaptive_avg_pool3d(x, 3)),
+    "adaptive_max_pool3d": (_5D, lambda L, F, x: F.adaptive_max_pool3d(x, 3)),
+    "adaptive_max_pool1d_with_indices": (None, lambda L, F, x: F.adaptive_max_pool1d_with_indices(x, 3)),
+    "adaptive_max_pool2d_with_indices": (_4D, lambda L, F, x: F.adaptive_max_pool2d_with_indices(x, 4)),
+    "adaptive_max_pool3d_with_indices": (_5D, lambda L, F, x: F.adaptive_max_pool3d_with_indices(x, 2)),
+    "max_unpool1d": (None, lambda L, F, x: _unpooled(F, x, 1)),
+    "max_unpool2d": (_4D, lambda L, F, x: _unpooled(F, x, 2)),
+    "max_unpool3d": (_5D, lambda L, F, x: _unpooled(F, x, 3)),
+    "fractional_max_pool2d": (_4D, lambda L, F, x: F.fractional_max_pool2d(x, 2, 3, _random_samples=_half(L, x, 2))),
+    "fractional_max_pool2d_with_indices": (_4D, lambda L, F, x: F.fractional_max_pool2d_with_indices(
+        x, 2, (4, 3), _random_samples=_half(L, x, 2))),
+    "fractional_max_pool3d": (_5D, lambda L, F, x: F.fractional_max_pool3d(x, 2, 2, _random_samples=_half(L, x, 3))),
+    "fractional_max_pool3d_with_indices": (_5D, lambda L, F, x: F.fractional_max_pool3d_with_indices(
+        x, (1, 2, 2), 2, _random_samples=_half(L, x, 3))),
+    "channel_shuffle": (_5D, lambda L, F, x: F.channel_shuffle(x, 3)),
+})
 for _name in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div", "poisson_nll_loss"):
     FUNCTIONALS[_name] = (None, lambda L, F, x, n=_name: getattr(F, n)(x, _tgt_like(L, x)))
 for _name in ("alpha_dropout", "dropout", "dropout1d", "dropout2d", "dropout3d", "rrelu"):  # (training off)
