@@ -128,6 +128,56 @@ MODULES = {
     "MarginRankingLoss": (None, (2,), lambda L, m, x: m(x, x * 2 + 1, _pm1(L, x))),
     "TripletMarginLoss": (None, _2D, lambda L, m, x: m(x, x * 2 + 1, x - 1)),
 }
+def _primed(L, mod, shape):
+    """A lazy layer after a first forward on zeros of ``shape`` (its placeholders sized, its weights then copied
+    between the libraries like any layer's); tests/nn/test_volumetric.py covers the lazy behaviour itself."""
+    with L.no_grad():
+        mod(L.zeros(shape))
+    return mod
+
+
+def _unpool_call(n):
+    def call(L, m, x):
+        v, i = (L.nn.functional.max_pool1d, L.nn.functional.max_pool2d, L.nn.functional.max_pool3d)[n - 1](
+            x, 2, return_indices=True)
+        return m(v, i)
+    return call
+
+
+MODULES.update({  # the volumetric family and the lazy layers
+    "Conv3d": (lambda L: L.nn.Conv3d(3, 4, 2, padding=1), _5D, None),
+    "ConvTranspose3d": (lambda L: L.nn.ConvTranspose3d(3, 4, 2, stride=2), _5D, None),
+    "MaxPool3d": (lambda L: L.nn.MaxPool3d(3, 2, 1), _5D, None),
+    "AvgPool3d": (lambda L: L.nn.AvgPool3d(2, padding=1, ceil_mode=True), _5D, None),
+    "LPPool3d": (lambda L: L.nn.LPPool3d(2, 2), _5D, None),
+    "AdaptiveAvgPool3d": (lambda L: L.nn.AdaptiveAvgPool3d(3), _5D, None),
+    "AdaptiveMaxPool3d": (lambda L: L.nn.AdaptiveMaxPool3d(3), _5D, None),
+    "MaxUnpool1d": (lambda L: L.nn.MaxUnpool1d(2), None, _unpool_call(1)),
+    "MaxUnpool2d": (lambda L: L.nn.MaxUnpool2d(2), _4D, _unpool_call(2)),
+    "MaxUnpool3d": (lambda L: L.nn.MaxUnpool3d(2), _5D, _unpool_call(3)),
+    "FractionalMaxPool2d": (lambda L: L.nn.FractionalMaxPool2d(2, 3, _random_samples=L.full((2, 3, 2), 0.5)), _4D,
+                            None),
+    "FractionalMaxPool3d": (lambda L: L.nn.FractionalMaxPool3d(2, 2, _random_samples=L.full((2, 3, 3), 0.5)), _5D,
+                            None),
+    "Fold": (lambda L: L.nn.Fold((3, 3), 2), (2, 12, 4), None),
+    "Unfold": (lambda L: L.nn.Unfold(2), _4D, None),
+    "ChannelShuffle": (lambda L: L.nn.ChannelShuffle(3), None, None),
+    "LazyLinear": (lambda L: _primed(L, L.nn.LazyLinear(4), SHAPE), None, None),
+    "LazyConv1d": (lambda L: _primed(L, L.nn.LazyConv1d(4, 3), SHAPE), None, None),
+    "LazyConv2d": (lambda L: _primed(L, L.nn.LazyConv2d(4, 3), _4D), _4D, None),
+    "LazyConv3d": (lambda L: _primed(L, L.nn.LazyConv3d(4, 2), _5D), _5D, None),
+    "LazyConvTranspose1d": (lambda L: _primed(L, L.nn.LazyConvTranspose1d(4, 3), SHAPE), None, None),
+    "LazyConvTranspose2d": (lambda L: _primed(L, L.nn.LazyConvTranspose2d(4, 3), _4D), _4D, None),
+    "LazyConvTranspose3d": (lambda L: _primed(L, L.nn.LazyConvTranspose3d(4, 2), _5D), _5D, None),
+    "LazyBatchNorm1d": (lambda L: _primed(L, L.nn.LazyBatchNorm1d(), SHAPE), None, None),
+    "LazyBatchNorm2d": (lambda L: _primed(L, L.nn.LazyBatchNorm2d(), _4D), _4D, None),
+    "LazyBatchNorm3d": (lambda L: _primed(L, L.nn.LazyBatchNorm3d(), _5D), _5D, None),
+    "LazyInstanceNorm1d": (lambda L: _primed(L, L.nn.LazyInstanceNorm1d(), SHAPE), None, None),
+    "LazyInstanceNorm2d": (lambda L: _primed(L, L.nn.LazyInstanceNorm2d(), _4D), _4D, None),
+    "LazyInstanceNorm3d": (lambda L: _primed(L, L.nn.LazyInstanceNorm3d(), _5D), _5D, None),
+})
+
+
 # modules whose forward draws random numbers: swept in eval mode (deterministic); train mode is covered by
 # the dropout tests
 EVAL_ONLY = {"AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "RReLU"}
@@ -265,6 +315,8 @@ KNOWN_MISMATCHES = {
     ("InstanceNorm1d", "empty"): "PyTorch's affine InstanceNorm fails on an empty batch with an internal "
                                  "'select(): index 0 out of range' IndexError; npgrad returns the empty output",
 }
+for _n in ("1d", "2d", "3d"):  # the lazy instance norms are affine by default
+    KNOWN_MISMATCHES[("LazyInstanceNorm" + _n, "empty")] = KNOWN_MISMATCHES[("InstanceNorm1d", "empty")]
 
 
 # -- running one entry in both libraries -------------------------------------------------------------------
