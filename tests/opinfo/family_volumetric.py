@@ -29,6 +29,15 @@ def _uniform01(*shape):
     return In(shape, 0.0, 1.0, grad=False)
 
 
+def _ints(*shape):
+    return In(shape, -50, 50, dtype=np.int64, grad=False)
+
+
+def _exact(name, fn, inputs):
+    """Integer inputs: the values and dtype equal PyTorch's (no gradient to check)."""
+    return Sample(name, fn, inputs, checks=frozenset({PARITY}))
+
+
 def _s(name, fn, inputs, checks=ROW2, **kw):
     return Sample(name, fn, inputs, checks=checks, fd_tol=1e-5, **kw)
 
@@ -67,7 +76,15 @@ OPS = [
         _s("conv3d_depthwise", lambda lib, x, w: F_(lib).conv3d(x, w, padding=1, groups=4),
            [X5, _normal(8, 1, 3, 3, 3)]),
         _s("conv3d_unbatched", lambda lib, x, w: F_(lib).conv3d(x, w, stride=2), [X4, _normal(3, 4, 2, 2, 2)]),
+        _exact("conv3d_int64", lambda lib, x, w: F_(lib).conv3d(x, w, padding=1), [_ints(2, 3, 3, 4, 3),
+                                                                                  _ints(2, 3, 2, 2, 2)]),
+        _exact("conv3d_int64_depthwise", lambda lib, x, w: F_(lib).conv3d(x, w, groups=3), [_ints(2, 3, 3, 4, 3),
+                                                                                          _ints(3, 1, 2, 2, 2)]),
     ], raises=[
+        _raises("conv3d_bool", lambda lib: F_(lib).conv3d(lib.ones(*_X, dtype=lib.bool), lib.ones(
+            2, 3, 1, 2, 1, dtype=lib.bool)), NotImplementedError, "\"compute_columns3d\" not implemented for 'Bool'"),
+        _raises("conv3d_bool_pointwise", lambda lib: F_(lib).conv3d(lib.ones(*_X, dtype=lib.bool), lib.ones(
+            2, 3, 1, 1, 1, dtype=lib.bool)), NotImplementedError, "\"slow_conv3d_cpu\" not implemented for 'Bool'"),
         _raises("conv3d_channels", lambda lib: F_(lib).conv3d(lib.ones(*_X), lib.ones(2, 2, 1, 1, 1)), RuntimeError,
                 "Given groups=1, weight of size [2, 2, 1, 1, 1], expected input[2, 3, 4, 4, 4] to have 2 channels, "
                 "but got 3 channels instead"),
@@ -85,7 +102,12 @@ OPS = [
         _s("conv_transpose3d_groups_dilation", lambda lib, x, w: F_(lib).conv_transpose3d(
             x, w, stride=(1, 2, 1), groups=2, dilation=2), [X5, _normal(4, 2, 2, 2, 2)]),
         _s("conv_transpose3d_unbatched", lambda lib, x, w: F_(lib).conv_transpose3d(x, w), [X4, _normal(4, 2, 1, 2, 2)]),
+        _exact("conv_transpose3d_int64", lambda lib, x, w: F_(lib).conv_transpose3d(x, w, stride=2),
+               [_ints(2, 3, 2, 3, 2), _ints(3, 2, 2, 2, 2)]),
     ], raises=[
+        _raises("conv_transpose3d_int32", lambda lib: F_(lib).conv_transpose3d(lib.ones(*_X, dtype=lib.int32), lib.ones(
+            3, 2, 1, 1, 1, dtype=lib.int32)), NotImplementedError,
+            "\"slow_conv_transpose3d_out_cpu\" not implemented for 'Int'"),
         _raises("conv_transpose3d_output_padding", lambda lib: F_(lib).conv_transpose3d(
             lib.ones(*_X), lib.ones(3, 2, 1, 1, 1), output_padding=2), RuntimeError,
             "output padding must be smaller than either stride or dilation, but got output_padding_depth: 2 "
@@ -98,7 +120,11 @@ OPS = [
         _s("max_pool3d_dilation_indices", lambda lib, x: F_(lib).max_pool3d(x, 2, 1, 0, dilation=(2, 1, 2),
                                                                            return_indices=True), [X5]),
         _s("max_pool3d_unbatched", lambda lib, x: F_(lib).max_pool3d(x, (2, 1, 3), return_indices=True), [X4]),
+        _exact("max_pool3d_int64_padded", lambda lib, x: F_(lib).max_pool3d(x, 3, 2, 1, return_indices=True),
+               [_ints(2, 3, 4, 5, 4)]),
     ], raises=[
+        _raises("max_pool3d_bool", lambda lib: F_(lib).max_pool3d(lib.ones(*_X, dtype=lib.bool), 2), NotImplementedError,
+                "\"max_pool3d\" not implemented for 'Bool'"),
         _raises("max_pool3d_3d_input", lambda lib: F_(lib).max_pool3d(lib.ones(3, 4, 4), 2), RuntimeError,
                 "non-empty 4D or 5D (batch mode) tensor expected for input"),
         _raises("max_pool3d_stride_zero", lambda lib: F_(lib).max_pool3d(lib.ones(*_X), 2, 0), RuntimeError,
@@ -127,7 +153,11 @@ OPS = [
         _s("avg_pool3d_divisor", lambda lib, x: F_(lib).avg_pool3d(x, (2, 3, 2), 1, (1, 0, 1), divisor_override=5),
            [X5]),
         _s("avg_pool3d_unbatched", lambda lib, x: F_(lib).avg_pool3d(x, (1, 2, 2)), [X4]),
+        _exact("avg_pool3d_int64_rounds_toward_zero", lambda lib, x: F_(lib).avg_pool3d(x, 3, 1, 1),
+               [_ints(2, 3, 4, 5, 4)]),
     ], raises=[
+        _raises("avg_pool3d_int32", lambda lib: F_(lib).avg_pool3d(lib.ones(*_X, dtype=lib.int32), 2),
+                NotImplementedError, "\"avg_pool3d_out_frame\" not implemented for 'Int'"),
         _raises("avg_pool3d_divisor_zero", lambda lib: F_(lib).avg_pool3d(lib.ones(*_X), 2, divisor_override=0),
                 RuntimeError, "divisor must be not zero"),
         _raises("avg_pool3d_too_small", lambda lib: F_(lib).avg_pool3d(lib.ones(*_X), 5), RuntimeError,

@@ -231,7 +231,7 @@ def _size(shape):
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
-def _check_types(input, weight, bias):
+def _check_types(input, weight, bias, n=2, transposed=False, pointwise=False):
     if not isinstance(input, Tensor):
         raise TypeError(f"conv(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if not isinstance(weight, Tensor):
@@ -243,12 +243,16 @@ def _check_types(input, weight, bias):
     if weight._data.dtype != dt:
         raise RuntimeError(f"expected scalar type {_dt.scalar_name(input.dtype)} but found "
                            f"{_dt.scalar_name(weight.dtype)}")
-    if dt.kind != "f":
-        raise RuntimeError(f'"slow_conv2d_cpu" not implemented for \'{_dt.scalar_name(input.dtype)}\'')
+    # PyTorch's CPU kernels take floats and integers, but no bool, and its transposed ones no integer but int64.
+    if dt.kind == "b" or (transposed and dt.kind in "iu" and dt != np.int64) or dt.kind == "c":
+        kernel = (f"slow_conv_transpose{max(n, 2)}d_out_cpu" if transposed else
+                  ("slow_conv3d_cpu" if pointwise else "compute_columns3d") if n == 3 else "slow_conv2d_cpu")
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dt.scalar_name(input.dtype)}\'')
 
 
 def _type_word(dt):
-    return {"float32": "float", "float64": "double", "float16": "c10::Half"}.get(np.dtype(dt).name, str(dt))
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int"}.get(
+        np.dtype(dt).name, str(dt))
 
 
 def _same_padding(k, d):
@@ -273,8 +277,12 @@ def _resolve_padding(padding, n, kernel, dilation, stride):
 
 
 def _conv_args(input, weight, bias, stride, padding, dilation, groups, n, name):
-    """Validate a conv1d/conv2d call; returns (batched input, was_unbatched, geometry over 2-D)."""
-    _check_types(input, weight, bias)
+    """Validate a convolution over n spatial dims; returns (batched input, was_unbatched, geometry)."""
+    # PyTorch's 3-D kernel names its error after the path taken: a plain 1x1x1 convolution skips the columns
+    pointwise = (n == 3 and groups == 1 and isinstance(weight, Tensor) and all(k == 1 for k in weight.shape[2:])
+                 and stride in (1, (1,) * n, [1] * n) and padding in (0, "valid", "same", (0,) * n, [0] * n)
+                 and dilation in (1, (1,) * n, [1] * n))
+    _check_types(input, weight, bias, n, pointwise=pointwise)
     xs, ws = tuple(input.shape), tuple(weight.shape)
     if len(xs) not in (n + 1, n + 2):
         raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input of "
@@ -338,7 +346,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def _conv_transpose_args(input, weight, bias, stride, padding, output_padding, groups, dilation, n, name):
-    _check_types(input, weight, bias)
+    _check_types(input, weight, bias, n, transposed=True)
     xs, ws = tuple(input.shape), tuple(weight.shape)
     if len(xs) not in (n + 1, n + 2):
         raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input of "

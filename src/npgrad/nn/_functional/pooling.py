@@ -265,6 +265,9 @@ def _avg_np(x, geo, div):
     acc = xp[slices[0]].copy()
     for sl in slices[1:]:
         acc += xp[sl]
+    if acc.dtype.kind == "i":  # int64: PyTorch's integer average rounds toward zero
+        q = np.abs(acc) // div
+        return np.where(acc < 0, -q, q)
     acc /= div
     return acc
 
@@ -285,8 +288,9 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     x, unbatched, geo, p = _pool_geometry(input, kernel_size, stride, padding, 1, ceil_mode, n, name, False)
-    if x._data.dtype.kind != "f":
-        raise NotImplementedError(f'"{name}_out_frame" not implemented for \'{_dt.scalar_name(x.dtype)}\'')
+    if x._data.dtype.kind != "f" and x._data.dtype != np.int64:
+        where = "avg_pool3d_out_frame" if n == 3 else "avg_pool2d"
+        raise NotImplementedError(f'"{where}" not implemented for \'{_dt.scalar_name(x.dtype)}\'')
     div = _divisor(geo, p, count_include_pad, divisor_override, x._data.dtype)
     xg = x.unsqueeze(2) if n == 1 else x
     out = AvgPoolOp.apply(xg, geo, div)
