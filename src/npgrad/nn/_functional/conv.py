@@ -10,6 +10,7 @@ same pair used the other way round (GEMM then col2im forward, im2col then GEMM b
 fused convolutions' backward is built from them and ordinary matmuls, so it is differentiable again.
 """
 import collections
+import functools
 import itertools
 import math
 
@@ -25,35 +26,35 @@ from ._utils import as_ints
 # Everything about one convolution's index mapping between an "image" (N, C, *size) and its grid of kernel
 # windows (*out), over n spatial dims: per dim a kernel size k, stride s, dilation d and padding lo/hi (before and
 # after). Every field but N, C and G is a tuple of n ints.
-Geometry = collections.namedtuple("Geometry", "N C size k s d lo hi out G")
+Geometry = collections.namedtuple("Geometry", "N C size k s d lo hi out G psize inner")
 
 
-def _is_padded(geo):
-    return any(geo.lo) or any(geo.hi)
+def geometry(N, C, size, k, s, d, lo, hi, out, G):
+    """A Geometry, with the padded size and the slices of the input inside the padded buffer worked out once."""
+    psize = tuple([n + a + b for n, a, b in zip(size, lo, hi)])
+    inner = (Ellipsis,) + tuple([slice(a, a + n) for a, n in zip(lo, size)])
+    return Geometry(N, C, size, k, s, d, lo, hi, out, G, psize, inner)
 
 
 def _padded(x, geo, value=0):
-    if not _is_padded(geo):
+    if geo.psize == geo.size:
         return x
-    out = np.full(x.shape[:2] + tuple(n + a + b for n, a, b in zip(geo.size, geo.lo, geo.hi)), value, x.dtype)
-    out[_interior(geo)] = x
+    shape = x.shape[:2] + geo.psize
+    out = np.zeros(shape, x.dtype) if value == 0 else np.full(shape, value, x.dtype)
+    out[geo.inner] = x
     return out
 
 
-def _interior(geo):
-    return (Ellipsis,) + tuple(slice(a, a + n) for a, n in zip(geo.lo, geo.size))
-
-
 def _cropped(xp, geo):
-    return xp[_interior(geo)] if _is_padded(geo) else xp
+    return xp if geo.psize == geo.size else xp[geo.inner]
 
 
 def im2col(x, geo):
     """(N, C, *size) -> (N, G, C/G * prod(k), prod(out)): every kernel window of the padded input."""
     xp = _padded(x, geo)
-    st = xp.strides[2:]
+    st = xp.strides
     view = as_strided(xp, (geo.N, geo.C) + geo.k + geo.out,
-                      xp.strides[:2] + tuple(a * d for a, d in zip(st, geo.d)) + tuple(a * s for a, s in zip(st, geo.s)),
+                      st[:2] + tuple([a * d for a, d in zip(st[2:], geo.d)] + [a * s for a, s in zip(st[2:], geo.s)]),
                       writeable=False)
     return view.reshape(geo.N, geo.G, (geo.C // geo.G) * math.prod(geo.k), math.prod(geo.out))
 
@@ -61,7 +62,7 @@ def im2col(x, geo):
 def col2im(cols, geo):
     """The adjoint of im2col: add every window back into place; (N, G, C/G * prod(k), L) -> (N, C, *size)."""
     c = np.reshape(cols, (geo.N, geo.C) + geo.k + geo.out)
-    out = np.zeros((geo.N, geo.C) + tuple(n + a + b for n, a, b in zip(geo.size, geo.lo, geo.hi)), c.dtype)
+    out = np.zeros((geo.N, geo.C) + geo.psize, c.dtype)
     for off, sl in offset_slices(geo):
         out[sl] += c[(slice(None), slice(None)) + off]
     return _cropped(out, geo)
@@ -70,10 +71,16 @@ def col2im(cols, geo):
 def offset_slices(geo):
     """For each kernel offset (a tuple, one index per dim), the strided slice of the padded image that it sees
     at every output."""
-    spans = [s * (o - 1) + 1 for s, o in zip(geo.s, geo.out)]
-    for off in itertools.product(*(range(k) for k in geo.k)):
-        yield off, (Ellipsis,) + tuple(slice(i * d, i * d + span, s)
-                                       for i, d, span, s in zip(off, geo.d, spans, geo.s))
+    return _offset_slices(geo.k, geo.d, geo.s, geo.out)
+
+
+@functools.lru_cache(maxsize=512)
+def _offset_slices(k, d, s, out):
+    # Cached: a layer sees the same geometry on every call, and building the slices is per-op Python overhead.
+    spans = [st * (o - 1) + 1 for st, o in zip(s, out)]
+    return tuple([(off, (Ellipsis,) + tuple([slice(i * dd, i * dd + span, st) for i, dd, span, st in
+                                             zip(off, d, spans, s)]))
+                  for off in itertools.product(*[range(kk) for kk in k])])
 
 
 # -- depthwise convolutions (one input channel per group) ---------------------------------------------------------
@@ -261,19 +268,20 @@ def _same_padding(k, d):
 
 
 def _resolve_padding(padding, n, kernel, dilation, stride):
-    """Padding as ((before, after) per spatial dim); handles 'same' and 'valid'."""
+    """Padding as (before, after) tuples over the spatial dims; handles 'same' and 'valid'."""
     if isinstance(padding, str):
         if padding == "valid":
-            return [(0, 0)] * n
+            return (0,) * n, (0,) * n
         if padding == "same":
             if any(s != 1 for s in stride):
                 raise RuntimeError("padding='same' is not supported for strided convolutions")
-            return [_same_padding(k, d) for k, d in zip(kernel, dilation)]
+            pairs = [_same_padding(k, d) for k, d in zip(kernel, dilation)]
+            return tuple([a for a, _ in pairs]), tuple([b for _, b in pairs])
         raise RuntimeError(f"Invalid padding string: '{padding}'")
     pads = as_ints(padding, n, "padding")
-    if any(p < 0 for p in pads):
+    if min(pads) < 0:
         raise RuntimeError("negative padding is not supported")
-    return [(p, p) for p in pads]
+    return pads, pads
 
 
 def _conv_args(input, weight, bias, stride, padding, dilation, groups, n, name):
@@ -295,9 +303,9 @@ def _conv_args(input, weight, bias, stride, padding, dilation, groups, n, name):
     bx = (1,) + xs if unbatched else xs
     stride = as_ints(stride, n, "stride")
     dilation = as_ints(dilation, n, "dilation")
-    if any(s <= 0 for s in stride):
+    if min(stride) <= 0:
         raise RuntimeError("non-positive stride is not supported")
-    if any(d <= 0 for d in dilation):
+    if min(dilation) <= 0:
         raise RuntimeError("dilation should be greater than zero")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
@@ -311,17 +319,16 @@ def _conv_args(input, weight, bias, stride, padding, dilation, groups, n, name):
         raise RuntimeError(f"Given weight of size {_size(ws)}, expected bias to be 1-dimensional with {ws[0]} "
                            f"elements, but got bias of size {_size(bias.shape)} instead")
     kernel = ws[2:]
-    pads = _resolve_padding(padding, n, kernel, dilation, stride)
+    lo, hi = _resolve_padding(padding, n, kernel, dilation, stride)
     spatial = bx[2:]
-    padded = [s + a + b for s, (a, b) in zip(spatial, pads)]
+    padded = [s + a + b for s, a, b in zip(spatial, lo, hi)]
     eff = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
-    if any(p < e for p, e in zip(padded, eff)):
+    outs = tuple([(p - e) // s + 1 for p, e, s in zip(padded, eff, stride)])
+    if min(outs) <= 0:
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(str(p) for p in padded)}). "
                            f"Kernel size: ({' x '.join(str(e) for e in eff)}). Kernel size can't be greater than "
                            "actual input size")
-    outs = tuple((p - e) // s + 1 for p, e, s in zip(padded, eff, stride))
-    geo = Geometry(bx[0], bx[1], tuple(spatial), tuple(kernel), stride, dilation, tuple(a for a, _ in pads),
-                   tuple(b for _, b in pads), outs, groups)
+    geo = geometry(bx[0], bx[1], spatial, kernel, stride, dilation, lo, hi, outs, groups)
     x = input.unsqueeze(0) if unbatched else input
     return x, unbatched, geo
 
@@ -387,7 +394,7 @@ def _conv_transpose_args(input, weight, bias, stride, padding, output_padding, g
     if any(o <= 0 for o in outs):
         raise RuntimeError(f"Given input size per channel: ({' x '.join(str(s) for s in spatial)}). Calculated output "
                            f"size per channel: ({' x '.join(str(o) for o in outs)}). Output size is too small")
-    geo = Geometry(bx[0], cout, tuple(outs), tuple(kernel), stride, dilation, pads, pads, tuple(spatial), groups)
+    geo = geometry(bx[0], cout, tuple(outs), kernel, stride, dilation, pads, pads, spatial, groups)
     x = input.unsqueeze(0) if unbatched else input
     return x, unbatched, geo
 
@@ -419,7 +426,7 @@ def _fold_geometry(N, C, H, W, kernel_size, dilation, padding, stride):
     p = as_ints(padding, 2, "padding")
     s = as_ints(stride, 2, "stride")
     out = tuple((n + 2 * pp - dd * (kk - 1) - 1) // ss + 1 for n, kk, dd, pp, ss in zip((H, W), k, d, p, s))
-    return Geometry(N, C, (H, W), k, s, d, p, p, out, 1)
+    return geometry(N, C, (H, W), k, s, d, p, p, out, 1)
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):

@@ -6,6 +6,7 @@ backward is as many slice-adds. The max pool's gradient is linear in the upstrea
 ``MaxPoolScatter``/``MaxPoolGather`` (and the average pool and its adjoint) form pairs of Ops that differentiate
 into each other under ``create_graph=True``. 1-D inputs are pooled as images of height 1, as PyTorch does.
 """
+import functools
 import itertools
 import math
 
@@ -15,16 +16,21 @@ from ... import dtypes as _dt
 from ...autograd.function import Op
 from ...ops import _poly as P
 from ...tensor import Tensor
-from .conv import Geometry, _cropped as _crop, _padded as _pad_zero, offset_slices
+from .conv import geometry, _cropped as _crop, _offset_slices as _offset_slices_cached, _padded as _pad_zero
 from ._utils import as_ints
 
 
 def _offset_slices(geo):
-    return [sl for _, sl in offset_slices(geo)]
+    return _slices_only(geo.k, geo.d, geo.s, geo.out)
+
+
+@functools.lru_cache(maxsize=512)
+def _slices_only(k, d, s, out):
+    return tuple([sl for _, sl in _offset_slices_cached(k, d, s, out)])
 
 
 def _padded_shape(shape, geo):
-    return tuple(shape[:2]) + tuple(n + a + b for n, a, b in zip(geo.size, geo.lo, geo.hi))
+    return tuple(shape[:2]) + geo.psize
 
 
 # -- max pooling ---------------------------------------------------------------------------------------------------
@@ -152,10 +158,10 @@ def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, n, name
         if any(v <= 0 for v in d):
             raise RuntimeError("dilation should be greater than zero, but got " +
                                " ".join(f"dilation{a}: {v}" for a, v in zip("THW", d)))
-    if any(v <= 0 for v in k):
+    if min(k) <= 0:
         raise RuntimeError("kernel size should be greater than zero, but got " +
                            " ".join(f"k{a}: {v}" for a, v in zip("HW"[-n:], k)))
-    if any(v <= 0 for v in s):
+    if min(s) <= 0:
         raise RuntimeError("stride should be greater than zero, but got " +
                            " ".join(f"s{a}: {v}" for a, v in zip("HW"[-n:], s)))
     for kk, pp, dd in zip(k, p, d):
@@ -169,16 +175,16 @@ def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, n, name
     if n == 3 and not max_pool and any(sz + 2 * pp < kk for sz, pp, kk in zip(spatial, p, k)):
         raise RuntimeError(f"input image (T: {spatial[0]} H: {spatial[1]} W: {spatial[2]}) smaller than kernel size "
                            f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
-    if any(o <= 0 for o in outs):
+    if min(outs) <= 0:
         cs = xb.shape[1]
         raise RuntimeError(f"Given input size: ({cs}x{'x'.join(str(v) for v in spatial)}). Calculated output size: "
                            f"({cs}x{'x'.join(str(v) for v in outs)}). Output size is too small")
     if n == 1:  # pooled as an image of height 1, as PyTorch does
         k, s, p, d, outs, spatial = (1,) + k, (1,) + s, (0,) + p, (1,) + d, [1] + outs, (1,) + spatial
     # Padding after the input covers ceil-mode windows that run past it.
-    hi = tuple(max((o - 1) * ss + dd * (kk - 1) + 1 - sz - pp, 0)
-               for sz, kk, ss, pp, dd, o in zip(spatial, k, s, p, d, outs))
-    geo = Geometry(xb.shape[0], xb.shape[1], spatial, k, s, d, p, hi, tuple(outs), 1)
+    hi = tuple([max((o - 1) * ss + dd * (kk - 1) + 1 - sz - pp, 0)
+                for sz, kk, ss, pp, dd, o in zip(spatial, k, s, p, d, outs)])
+    geo = geometry(xb.shape[0], xb.shape[1], spatial, k, s, d, p, hi, tuple(outs), 1)
     return xb, unbatched, geo, p
 
 
