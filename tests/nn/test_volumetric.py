@@ -276,3 +276,18 @@ def test_lazy_placeholders_follow_dtype_conversions_and_copies():
     p.materialize((2, 3))
     assert type(p) is npgrad.nn.Parameter and tuple(p.shape) == (2, 3) and p.dtype == npgrad.float64
     assert p.requires_grad
+
+
+def test_lazy_state_dicts_load_into_lazy_layers_and_not_into_sized_ones():
+    lazy = npgrad.nn.LazyConv2d(4, 3)
+    other = npgrad.nn.LazyConv2d(4, 3)
+    assert not other.load_state_dict(lazy.state_dict()).missing_keys
+    assert other.has_uninitialized_params()
+    sized = npgrad.nn.Conv2d(2, 4, 3)
+    with pytest.raises(RuntimeError, match="Can't access the shape of an uninitialized parameter or buffer"):
+        sized.load_state_dict(lazy.state_dict())
+    other.load_state_dict(sized.state_dict())  # sized by the loaded tensors
+    assert np.array_equal(other.weight.detach().numpy(), sized.weight.detach().numpy())
+    assert type(other).__name__ == "LazyConv2d" and other(npgrad.ones(1, 2, 5, 5)).shape == (1, 4, 3, 3)
+    # PyTorch leaves in_channels at 0 here (only a forward that sizes the placeholders sets it); so does npgrad
+    assert type(other) is npgrad.nn.Conv2d and other.in_channels == 0

@@ -112,6 +112,11 @@ class UninitializedTensorMixin:
         return self._converted("half")
 
 
+def is_lazy(param):
+    """Whether ``param`` is an uninitialized placeholder (not yet given a shape)."""
+    return isinstance(param, UninitializedTensorMixin)
+
+
 class UninitializedParameter(UninitializedTensorMixin, Parameter):
     cls_to_become = Parameter
 

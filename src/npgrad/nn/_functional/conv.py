@@ -29,8 +29,10 @@ from ._utils import as_ints
 Geometry = collections.namedtuple("Geometry", "N C size k s d lo hi out G psize inner")
 
 
+@functools.lru_cache(maxsize=1024)
 def geometry(N, C, size, k, s, d, lo, hi, out, G):
-    """A Geometry, with the padded size and the slices of the input inside the padded buffer worked out once."""
+    """A Geometry, with the padded size and the slices of the input inside the padded buffer worked out once
+    (cached: a layer calls with the same arguments every step, and this is per-op Python overhead)."""
     psize = tuple([n + a + b for n, a, b in zip(size, lo, hi)])
     inner = (Ellipsis,) + tuple([slice(a, a + n) for a, n in zip(lo, size)])
     return Geometry(N, C, size, k, s, d, lo, hi, out, G, psize, inner)

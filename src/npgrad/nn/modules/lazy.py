@@ -10,20 +10,16 @@ materialised in place, so an optimizer built before the first forward steps the 
 import itertools
 
 from ... import dtypes as _dt
-from ..parameter import UninitializedBuffer, UninitializedParameter, UninitializedTensorMixin
+from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 from .batchnorm import (BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,
                         _NormBase)
 from ._factory import zeros
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Linear
 
-__all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+__all__ = ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
            "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
            "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
-
-
-def is_lazy(t):
-    return isinstance(t, UninitializedTensorMixin)
 
 
 def _lazy_load_hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs):
@@ -59,6 +55,18 @@ class LazyModuleMixin:
         for name, t in itertools.chain(self._parameters.items(), self._buffers.items()):
             if is_lazy(t) and prefix + name in destination:
                 destination[prefix + name] = t  # a placeholder is saved as itself, never detached
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        # A placeholder loaded into a placeholder stays one (nothing to copy, no shape to compare).
+        both = {prefix + name for name, t in itertools.chain(self._parameters.items(), self._buffers.items())
+                if is_lazy(t) and is_lazy(state_dict.get(prefix + name))}
+        if both:
+            state_dict = {k: v for k, v in state_dict.items() if k not in both}
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+        if both:
+            missing_keys[:] = [k for k in missing_keys if k not in both]
 
     def initialize_parameters(self, *args, **kwargs):
         raise NotImplementedError(f"initialize_parameters is not implemented for {self.__class__.__name__}")
