@@ -101,7 +101,8 @@ OPS = [
            [X5, _normal(4, 2, 2, 3, 2), _normal(2)]),
         _s("conv_transpose3d_groups_dilation", lambda lib, x, w: F_(lib).conv_transpose3d(
             x, w, stride=(1, 2, 1), groups=2, dilation=2), [X5, _normal(4, 2, 2, 2, 2)]),
-        _s("conv_transpose3d_unbatched", lambda lib, x, w: F_(lib).conv_transpose3d(x, w), [X4, _normal(4, 2, 1, 2, 2)]),
+        _s("conv_transpose3d_unbatched", lambda lib, x, w: F_(lib).conv_transpose3d(x, w),
+           [X4, _normal(4, 2, 1, 2, 2)]),
         _exact("conv_transpose3d_int64", lambda lib, x, w: F_(lib).conv_transpose3d(x, w, stride=2),
                [_ints(2, 3, 2, 3, 2), _ints(3, 2, 2, 2, 2)]),
     ], raises=[
@@ -123,8 +124,8 @@ OPS = [
         _exact("max_pool3d_int64_padded", lambda lib, x: F_(lib).max_pool3d(x, 3, 2, 1, return_indices=True),
                [_ints(2, 3, 4, 5, 4)]),
     ], raises=[
-        _raises("max_pool3d_bool", lambda lib: F_(lib).max_pool3d(lib.ones(*_X, dtype=lib.bool), 2), NotImplementedError,
-                "\"max_pool3d\" not implemented for 'Bool'"),
+        _raises("max_pool3d_bool", lambda lib: F_(lib).max_pool3d(lib.ones(*_X, dtype=lib.bool), 2),
+                NotImplementedError, "\"max_pool3d\" not implemented for 'Bool'"),
         _raises("max_pool3d_3d_input", lambda lib: F_(lib).max_pool3d(lib.ones(3, 4, 4), 2), RuntimeError,
                 "non-empty 4D or 5D (batch mode) tensor expected for input"),
         _raises("max_pool3d_stride_zero", lambda lib: F_(lib).max_pool3d(lib.ones(*_X), 2, 0), RuntimeError,

@@ -108,7 +108,8 @@ def _winners(x, samples, size, out, pool, n):
         offsets = np.arange(pool[d]).reshape((1, 1) + (1,) * n + tuple(pool[d] if i == d else 1 for i in range(n)))
         flat = flat * size[d] + starts + offsets
     flat = flat.reshape(N, C, math.prod(out), math.prod(pool))
-    vals = np.take_along_axis(x.reshape(N, C, math.prod(size)), flat.reshape(N, C, math.prod(out) * math.prod(pool)), -1)
+    windows = flat.reshape(N, C, math.prod(out) * math.prod(pool))
+    vals = np.take_along_axis(x.reshape(N, C, math.prod(size)), windows, -1)
     vals = vals.reshape(flat.shape)
     arg = vals.argmax(-1)
     nan = np.isnan(vals)
