@@ -128,6 +128,58 @@ MODULES = {
     "MarginRankingLoss": (None, (2,), lambda L, m, x: m(x, x * 2 + 1, _pm1(L, x))),
     "TripletMarginLoss": (None, _2D, lambda L, m, x: m(x, x * 2 + 1, x - 1)),
 }
+
+
+def _primed(L, mod, shape):
+    """A lazy layer after a first forward on zeros of ``shape`` (its placeholders sized, its weights then copied
+    between the libraries like any layer's); tests/nn/test_volumetric.py covers the lazy behaviour itself."""
+    with L.no_grad():
+        mod(L.zeros(shape))
+    return mod
+
+
+def _unpool_call(n):
+    def call(L, m, x):
+        v, i = (L.nn.functional.max_pool1d, L.nn.functional.max_pool2d, L.nn.functional.max_pool3d)[n - 1](
+            x, 2, return_indices=True)
+        return m(v, i)
+    return call
+
+
+MODULES.update({  # the volumetric family and the lazy layers
+    "Conv3d": (lambda L: L.nn.Conv3d(3, 4, 2, padding=1), _5D, None),
+    "ConvTranspose3d": (lambda L: L.nn.ConvTranspose3d(3, 4, 2, stride=2), _5D, None),
+    "MaxPool3d": (lambda L: L.nn.MaxPool3d(3, 2, 1), _5D, None),
+    "AvgPool3d": (lambda L: L.nn.AvgPool3d(2, padding=1, ceil_mode=True), _5D, None),
+    "LPPool3d": (lambda L: L.nn.LPPool3d(2, 2), _5D, None),
+    "AdaptiveAvgPool3d": (lambda L: L.nn.AdaptiveAvgPool3d(3), _5D, None),
+    "AdaptiveMaxPool3d": (lambda L: L.nn.AdaptiveMaxPool3d(3), _5D, None),
+    "MaxUnpool1d": (lambda L: L.nn.MaxUnpool1d(2), None, _unpool_call(1)),
+    "MaxUnpool2d": (lambda L: L.nn.MaxUnpool2d(2), _4D, _unpool_call(2)),
+    "MaxUnpool3d": (lambda L: L.nn.MaxUnpool3d(2), _5D, _unpool_call(3)),
+    "FractionalMaxPool2d": (lambda L: L.nn.FractionalMaxPool2d(2, 3, _random_samples=L.full((2, 3, 2), 0.5)), _4D,
+                            None),
+    "FractionalMaxPool3d": (lambda L: L.nn.FractionalMaxPool3d(2, 2, _random_samples=L.full((2, 3, 3), 0.5)), _5D,
+                            None),
+    "Fold": (lambda L: L.nn.Fold((3, 3), 2), (2, 12, 4), None),
+    "Unfold": (lambda L: L.nn.Unfold(2), _4D, None),
+    "ChannelShuffle": (lambda L: L.nn.ChannelShuffle(3), None, None),
+    "LazyLinear": (lambda L: _primed(L, L.nn.LazyLinear(4), SHAPE), None, None),
+    "LazyConv1d": (lambda L: _primed(L, L.nn.LazyConv1d(4, 3), SHAPE), None, None),
+    "LazyConv2d": (lambda L: _primed(L, L.nn.LazyConv2d(4, 3), _4D), _4D, None),
+    "LazyConv3d": (lambda L: _primed(L, L.nn.LazyConv3d(4, 2), _5D), _5D, None),
+    "LazyConvTranspose1d": (lambda L: _primed(L, L.nn.LazyConvTranspose1d(4, 3), SHAPE), None, None),
+    "LazyConvTranspose2d": (lambda L: _primed(L, L.nn.LazyConvTranspose2d(4, 3), _4D), _4D, None),
+    "LazyConvTranspose3d": (lambda L: _primed(L, L.nn.LazyConvTranspose3d(4, 2), _5D), _5D, None),
+    "LazyBatchNorm1d": (lambda L: _primed(L, L.nn.LazyBatchNorm1d(), SHAPE), None, None),
+    "LazyBatchNorm2d": (lambda L: _primed(L, L.nn.LazyBatchNorm2d(), _4D), _4D, None),
+    "LazyBatchNorm3d": (lambda L: _primed(L, L.nn.LazyBatchNorm3d(), _5D), _5D, None),
+    "LazyInstanceNorm1d": (lambda L: _primed(L, L.nn.LazyInstanceNorm1d(), SHAPE), None, None),
+    "LazyInstanceNorm2d": (lambda L: _primed(L, L.nn.LazyInstanceNorm2d(), _4D), _4D, None),
+    "LazyInstanceNorm3d": (lambda L: _primed(L, L.nn.LazyInstanceNorm3d(), _5D), _5D, None),
+})
+
+
 # modules whose forward draws random numbers: swept in eval mode (deterministic); train mode is covered by
 # the dropout tests
 EVAL_ONLY = {"AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "RReLU", "FeatureAlphaDropout"}
@@ -208,6 +260,42 @@ FUNCTIONALS = {
     "soft_margin_loss": (None, lambda L, F, x: F.soft_margin_loss(x, L.ones(tuple(x.shape)))),
     "multilabel_soft_margin_loss": (_2D, lambda L, F, x: F.multilabel_soft_margin_loss(x, _tgt_like(L, x))),
 }
+
+
+def _unpooled(F, x, n):
+    v, i = (F.max_pool1d, F.max_pool2d, F.max_pool3d)[n - 1](x, 2, return_indices=True)
+    return (F.max_unpool1d, F.max_unpool2d, F.max_unpool3d)[n - 1](v, i, 2)
+
+
+def _half(L, x, n):
+    """fractional max pooling's _random_samples, fixed at 0.5 (both libraries pick the same windows)."""
+    return L.full((x.shape[0], x.shape[1], n), 0.5, dtype=x.dtype)
+
+
+FUNCTIONALS.update({  # the volumetric family (tests/opinfo/family_volumetric.py)
+    "conv3d": (_5D, lambda L, F, x: F.conv3d(x, L.ones((4, 3, 2, 2, 2)), padding=1)),
+    "conv_transpose3d": (_5D, lambda L, F, x: F.conv_transpose3d(x, L.ones((3, 4, 2, 2, 2)), stride=2)),
+    "max_pool3d": (_5D, lambda L, F, x: F.max_pool3d(x, 3, 2, 1)),
+    "max_pool3d_with_indices": (_5D, lambda L, F, x: F.max_pool3d_with_indices(x, 2)),
+    "max_pool1d_with_indices": (None, lambda L, F, x: F.max_pool1d_with_indices(x, 3, 2, 1)),
+    "avg_pool3d": (_5D, lambda L, F, x: F.avg_pool3d(x, 2, padding=1, ceil_mode=True)),
+    "lp_pool3d": (_5D, lambda L, F, x: F.lp_pool3d(x, 2, 2)),
+    "adaptive_avg_pool3d": (_5D, lambda L, F, x: F.adaptive_avg_pool3d(x, 3)),
+    "adaptive_max_pool3d": (_5D, lambda L, F, x: F.adaptive_max_pool3d(x, 3)),
+    "adaptive_max_pool1d_with_indices": (None, lambda L, F, x: F.adaptive_max_pool1d_with_indices(x, 3)),
+    "adaptive_max_pool2d_with_indices": (_4D, lambda L, F, x: F.adaptive_max_pool2d_with_indices(x, 4)),
+    "adaptive_max_pool3d_with_indices": (_5D, lambda L, F, x: F.adaptive_max_pool3d_with_indices(x, 2)),
+    "max_unpool1d": (None, lambda L, F, x: _unpooled(F, x, 1)),
+    "max_unpool2d": (_4D, lambda L, F, x: _unpooled(F, x, 2)),
+    "max_unpool3d": (_5D, lambda L, F, x: _unpooled(F, x, 3)),
+    "fractional_max_pool2d": (_4D, lambda L, F, x: F.fractional_max_pool2d(x, 2, 3, _random_samples=_half(L, x, 2))),
+    "fractional_max_pool2d_with_indices": (_4D, lambda L, F, x: F.fractional_max_pool2d_with_indices(
+        x, 2, (4, 3), _random_samples=_half(L, x, 2))),
+    "fractional_max_pool3d": (_5D, lambda L, F, x: F.fractional_max_pool3d(x, 2, 2, _random_samples=_half(L, x, 3))),
+    "fractional_max_pool3d_with_indices": (_5D, lambda L, F, x: F.fractional_max_pool3d_with_indices(
+        x, (1, 2, 2), 2, _random_samples=_half(L, x, 3))),
+    "channel_shuffle": (_5D, lambda L, F, x: F.channel_shuffle(x, 3)),
+})
 for _name in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div", "poisson_nll_loss"):
     FUNCTIONALS[_name] = (None, lambda L, F, x, n=_name: getattr(F, n)(x, _tgt_like(L, x)))
 for _name in ("alpha_dropout", "dropout", "dropout1d", "dropout2d", "dropout3d", "rrelu"):  # (training off)
@@ -288,6 +376,8 @@ FUNCTIONALS.update({
     "grid_sample": (_4D, lambda L, F, x: F.grid_sample(x, _grid_for(L, x), align_corners=False)),
     "affine_grid": ((2, 2, 3), lambda L, F, x: F.affine_grid(x, [x.shape[0], 1, 3, 4], align_corners=False)),
 })
+for _n in ("1d", "2d", "3d"):  # the lazy instance norms are affine by default
+    KNOWN_MISMATCHES[("LazyInstanceNorm" + _n, "empty")] = KNOWN_MISMATCHES[("InstanceNorm1d", "empty")]
 
 
 # -- running one entry in both libraries -------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Neural-network building blocks with torch.nn's API: Module, Parameter, layers, functional, init, utils."""
-from .parameter import Parameter, Buffer  # noqa: F401
+from .parameter import Parameter, Buffer, UninitializedParameter, UninitializedBuffer  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import Module  # noqa: F401
 from .modules.linear import NonDynamicallyQuantizableLinear  # noqa: F401

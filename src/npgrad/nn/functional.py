@@ -13,7 +13,8 @@ from ._functional.arg_checks import assert_int_or_pair  # noqa: F401
 from ._functional.attention import (scaled_dot_product_attention, multi_head_attention_forward,  # noqa: F401
                                     _canonical_mask, _in_projection_packed)
 from ._functional.ctc import ctc_loss  # noqa: F401
-from ._functional.conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d, unfold, fold  # noqa: F401
+from ._functional.conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d,  # noqa
+                               unfold, fold)
 from ._functional.distance import cosine_similarity, pairwise_distance, pdist  # noqa: F401
 from ._functional.dropout import dropout, dropout1d, dropout2d, dropout3d, alpha_dropout  # noqa: F401
 from ._functional.grid import affine_grid, grid_sample  # noqa: F401
@@ -32,6 +33,13 @@ from ._functional.padding import pad  # noqa: F401
 from ._functional.pooling import (max_pool1d, max_pool2d, max_pool2d_with_indices, avg_pool1d, avg_pool2d,  # noqa
                                   adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool2d,
                                   lp_pool1d, lp_pool2d)
+from ._functional.pooling import (max_pool3d, max_pool1d_with_indices, max_pool3d_with_indices, avg_pool3d,  # noqa
+                                  adaptive_avg_pool3d, adaptive_max_pool3d, adaptive_max_pool1d_with_indices,
+                                  adaptive_max_pool2d_with_indices, adaptive_max_pool3d_with_indices, lp_pool3d)
+from ._functional.fractional import (fractional_max_pool2d, fractional_max_pool3d,  # noqa: F401
+                                     fractional_max_pool2d_with_indices, fractional_max_pool3d_with_indices)
+from ._functional.unpooling import max_unpool1d, max_unpool2d, max_unpool3d  # noqa: F401
+from ._functional.shuffle import channel_shuffle  # noqa: F401
 from ._functional.sampling import (interpolate, upsample, upsample_nearest, upsample_bilinear, pixel_shuffle,  # noqa
                                    pixel_unshuffle)
 from ._functional.softmax import softmax, log_softmax, softmin  # noqa: F401

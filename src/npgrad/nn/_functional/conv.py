@@ -1,16 +1,18 @@
-"""Convolutions by im2col: conv1d, conv2d, conv_transpose1d/2d, unfold and fold.
+"""Convolutions by im2col over any number of spatial dims: conv1d/2d/3d, conv_transpose1d/2d/3d, unfold and fold.
 
 ``im2col`` pads the input once and copies every kernel window out of a strided view into a
-``(N, groups, C/groups * KH * KW, OH * OW)`` array, so a convolution is one batched GEMM with the
-``(groups, O/groups, C/groups * KH * KW)`` weight and lands directly in NCHW layout. ``col2im`` is its
-adjoint: KH * KW strided slice-adds into a padded buffer. A transposed convolution is the same pair
-used the other way round (GEMM then col2im forward, im2col then GEMM backward).
+``(N, groups, C/groups * prod(kernel), prod(out))`` array, so a convolution is one batched GEMM with the
+``(groups, O/groups, C/groups * prod(kernel))`` weight and lands directly in (N, C, *spatial) layout. ``col2im``
+is its adjoint: one strided slice-add per kernel offset into a padded buffer. A transposed convolution is the
+same pair used the other way round (GEMM then col2im forward, im2col then GEMM backward).
 
 ``Im2Col`` and ``Col2Im`` are also Ops, each the other's gradient; under ``create_graph=True`` the
 fused convolutions' backward is built from them and ordinary matmuls, so it is differentiable again.
-conv1d is conv2d over a height-1 image.
 """
 import collections
+import functools
+import itertools
+import math
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -21,90 +23,104 @@ from ...ops import _poly as P
 from ...tensor import Tensor
 from ._utils import as_ints
 
-# Everything about one convolution's index mapping between an "image" (N, C, H, W) and its grid of
-# kernel windows (OH, OW). pads are (top, bottom, left, right).
-Geometry = collections.namedtuple("Geometry", "N C H W KH KW sh sw dh dw pt pb pl pr OH OW G")
+# Everything about one convolution's index mapping between an "image" (N, C, *size) and its grid of kernel
+# windows (*out), over n spatial dims: per dim a kernel size k, stride s, dilation d and padding lo/hi (before and
+# after). Every field but N, C and G is a tuple of n ints.
+Geometry = collections.namedtuple("Geometry", "N C size k s d lo hi out G psize inner")
 
 
-def _padded(x, geo):
-    pt, pb, pl, pr = geo.pt, geo.pb, geo.pl, geo.pr
-    if not (pt or pb or pl or pr):
+@functools.lru_cache(maxsize=1024)
+def geometry(N, C, size, k, s, d, lo, hi, out, G):
+    """A Geometry, with the padded size and the slices of the input inside the padded buffer worked out once
+    (cached: a layer calls with the same arguments every step, and this is per-op Python overhead)."""
+    psize = tuple([n + a + b for n, a, b in zip(size, lo, hi)])
+    inner = (Ellipsis,) + tuple([slice(a, a + n) for a, n in zip(lo, size)])
+    return Geometry(N, C, size, k, s, d, lo, hi, out, G, psize, inner)
+
+
+def _padded(x, geo, value=0):
+    if geo.psize == geo.size:
         return x
-    N, C, H, W = x.shape
-    out = np.zeros((N, C, H + pt + pb, W + pl + pr), x.dtype)
-    out[:, :, pt:pt + H, pl:pl + W] = x
+    shape = x.shape[:2] + geo.psize
+    out = np.zeros(shape, x.dtype) if value == 0 else np.full(shape, value, x.dtype)
+    out[geo.inner] = x
     return out
+
+
+def _cropped(xp, geo):
+    return xp if geo.psize == geo.size else xp[geo.inner]
 
 
 def im2col(x, geo):
-    """(N, C, H, W) -> (N, G, C/G*KH*KW, OH*OW): every kernel window of the padded input."""
+    """(N, C, *size) -> (N, G, C/G * prod(k), prod(out)): every kernel window of the padded input."""
     xp = _padded(x, geo)
-    s0, s1, s2, s3 = xp.strides
-    view = as_strided(xp, (geo.N, geo.C, geo.KH, geo.KW, geo.OH, geo.OW),
-                      (s0, s1, s2 * geo.dh, s3 * geo.dw, s2 * geo.sh, s3 * geo.sw), writeable=False)
-    return view.reshape(geo.N, geo.G, (geo.C // geo.G) * geo.KH * geo.KW, geo.OH * geo.OW)
+    st = xp.strides
+    view = as_strided(xp, (geo.N, geo.C) + geo.k + geo.out,
+                      st[:2] + tuple([a * d for a, d in zip(st[2:], geo.d)] + [a * s for a, s in zip(st[2:], geo.s)]),
+                      writeable=False)
+    return view.reshape(geo.N, geo.G, (geo.C // geo.G) * math.prod(geo.k), math.prod(geo.out))
 
 
 def col2im(cols, geo):
-    """The adjoint of im2col: add every window back into place; (N, G, C/G*KH*KW, L) -> (N, C, H, W)."""
-    N, C, H, W = geo.N, geo.C, geo.H, geo.W
-    c6 = np.reshape(cols, (N, C, geo.KH, geo.KW, geo.OH, geo.OW))
-    Hp, Wp = H + geo.pt + geo.pb, W + geo.pl + geo.pr
-    out = np.zeros((N, C, Hp, Wp), c6.dtype)
-    hspan, wspan = geo.sh * (geo.OH - 1) + 1, geo.sw * (geo.OW - 1) + 1
-    for kh in range(geo.KH):
-        h0 = kh * geo.dh
-        for kw in range(geo.KW):
-            w0 = kw * geo.dw
-            out[:, :, h0:h0 + hspan:geo.sh, w0:w0 + wspan:geo.sw] += c6[:, :, kh, kw]
-    if geo.pt or geo.pb or geo.pl or geo.pr:
-        out = out[:, :, geo.pt:geo.pt + H, geo.pl:geo.pl + W]
-    return out
+    """The adjoint of im2col: add every window back into place; (N, G, C/G * prod(k), L) -> (N, C, *size)."""
+    c = np.reshape(cols, (geo.N, geo.C) + geo.k + geo.out)
+    out = np.zeros((geo.N, geo.C) + geo.psize, c.dtype)
+    for off, sl in offset_slices(geo):
+        out[sl] += c[(slice(None), slice(None)) + off]
+    return _cropped(out, geo)
 
 
 def offset_slices(geo):
-    """For each kernel offset (kh, kw), the strided slice of the padded image that it sees at every output."""
-    hspan, wspan = geo.sh * (geo.OH - 1) + 1, geo.sw * (geo.OW - 1) + 1
-    for kh in range(geo.KH):
-        h0 = kh * geo.dh
-        for kw in range(geo.KW):
-            w0 = kw * geo.dw
-            yield kh, kw, (Ellipsis, slice(h0, h0 + hspan, geo.sh), slice(w0, w0 + wspan, geo.sw))
+    """For each kernel offset (a tuple, one index per dim), the strided slice of the padded image that it sees
+    at every output."""
+    return _offset_slices(geo.k, geo.d, geo.s, geo.out)
+
+
+@functools.lru_cache(maxsize=512)
+def _offset_slices(k, d, s, out):
+    # Cached: a layer sees the same geometry on every call, and building the slices is per-op Python overhead.
+    spans = [st * (o - 1) + 1 for st, o in zip(s, out)]
+    return tuple([(off, (Ellipsis,) + tuple([slice(i * dd, i * dd + span, st) for i, dd, span, st in
+                                             zip(off, d, spans, s)]))
+                  for off in itertools.product(*[range(kk) for kk in k])])
 
 
 # -- depthwise convolutions (one input channel per group) ---------------------------------------------------------
 # A GEMM per (image, group) would be tiny; instead each kernel offset is one broadcast multiply-add over the
-# whole batch, reading a strided slice of the padded input (KH * KW passes, like a pooling layer).
+# whole batch, reading a strided slice of the padded input (prod(k) passes, like a pooling layer).
+
+def _tap(w, off, n):
+    """The weights of one kernel offset, (G, m, *k) -> (1, G, m, 1, ..., 1) to broadcast over the outputs."""
+    return w[(None, slice(None), slice(None)) + off + (None,) * n]
+
 
 def _depthwise_forward(xp, w, geo):
-    G, m = geo.G, w.shape[0] // geo.G
-    out = np.zeros((geo.N, G, m, geo.OH, geo.OW), xp.dtype)
+    G, m, n = geo.G, w.shape[0] // geo.G, len(geo.k)
+    out = np.zeros((geo.N, G, m) + geo.out, xp.dtype)
     buf = np.empty_like(out)
-    w5 = w.reshape(G, m, geo.KH, geo.KW)
-    for kh, kw, sl in offset_slices(geo):
-        np.multiply(xp[sl][:, :, None], w5[None, :, :, kh, kw, None, None], out=buf)
+    wg = w.reshape((G, m) + geo.k)
+    for off, sl in offset_slices(geo):
+        np.multiply(xp[sl][:, :, None], _tap(wg, off, n), out=buf)
         out += buf
-    return out.reshape(geo.N, G * m, geo.OH, geo.OW)
+    return out.reshape((geo.N, G * m) + geo.out)
 
 
 def _depthwise_backward(xp, w, g, geo, need_x, need_w):
-    G, m = geo.G, w.shape[0] // geo.G
-    g5 = g.reshape(geo.N, G, m, geo.OH, geo.OW)
-    w5 = w.reshape(G, m, geo.KH, geo.KW)
-    buf = np.empty(g5.shape, g.dtype)
+    G, m, n = geo.G, w.shape[0] // geo.G, len(geo.k)
+    gg = g.reshape((geo.N, G, m) + geo.out)
+    wg = w.reshape((G, m) + geo.k)
+    buf = np.empty(gg.shape, g.dtype)
     gxp = np.zeros(xp.shape, g.dtype) if need_x else None
-    gw = np.empty((G, m, geo.KH, geo.KW), g.dtype) if need_w else None
-    for kh, kw, sl in offset_slices(geo):
+    gw = np.empty((G, m) + geo.k, g.dtype) if need_w else None
+    for off, sl in offset_slices(geo):
         if need_x:
-            np.multiply(g5, w5[None, :, :, kh, kw, None, None], out=buf)
+            np.multiply(gg, _tap(wg, off, n), out=buf)
             gxp[sl] += buf.sum(2) if m > 1 else buf[:, :, 0]
         if need_w:
-            np.multiply(g5, xp[sl][:, :, None], out=buf)
-            # Reduce the contiguous spatial axis first (fast), then the batch.
-            gw[:, :, kh, kw] = buf.reshape(geo.N, G * m, -1).sum(-1).sum(0).reshape(G, m)
-    gx = None
-    if need_x:
-        gx = gxp[:, :, geo.pt:geo.pt + geo.H, geo.pl:geo.pl + geo.W] if (geo.pt or geo.pb or geo.pl or geo.pr) else gxp
+            np.multiply(gg, xp[sl][:, :, None], out=buf)
+            # Reduce the contiguous spatial axes first (fast), then the batch.
+            gw[(slice(None), slice(None)) + off] = buf.reshape(geo.N, G * m, -1).sum(-1).sum(0).reshape(G, m)
+    gx = _cropped(gxp, geo) if need_x else None
     return gx, (gw.reshape(w.shape) if need_w else None)
 
 
@@ -119,11 +135,16 @@ def col2im_poly(cols, geo):
     return P.kernel_call(Col2Im, cols, geo)
 
 
-def _bias_view(b):
-    return P.reshape(b, (1, -1, 1, 1))
+def _channel_view(b, n):
+    """A per-channel vector shaped to broadcast over (N, C, *spatial)."""
+    return b.reshape((1, -1) + (1,) * n)
 
 
-class Conv2dOp(Op):
+def _spatial_axes(n):
+    return (0,) + tuple(range(2, n + 2))
+
+
+class ConvNdOp(Op):
     __slots__ = ()
     node_name = "ConvolutionBackward0"  # PyTorch's name for this node
 
@@ -139,10 +160,10 @@ class Conv2dOp(Op):
         else:
             cols = im2col(x, geo)
             w3 = w.reshape(G, w.shape[0] // G, -1)
-            out = np.matmul(w3, cols).reshape(geo.N, w.shape[0], geo.OH, geo.OW)
+            out = np.matmul(w3, cols).reshape((geo.N, w.shape[0]) + geo.out)
             ctx.cols = cols
         if b is not None:
-            out += b.reshape(1, -1, 1, 1)
+            out += _channel_view(b, len(geo.k))
         return out
 
     @staticmethod
@@ -151,12 +172,13 @@ class Conv2dOp(Op):
         geo = ctx.geo
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         G, O = geo.G, w.shape[0]
+        axes = _spatial_axes(len(geo.k))
         if not P.is_tensor(g) and G > 1 and geo.C == G:
             # Depthwise: per-tap multiply-adds instead of im2col + batched GEMM with 1-row matrices, ~1.5x faster
             # (8x64x32x32, 3x3: 9.7 vs 14.9 ms); test_two_formulas.py checks the two agree.
             gx, gw = _depthwise_backward(ctx.xp, w, g, geo, need_x, need_w)
-            return gx, gw, (np.sum(g, axis=(0, 2, 3)) if need_b else None), None
-        g4 = P.reshape(g, (geo.N, G, O // G, geo.OH * geo.OW))
+            return gx, gw, (np.sum(g, axis=axes) if need_b else None), None
+        g4 = P.reshape(g, (geo.N, G, O // G, math.prod(geo.out)))
         w3 = P.reshape(w, (G, O // G, -1))
         gx = gw = gb = None
         if need_x:
@@ -165,13 +187,13 @@ class Conv2dOp(Op):
             cols = P.from_forward(g, ctx, "cols", lambda: im2col_poly(x, geo))
             gw = P.reshape(P.sum(g4 @ P.swapaxes(cols, 2, 3), axis=0), tuple(w.shape))
         if need_b:
-            gb = P.sum(g, axis=(0, 2, 3))
+            gb = P.sum(g, axis=axes)
         return gx, gw, gb, None
 
 
-class ConvTranspose2dOp(Op):
-    """The adjoint of Conv2dOp in its input: GEMM to windows, then col2im. ``geo`` maps the output image
-    (as a conv2d input) to the grid of the transposed convolution's input."""
+class ConvTransposeNdOp(Op):
+    """The adjoint of ConvNdOp in its input: GEMM to windows, then col2im. ``geo`` maps the output image
+    (as a convolution's input) to the grid of the transposed convolution's input."""
 
     __slots__ = ()
     node_name = "ConvolutionBackward0"  # PyTorch's name for this node
@@ -181,10 +203,10 @@ class ConvTranspose2dOp(Op):
         G = geo.G
         cin_g = w.shape[0] // G
         w3 = w.reshape(G, cin_g, -1)
-        x4 = x.reshape(geo.N, G, cin_g, geo.OH * geo.OW)
+        x4 = x.reshape(geo.N, G, cin_g, math.prod(geo.out))
         out = col2im(np.matmul(w3.transpose(0, 2, 1), x4), geo)
         if b is not None:
-            out = out + b.reshape(1, -1, 1, 1)
+            out = out + _channel_view(b, len(geo.k))
         elif not out.flags.c_contiguous:
             out = np.ascontiguousarray(out)
         ctx.save_for_backward(x, w)
@@ -205,10 +227,10 @@ class ConvTranspose2dOp(Op):
             if need_x:
                 gx = P.reshape(w3 @ cols, tuple(x.shape))
             if need_w:
-                x4 = P.reshape(x, (geo.N, G, cin_g, geo.OH * geo.OW))
+                x4 = P.reshape(x, (geo.N, G, cin_g, math.prod(geo.out)))
                 gw = P.reshape(P.sum(x4 @ P.swapaxes(cols, 2, 3), axis=0), tuple(w.shape))
         if need_b:
-            gb = P.sum(g, axis=(0, 2, 3))
+            gb = P.sum(g, axis=_spatial_axes(len(geo.k)))
         return gx, gw, gb, None
 
 
@@ -218,7 +240,7 @@ def _size(shape):
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
-def _check_types(input, weight, bias):
+def _check_types(input, weight, bias, n=2, transposed=False, pointwise=False):
     if not isinstance(input, Tensor):
         raise TypeError(f"conv(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if not isinstance(weight, Tensor):
@@ -230,12 +252,16 @@ def _check_types(input, weight, bias):
     if weight._data.dtype != dt:
         raise RuntimeError(f"expected scalar type {_dt.scalar_name(input.dtype)} but found "
                            f"{_dt.scalar_name(weight.dtype)}")
-    if dt.kind != "f":
-        raise RuntimeError(f'"slow_conv2d_cpu" not implemented for \'{_dt.scalar_name(input.dtype)}\'')
+    # PyTorch's CPU kernels take floats and integers, but no bool, and its transposed ones no integer but int64.
+    if dt.kind == "b" or (transposed and dt.kind in "iu" and dt != np.int64) or dt.kind == "c":
+        kernel = (f"slow_conv_transpose{max(n, 2)}d_out_cpu" if transposed else
+                  ("slow_conv3d_cpu" if pointwise else "compute_columns3d") if n == 3 else "slow_conv2d_cpu")
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dt.scalar_name(input.dtype)}\'')
 
 
 def _type_word(dt):
-    return {"float32": "float", "float64": "double", "float16": "c10::Half"}.get(np.dtype(dt).name, str(dt))
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int"}.get(
+        np.dtype(dt).name, str(dt))
 
 
 def _same_padding(k, d):
@@ -244,24 +270,29 @@ def _same_padding(k, d):
 
 
 def _resolve_padding(padding, n, kernel, dilation, stride):
-    """Padding as ((before, after) per spatial dim); handles 'same' and 'valid'."""
+    """Padding as (before, after) tuples over the spatial dims; handles 'same' and 'valid'."""
     if isinstance(padding, str):
         if padding == "valid":
-            return [(0, 0)] * n
+            return (0,) * n, (0,) * n
         if padding == "same":
             if any(s != 1 for s in stride):
                 raise RuntimeError("padding='same' is not supported for strided convolutions")
-            return [_same_padding(k, d) for k, d in zip(kernel, dilation)]
+            pairs = [_same_padding(k, d) for k, d in zip(kernel, dilation)]
+            return tuple([a for a, _ in pairs]), tuple([b for _, b in pairs])
         raise RuntimeError(f"Invalid padding string: '{padding}'")
     pads = as_ints(padding, n, "padding")
-    if any(p < 0 for p in pads):
+    if min(pads) < 0:
         raise RuntimeError("negative padding is not supported")
-    return [(p, p) for p in pads]
+    return pads, pads
 
 
 def _conv_args(input, weight, bias, stride, padding, dilation, groups, n, name):
-    """Validate a conv1d/conv2d call; returns (batched input, was_unbatched, geometry over 2-D)."""
-    _check_types(input, weight, bias)
+    """Validate a convolution over n spatial dims; returns (batched input, was_unbatched, geometry)."""
+    # PyTorch's 3-D kernel names its error after the path taken: a plain 1x1x1 convolution skips the columns
+    pointwise = (n == 3 and groups == 1 and isinstance(weight, Tensor) and all(k == 1 for k in weight.shape[2:])
+                 and stride in (1, (1,) * n, [1] * n) and padding in (0, "valid", "same", (0,) * n, [0] * n)
+                 and dilation in (1, (1,) * n, [1] * n))
+    _check_types(input, weight, bias, n, pointwise=pointwise)
     xs, ws = tuple(input.shape), tuple(weight.shape)
     if len(xs) not in (n + 1, n + 2):
         raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input of "
@@ -274,9 +305,9 @@ def _conv_args(input, weight, bias, stride, padding, dilation, groups, n, name):
     bx = (1,) + xs if unbatched else xs
     stride = as_ints(stride, n, "stride")
     dilation = as_ints(dilation, n, "dilation")
-    if any(s <= 0 for s in stride):
+    if min(stride) <= 0:
         raise RuntimeError("non-positive stride is not supported")
-    if any(d <= 0 for d in dilation):
+    if min(dilation) <= 0:
         raise RuntimeError("dilation should be greater than zero")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
@@ -290,39 +321,41 @@ def _conv_args(input, weight, bias, stride, padding, dilation, groups, n, name):
         raise RuntimeError(f"Given weight of size {_size(ws)}, expected bias to be 1-dimensional with {ws[0]} "
                            f"elements, but got bias of size {_size(bias.shape)} instead")
     kernel = ws[2:]
-    pads = _resolve_padding(padding, n, kernel, dilation, stride)
+    lo, hi = _resolve_padding(padding, n, kernel, dilation, stride)
     spatial = bx[2:]
-    padded = [s + a + b for s, (a, b) in zip(spatial, pads)]
+    padded = [s + a + b for s, a, b in zip(spatial, lo, hi)]
     eff = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
-    if any(p < e for p, e in zip(padded, eff)):
+    outs = tuple([(p - e) // s + 1 for p, e, s in zip(padded, eff, stride)])
+    if min(outs) <= 0:
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(str(p) for p in padded)}). "
                            f"Kernel size: ({' x '.join(str(e) for e in eff)}). Kernel size can't be greater than "
                            "actual input size")
-    outs = [(p - e) // s + 1 for p, e, s in zip(padded, eff, stride)]
-    if n == 1:  # a height-1 image
-        geo = Geometry(bx[0], bx[1], 1, bx[2], 1, kernel[0], 1, stride[0], 1, dilation[0], 0, 0,
-                       pads[0][0], pads[0][1], 1, outs[0], groups)
-    else:
-        geo = Geometry(bx[0], bx[1], bx[2], bx[3], kernel[0], kernel[1], stride[0], stride[1], dilation[0],
-                       dilation[1], pads[0][0], pads[0][1], pads[1][0], pads[1][1], outs[0], outs[1], groups)
+    geo = geometry(bx[0], bx[1], spatial, kernel, stride, dilation, lo, hi, outs, groups)
     x = input.unsqueeze(0) if unbatched else input
     return x, unbatched, geo
 
 
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    x, unbatched, geo = _conv_args(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
-    out = Conv2dOp.apply(x, weight, bias, geo)
+def _convolution(input, weight, bias, stride, padding, dilation, groups, n):
+    name = f"conv{n}d"
+    x, unbatched, geo = _conv_args(input, weight, bias, stride, padding, dilation, groups, n, name)
+    out = ConvNdOp.apply(x, weight, bias, geo)
     return out.squeeze(0) if unbatched else out
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    x, unbatched, geo = _conv_args(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
-    out = Conv2dOp.apply(x.unsqueeze(2), weight.unsqueeze(2), bias, geo).squeeze(2)
-    return out.squeeze(0) if unbatched else out
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 1)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 3)
 
 
 def _conv_transpose_args(input, weight, bias, stride, padding, output_padding, groups, dilation, n, name):
-    _check_types(input, weight, bias)
+    _check_types(input, weight, bias, n, transposed=True)
     xs, ws = tuple(input.shape), tuple(weight.shape)
     if len(xs) not in (n + 1, n + 2):
         raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input of "
@@ -341,7 +374,7 @@ def _conv_transpose_args(input, weight, bias, stride, padding, output_padding, g
     if any(p < 0 for p in pads):
         raise RuntimeError("negative padding is not supported")
     if any(o >= s and o >= d for o, s, d in zip(opad, stride, dilation)):
-        dims = ("height", "width") if n == 2 else ("width",)
+        dims = ("depth", "height", "width")[-n:]
         parts = [f"output_padding_{d}: {o}" for d, o in zip(dims, opad)] + \
                 [f"stride_{d}: {s}" for d, s in zip(dims, stride)] + \
                 [f"dilation_{d}: {dl}" for d, dl in zip(dims, dilation)]
@@ -363,40 +396,39 @@ def _conv_transpose_args(input, weight, bias, stride, padding, output_padding, g
     if any(o <= 0 for o in outs):
         raise RuntimeError(f"Given input size per channel: ({' x '.join(str(s) for s in spatial)}). Calculated output "
                            f"size per channel: ({' x '.join(str(o) for o in outs)}). Output size is too small")
-    if n == 1:
-        geo = Geometry(bx[0], cout, 1, outs[0], 1, kernel[0], 1, stride[0], 1, dilation[0], 0, 0, pads[0], pads[0],
-                       1, spatial[0], groups)
-    else:
-        geo = Geometry(bx[0], cout, outs[0], outs[1], kernel[0], kernel[1], stride[0], stride[1], dilation[0],
-                       dilation[1], pads[0], pads[0], pads[1], pads[1], spatial[0], spatial[1], groups)
+    geo = geometry(bx[0], cout, tuple(outs), kernel, stride, dilation, pads, pads, spatial, groups)
     x = input.unsqueeze(0) if unbatched else input
     return x, unbatched, geo
 
 
-def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+def _transposed_convolution(input, weight, bias, stride, padding, output_padding, groups, dilation, n):
     x, unbatched, geo = _conv_transpose_args(input, weight, bias, stride, padding, output_padding, groups, dilation,
-                                             2, "conv_transpose2d")
-    out = ConvTranspose2dOp.apply(x, weight, bias, geo)
+                                             n, f"conv_transpose{n}d")
+    out = ConvTransposeNdOp.apply(x, weight, bias, geo)
     return out.squeeze(0) if unbatched else out
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    x, unbatched, geo = _conv_transpose_args(input, weight, bias, stride, padding, output_padding, groups, dilation,
-                                             1, "conv_transpose1d")
-    out = ConvTranspose2dOp.apply(x.unsqueeze(2), weight.unsqueeze(2), bias, geo).squeeze(2)
-    return out.squeeze(0) if unbatched else out
+    return _transposed_convolution(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _transposed_convolution(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _transposed_convolution(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)
 
 
 # -- unfold / fold ---------------------------------------------------------------------------------------------------
 
 def _fold_geometry(N, C, H, W, kernel_size, dilation, padding, stride):
-    kh, kw = as_ints(kernel_size, 2, "kernel_size")
-    dh, dw = as_ints(dilation, 2, "dilation")
-    ph, pw = as_ints(padding, 2, "padding")
-    sh, sw = as_ints(stride, 2, "stride")
-    oh = (H + 2 * ph - dh * (kh - 1) - 1) // sh + 1
-    ow = (W + 2 * pw - dw * (kw - 1) - 1) // sw + 1
-    return Geometry(N, C, H, W, kh, kw, sh, sw, dh, dw, ph, ph, pw, pw, oh, ow, 1)
+    k = as_ints(kernel_size, 2, "kernel_size")
+    d = as_ints(dilation, 2, "dilation")
+    p = as_ints(padding, 2, "padding")
+    s = as_ints(stride, 2, "stride")
+    out = tuple((n + 2 * pp - dd * (kk - 1) - 1) // ss + 1 for n, kk, dd, pp, ss in zip((H, W), k, d, p, s))
+    return geometry(N, C, (H, W), k, s, d, p, p, out, 1)
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
@@ -407,11 +439,11 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.dim()}D)")
     N, C, H, W = input.shape
     geo = _fold_geometry(N, C, H, W, kernel_size, dilation, padding, stride)
-    if geo.OH <= 0 or geo.OW <= 0:
-        raise RuntimeError(f"Given input with spatial size ({H}, {W}), kernel_size={(geo.KH, geo.KW)}, "
-                           f"dilation={(geo.dh, geo.dw)}, padding={(geo.pt, geo.pl)}, calculated shape of the array of "
-                           f"sliding blocks as ({geo.OH}, {geo.OW}), but its components must be at least one.")
-    return Im2Col.apply(input, geo).reshape(N, C * geo.KH * geo.KW, geo.OH * geo.OW)
+    if min(geo.out) <= 0:
+        raise RuntimeError(f"Given input with spatial size ({H}, {W}), kernel_size={geo.k}, dilation={geo.d}, "
+                           f"padding={geo.lo}, calculated shape of the array of sliding blocks as "
+                           f"({geo.out[0]}, {geo.out[1]}), but its components must be at least one.")
+    return Im2Col.apply(input, geo).reshape(N, C * math.prod(geo.k), math.prod(geo.out))
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
@@ -428,9 +460,10 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but "
                            f"got input.size(1)={CKK} and kernel_size={(kh, kw)}")
     geo = _fold_geometry(N, CKK // (kh * kw), H, W, kernel_size, dilation, padding, stride)
-    if geo.OH * geo.OW != L:
-        raise RuntimeError(f"Given output_size=({H}, {W}), kernel_size={(kh, kw)}, dilation={(geo.dh, geo.dw)}, "
-                           f"padding={(geo.pt, geo.pl)}, stride={(geo.sh, geo.sw)}, expected size of input's dimension "
-                           f"2 to match the calculated number of sliding blocks {geo.OH} * {geo.OW} = "
-                           f"{geo.OH * geo.OW}, but got input.size(2)={L}.")
+    oh, ow = geo.out
+    if oh * ow != L:
+        raise RuntimeError(f"Given output_size=({H}, {W}), kernel_size={(kh, kw)}, dilation={geo.d}, "
+                           f"padding={geo.lo}, stride={geo.s}, expected size of input's dimension "
+                           f"2 to match the calculated number of sliding blocks {oh} * {ow} = "
+                           f"{oh * ow}, but got input.size(2)={L}.")
     return Col2Im.apply(input.reshape(N, 1, CKK, L), geo)

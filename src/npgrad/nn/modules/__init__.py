@@ -3,8 +3,12 @@ from .module import Module  # noqa: F401
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict  # noqa: F401
 from .linear import Identity, Linear, Bilinear  # noqa: F401
 from .activation import *  # noqa: F401,F403
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d  # noqa: F401
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: F401
 from .pooling import *  # noqa: F401,F403
+from .unpooling import *  # noqa: F401,F403
+from .fold import Fold, Unfold  # noqa: F401
+from .channelshuffle import ChannelShuffle  # noqa: F401
+from .lazy import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
 from .normalization import LayerNorm, GroupNorm, RMSNorm  # noqa: F401
 from .dropout import *  # noqa: F401,F403

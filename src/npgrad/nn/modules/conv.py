@@ -1,14 +1,14 @@
-"""Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d."""
+"""Conv1d/2d/3d and ConvTranspose1d/2d/3d."""
 import math
 
 from .. import functional as F
 from .. import init
-from .._functional._utils import _pair, _single
+from .._functional._utils import _pair, _single, _triple
 from ..parameter import Parameter
 from ._factory import empty, optional_parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -94,7 +94,7 @@ class _ConvNd(Module):
 
 
 class _Conv(_ConvNd):
-    """Conv1d and Conv2d: the same layer over one or two spatial dims (a subclass gives ``_ntuple``, which
+    """Conv1d, Conv2d and Conv3d: the same layer over one or two spatial dims (a subclass gives ``_ntuple``, which
     turns an int into a size per dim, and ``_conv``, the functional form)."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
@@ -128,8 +128,15 @@ class Conv2d(_Conv):
         return F.conv2d(*args)
 
 
+class Conv3d(_Conv):
+    _ntuple = staticmethod(_triple)
+
+    def _conv(self, *args):
+        return F.conv3d(*args)
+
+
 class _ConvTransposeNd(_ConvNd):
-    """ConvTranspose1d and ConvTranspose2d (a subclass gives ``_ntuple`` and ``_conv_transpose``)."""
+    """ConvTranspose1d/2d/3d (a subclass gives ``_ntuple`` and ``_conv_transpose``)."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
                  bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
@@ -181,3 +188,10 @@ class ConvTranspose2d(_ConvTransposeNd):
 
     def _conv_transpose(self, *args):
         return F.conv_transpose2d(*args)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    _ntuple = staticmethod(_triple)
+
+    def _conv_transpose(self, *args):
+        return F.conv_transpose3d(*args)
