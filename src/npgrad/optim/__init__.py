@@ -4,6 +4,13 @@ from .sgd import SGD  # noqa: F401
 from .adam import Adam, AdamW  # noqa: F401
 from .rmsprop import RMSprop  # noqa: F401
 from .adagrad import Adagrad  # noqa: F401
+from .adadelta import Adadelta  # noqa: F401
+from .adamax import Adamax  # noqa: F401
+from .nadam import NAdam  # noqa: F401
+from .radam import RAdam  # noqa: F401
+from .asgd import ASGD  # noqa: F401
+from .rprop import Rprop  # noqa: F401
 from . import lr_scheduler  # noqa: F401,E402
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler",
+           "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop"]

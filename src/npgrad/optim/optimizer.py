@@ -53,13 +53,21 @@ def check_lr(lr):
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
+def check_betas(betas):
+    """The beta checks of the Adam family: each in [0, 1)."""
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+
+
 def _step_dtype():
     # PyTorch keeps step counts in a 0-d tensor of the default float type.
     return np.float64 if _dt.get_default_dtype() is _dt.float64 else np.float32
 
 
-def new_step():
-    return Tensor._wrap(np.zeros((), _step_dtype()))
+def new_step(value=0.0):
+    return Tensor._wrap(np.full((), value, _step_dtype()))
 
 
 def increment_step(state):
