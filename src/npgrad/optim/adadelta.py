@@ -2,7 +2,8 @@
 import numpy as np
 
 from . import _ops
-from .optimizer import Optimizer, _scalar, check_lr, increment_step, new_step, run_update, with_grads, zeros_like
+from .optimizer import (Optimizer, _scalar, check_capturable, check_lr, increment_step, new_step, run_update,
+                        with_grads, zeros_like)
 
 __all__ = ["Adadelta"]
 
@@ -33,6 +34,7 @@ class Adadelta(Optimizer):
         loss = self._eval_closure(closure)
         scratch = self._scratch
         for group in self.param_groups:
+            check_capturable(group, xla=False)
             lr, rho, eps = _scalar(group["lr"]), _scalar(group["rho"]), _scalar(group["eps"])
             weight_decay, maximize = _scalar(group["weight_decay"]), group["maximize"]
             for p, grad in with_grads(group):

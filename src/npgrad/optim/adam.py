@@ -3,7 +3,8 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import _ops
-from .optimizer import Optimizer, _scalar, check_lr, increment_step, new_step, run_update, with_grads, zeros_like
+from .optimizer import (Optimizer, _scalar, check_capturable, check_lr, increment_step, new_step, run_update,
+                        with_grads, zeros_like)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -44,6 +45,7 @@ class Adam(Optimizer):
         loss = self._eval_closure(closure)
         scratch = self._scratch
         for group in self.param_groups:
+            check_capturable(group)
             lr = _scalar(group["lr"])
             beta1, beta2 = (_scalar(b) for b in group["betas"])
             eps = _scalar(group["eps"])

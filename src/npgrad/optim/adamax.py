@@ -2,7 +2,8 @@
 import numpy as np
 
 from . import _ops
-from .optimizer import Optimizer, _scalar, check_betas, check_lr, increment_step, new_step, run_update, with_grads, zeros_like
+from .optimizer import (Optimizer, _scalar, check_betas, check_capturable, check_lr, increment_step, new_step,
+                        run_update, with_grads, zeros_like)
 
 __all__ = ["Adamax"]
 
@@ -32,6 +33,7 @@ class Adamax(Optimizer):
         loss = self._eval_closure(closure)
         scratch = self._scratch
         for group in self.param_groups:
+            check_capturable(group)
             lr, eps = _scalar(group["lr"]), _scalar(group["eps"])
             beta1, beta2 = (_scalar(b) for b in group["betas"])
             weight_decay, maximize = _scalar(group["weight_decay"]), group["maximize"]

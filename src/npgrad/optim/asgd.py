@@ -2,7 +2,8 @@
 import numpy as np
 
 from . import _ops
-from .optimizer import Optimizer, _scalar, check_lr, increment_step, new_step, run_update, with_grads, zeros_like
+from .optimizer import (Optimizer, _scalar, check_capturable, check_lr, increment_step, new_step, run_update,
+                        with_grads, zeros_like)
 
 __all__ = ["ASGD"]
 
@@ -29,6 +30,7 @@ class ASGD(Optimizer):
         loss = self._eval_closure(closure)
         scratch = self._scratch
         for group in self.param_groups:
+            check_capturable(group, "params, mus, etas, and state_steps")
             lr, lambd, alpha, t0 = (_scalar(group[k]) for k in ("lr", "lambd", "alpha", "t0"))
             weight_decay, maximize = _scalar(group["weight_decay"]), group["maximize"]
             foreach = bool(group["foreach"])

@@ -2,8 +2,8 @@
 import numpy as np
 
 from . import _ops
-from .optimizer import (Optimizer, _scalar, check_betas, check_lr, increment_step, new_step, run_update, with_grads,
-                        zeros_like)
+from .optimizer import (Optimizer, _scalar, check_betas, check_capturable, check_lr, increment_step, new_step,
+                        run_update, with_grads, zeros_like)
 
 __all__ = ["NAdam"]
 
@@ -38,6 +38,8 @@ class NAdam(Optimizer):
         loss = self._eval_closure(closure)
         scratch = self._scratch
         for group in self.param_groups:
+            what = "params, mu_products, and state_steps" if group["foreach"] else "params, mu_products and state_steps"
+            check_capturable(group, what)
             lr, eps = _scalar(group["lr"]), _scalar(group["eps"])
             beta1, beta2 = (_scalar(b) for b in group["betas"])
             weight_decay, momentum_decay = _scalar(group["weight_decay"]), _scalar(group["momentum_decay"])

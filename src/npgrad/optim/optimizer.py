@@ -61,6 +61,16 @@ def check_betas(betas):
         raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
 
 
+def check_capturable(group, what="params and state_steps", xla=True, foreach_xla=False):
+    """PyTorch refuses ``capturable=True`` at the first step with gradients on the CPU (graph capture needs an
+    accelerator); the message lists the devices of the path taken (the foreach path's list differs)."""
+    if group["capturable"] and any(p._grad is not None for p in group["params"]):
+        if group.get("foreach"):
+            xla = foreach_xla
+        devices = ["cuda", "xpu", "hpu", "privateuseone"] + (["xla"] if xla else [])
+        raise AssertionError(f"If capturable=True, {what} must be on supported devices: {devices}.")
+
+
 def _step_dtype():
     # PyTorch keeps step counts in a 0-d tensor of the default float type.
     return np.float64 if _dt.get_default_dtype() is _dt.float64 else np.float32

@@ -2,8 +2,8 @@
 import numpy as np
 
 from . import _ops
-from .optimizer import (Optimizer, _scalar, check_betas, check_lr, increment_step, new_step, run_update, with_grads,
-                        zeros_like)
+from .optimizer import (Optimizer, _scalar, check_betas, check_capturable, check_lr, increment_step, new_step,
+                        run_update, with_grads, zeros_like)
 
 __all__ = ["RAdam"]
 
@@ -35,6 +35,7 @@ class RAdam(Optimizer):
         loss = self._eval_closure(closure)
         scratch = self._scratch
         for group in self.param_groups:
+            check_capturable(group)
             lr, eps = _scalar(group["lr"]), _scalar(group["eps"])
             beta1, beta2 = (_scalar(b) for b in group["betas"])
             weight_decay = _scalar(group["weight_decay"])

@@ -2,7 +2,8 @@
 import numpy as np
 
 from . import _ops
-from .optimizer import Optimizer, _scalar, check_lr, increment_step, new_step, run_update, with_grads, zeros_like
+from .optimizer import (Optimizer, _scalar, check_capturable, check_lr, increment_step, new_step, run_update,
+                        with_grads, zeros_like)
 
 __all__ = ["RMSprop"]
 
@@ -36,6 +37,7 @@ class RMSprop(Optimizer):
         loss = self._eval_closure(closure)
         scratch = self._scratch
         for group in self.param_groups:
+            check_capturable(group, foreach_xla=True)
             lr = _scalar(group["lr"])
             alpha = _scalar(group["alpha"])
             eps = _scalar(group["eps"])

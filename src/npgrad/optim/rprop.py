@@ -1,7 +1,8 @@
 """Rprop: per-coordinate step sizes that grow while the gradient keeps its sign and shrink when it flips."""
 import numpy as np
 
-from .optimizer import Optimizer, _scalar, check_lr, increment_step, new_step, run_update, with_grads, zeros_like
+from .optimizer import (Optimizer, _scalar, check_capturable, check_lr, increment_step, new_step, run_update,
+                        with_grads, zeros_like)
 
 __all__ = ["Rprop"]
 
@@ -28,6 +29,7 @@ class Rprop(Optimizer):
         loss = self._eval_closure(closure)
         scratch = self._scratch
         for group in self.param_groups:
+            check_capturable(group, foreach_xla=True)
             etaminus, etaplus = (_scalar(e) for e in group["etas"])
             step_size_min, step_size_max = (_scalar(s) for s in group["step_sizes"])
             maximize = group["maximize"]
