@@ -12,8 +12,9 @@ from .asgd import ASGD  # noqa: F401
 from .rprop import Rprop  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
 from .adafactor import Adafactor  # noqa: F401
+from .muon import Muon  # noqa: F401
 from . import lr_scheduler  # noqa: F401,E402
 from . import swa_utils  # noqa: F401,E402
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler",
-           "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop", "LBFGS", "Adafactor", "swa_utils"]
+           "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop", "LBFGS", "Adafactor", "Muon", "swa_utils"]
