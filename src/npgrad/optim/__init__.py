@@ -13,8 +13,10 @@ from .rprop import Rprop  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
 from .adafactor import Adafactor  # noqa: F401
 from .muon import Muon  # noqa: F401
+from ._swap_in import swap_in_optimizer_params_and_state  # noqa: F401
 from . import lr_scheduler  # noqa: F401,E402
 from . import swa_utils  # noqa: F401,E402
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler",
-           "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop", "LBFGS", "Adafactor", "Muon", "swa_utils"]
+           "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop", "LBFGS", "Adafactor", "Muon", "swa_utils",
+           "swap_in_optimizer_params_and_state"]
