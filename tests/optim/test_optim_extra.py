@@ -210,3 +210,40 @@ def test_deepcopy_keeps_state():
     assert float(clone.state[clone.param_groups[0]["params"][0]]["mu_product"]) == \
         float(opt.state[params[0]]["mu_product"])
     assert initial()[0].shape == (3, 4)
+
+
+def test_old_checkpoint_plain_number_scalars_load():
+    # Older checkpoints stored step, mu_product (NAdam), eta and mu (ASGD) as plain numbers.
+    for name, keys in [("NAdam", ("step", "mu_product")), ("ASGD", ("step", "eta", "mu"))]:
+        kw = CONFIGS[name][1]
+        straight, _ = run(npgrad, name, kw, steps=6)
+        params, opt = make(npgrad, name, kw)
+        train(npgrad, params, opt, 0, 3)
+        sd = copy.deepcopy(opt.state_dict())
+        for st in sd["state"].values():
+            for k in keys:
+                st[k] = float(st[k])
+        opt2 = getattr(npgrad.optim, name)(params, **kw)
+        opt2.load_state_dict(sd)
+        assert all(isinstance(opt2.state[params[0]][k], npgrad.Tensor) for k in keys)
+        for a, b in zip(straight, train(npgrad, params, opt2, 3, 6)):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_profile_hook_step_and_hooks_on_new_optimizers():
+    calls = []
+    p = npgrad.tensor([1.0, 2.0], requires_grad=True)
+    opt = npgrad.optim.LBFGS([p], max_iter=2)
+    opt.register_step_pre_hook(lambda o, a, k: calls.append("pre"))
+    opt.register_step_post_hook(lambda o, a, k: calls.append("post"))
+
+    def closure():
+        opt.zero_grad()
+        loss = (p ** 2).sum()
+        loss.backward()
+        return loss
+    opt.step(closure)
+    assert calls == ["pre", "post"]
+    wrapped = npgrad.optim.Optimizer.profile_hook_step(lambda self, *a: calls.append("inner"))
+    wrapped(opt)
+    assert calls == ["pre", "post", "pre", "inner", "post"]

@@ -3,7 +3,7 @@ import numpy as np
 
 from . import _ops
 from .optimizer import (Optimizer, _scalar, check_capturable, check_lr, increment_step, new_step, run_update,
-                        with_grads, zeros_like)
+                        tensor_scalars, with_grads, zeros_like)
 
 __all__ = ["ASGD"]
 
@@ -25,6 +25,7 @@ class ASGD(Optimizer):
     def __setstate__(self, state):
         super().__setstate__(state)
         self._setdefault_in_groups(foreach=None, maximize=False, differentiable=False, capturable=False)
+        tensor_scalars(self, "step", "eta", "mu")
 
     def step(self, closure=None):
         loss = self._eval_closure(closure)

@@ -3,7 +3,7 @@ import numpy as np
 
 from . import _ops
 from .optimizer import (Optimizer, _scalar, check_betas, check_capturable, check_lr, increment_step, new_step,
-                        run_update, with_grads, zeros_like)
+                        run_update, tensor_scalars, with_grads, zeros_like)
 
 __all__ = ["NAdam"]
 
@@ -33,6 +33,7 @@ class NAdam(Optimizer):
         super().__setstate__(state)
         self._setdefault_in_groups(maximize=False, foreach=None, capturable=False, differentiable=False,
                                    decoupled_weight_decay=False)
+        tensor_scalars(self, "step", "mu_product")
 
     def step(self, closure=None):
         loss = self._eval_closure(closure)

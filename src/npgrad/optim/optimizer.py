@@ -7,6 +7,7 @@ notices a graph that saved the old value.
 """
 import copy
 import functools
+from typing import Callable, Optional
 from collections import OrderedDict, defaultdict
 from itertools import chain
 
@@ -78,6 +79,14 @@ def _step_dtype():
 
 def new_step(value=0.0):
     return Tensor._wrap(np.full((), value, _step_dtype()))
+
+
+def tensor_scalars(optimizer, *keys):
+    """Turn the plain numbers an older checkpoint stored under ``keys`` into 0-d step-dtype tensors."""
+    for state in optimizer.state.values():
+        for key in keys:
+            if key in state and not isinstance(state[key], Tensor):
+                state[key] = new_step(float(state[key]))
 
 
 def increment_step(state):
@@ -194,6 +203,16 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for group in param_groups:
             self.add_param_group(group)
+
+    # The hook signatures, as in PyTorch: (optimizer, args, kwargs) -> None or new (args, kwargs); and -> None.
+    OptimizerPreHook = Callable[..., Optional[tuple]]
+    OptimizerPostHook = Callable[..., None]
+
+    @staticmethod
+    def profile_hook_step(func):
+        """Wrap a ``step`` function to run the step pre/post hooks around it (what ``Optimizer`` does to every
+        subclass's ``step``; npgrad has no profiler to annotate)."""
+        return _hooked_step(func)
 
     def _patch_step_function(self):
         cls = type(self)
