@@ -63,7 +63,8 @@ _WIDER = {np.dtype(np.float32): np.float64, np.dtype(np.float64): np.longdouble}
 def lerp_fused(target, end, weight):
     """``target.lerp_(end, weight)`` rounded once, as PyTorch's CPU kernel does with a fused multiply-add:
     ``target + w (end - target)`` for |w| < 0.5, else ``end + (w - 1) (end - target)``. The product and sum
-    are formed in a wider type (exact for float32; within 2^-64 for float64) and rounded to the dtype.
+    are formed in a wider type (exact for float32; for float64 np.longdouble, 64-bit on x86, plain double
+    elsewhere) and rounded to the dtype.
 
     Only for updates whose results are rounded further (Muon's bfloat16 iteration), where a one-ulp
     difference would be magnified; the other optimizers use ``lerp_``, which is faster."""
