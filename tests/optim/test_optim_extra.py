@@ -247,3 +247,16 @@ def test_profile_hook_step_and_hooks_on_new_optimizers():
     wrapped = npgrad.optim.Optimizer.profile_hook_step(lambda self, *a: calls.append("inner"))
     wrapped(opt)
     assert calls == ["pre", "post", "pre", "inner", "post"]
+
+
+@pytest.mark.parametrize("name,kw", CASES[::2], ids=IDS[::2])
+def test_chunked_updates_equal_whole_array_updates(name, kw, monkeypatch):
+    # Large parameters are updated in cache-sized chunks; shrinking the thresholds sends the 12- and
+    # 5-element test parameters down that path, with a ragged last chunk.
+    whole, _ = run(npgrad, name, kw)
+    from npgrad.optim import optimizer
+    monkeypatch.setattr(optimizer, "WHOLE", 4)
+    monkeypatch.setattr(optimizer, "CHUNK", 5)
+    chunked, _ = run(npgrad, name, kw)
+    for a, b in zip(whole, chunked):
+        np.testing.assert_array_equal(a, b)
