@@ -13,7 +13,8 @@ def grad_field(p, k, t):
     each library's own current values."""
     p = np.asarray(p)
     dt = p.dtype.type
-    return (dt(0.7 + 0.3 * k) * (p - dt(0.5)) + dt(0.2) * np.cos(p * dt(1 + t % 3)) + dt(0.05 * (t + 1))).astype(p.dtype)
+    field = dt(0.7 + 0.3 * k) * (p - dt(0.5)) + dt(0.2) * np.cos(p * dt(1 + t % 3)) + dt(0.05 * (t + 1))
+    return field.astype(p.dtype)
 
 
 def initial(seed=0, dtype=np.float32, shapes=SHAPES):

@@ -98,7 +98,8 @@ if HAS_TORCH:
             with pytest.raises(ValueError) as ours:
                 npgrad.optim.Adafactor([npgrad.tensor([1.0], requires_grad=True)], **kw)
             assert str(ours.value) == str(theirs.value)
-        sig, tsig = inspect.signature(npgrad.optim.Adafactor.__init__), inspect.signature(torch.optim.Adafactor.__init__)
+        sig = inspect.signature(npgrad.optim.Adafactor.__init__)
+        tsig = inspect.signature(torch.optim.Adafactor.__init__)
         assert [(p.name, p.default, p.kind) for p in sig.parameters.values()] == \
             [(p.name, p.default, p.kind) for p in tsig.parameters.values()]
         assert repr(npgrad.optim.Adafactor([npgrad.tensor([1.0], requires_grad=True)])) == \

@@ -1,7 +1,7 @@
 """Adadelta: step sizes from running averages of squared gradients and of squared past updates."""
 import numpy as np
 
-from . import _ops
+from . import _differentiable, _ops
 from .optimizer import (Optimizer, _scalar, check_capturable, check_lr, increment_step, new_step, run_update,
                         with_grads, zeros_like)
 
@@ -20,8 +20,6 @@ class Adadelta(Optimizer):
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if differentiable:
-            raise NotImplementedError("npgrad optimizers do not support differentiable=True")
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize, capturable=capturable,
                         foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
@@ -35,6 +33,9 @@ class Adadelta(Optimizer):
         scratch = self._scratch
         for group in self.param_groups:
             check_capturable(group, xla=False)
+            if group["differentiable"]:  # through autograd, so the step itself can be differentiated
+                _differentiable.adadelta(self, group)
+                continue
             lr, rho, eps = _scalar(group["lr"]), _scalar(group["rho"]), _scalar(group["eps"])
             weight_decay, maximize = _scalar(group["weight_decay"]), group["maximize"]
             for p, grad in with_grads(group):

@@ -1,7 +1,7 @@
 """Adamax: Adam with the second moment replaced by an exponentially weighted infinity norm."""
 import numpy as np
 
-from . import _ops
+from . import _differentiable, _ops
 from .optimizer import (Optimizer, _scalar, check_betas, check_capturable, check_lr, increment_step, new_step,
                         run_update, with_grads, zeros_like)
 
@@ -19,8 +19,6 @@ class Adamax(Optimizer):
         check_betas(betas)
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if differentiable:
-            raise NotImplementedError("npgrad optimizers do not support differentiable=True")
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize,
                         differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
@@ -34,6 +32,9 @@ class Adamax(Optimizer):
         scratch = self._scratch
         for group in self.param_groups:
             check_capturable(group)
+            if group["differentiable"]:  # through autograd, so the step itself can be differentiated
+                _differentiable.adamax(self, group)
+                continue
             lr, eps = _scalar(group["lr"]), _scalar(group["eps"])
             beta1, beta2 = (_scalar(b) for b in group["betas"])
             weight_decay, maximize = _scalar(group["weight_decay"]), group["maximize"]

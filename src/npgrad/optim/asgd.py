@@ -1,7 +1,7 @@
 """ASGD: SGD with a decaying step size that also keeps a running (Polyak) average of the iterates in ``ax``."""
 import numpy as np
 
-from . import _ops
+from . import _differentiable, _ops
 from .optimizer import (Optimizer, _scalar, check_capturable, check_lr, increment_step, new_step, run_update,
                         tensor_scalars, with_grads, zeros_like)
 
@@ -16,8 +16,6 @@ class ASGD(Optimizer):
         check_lr(lr)
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if differentiable:
-            raise NotImplementedError("npgrad optimizers do not support differentiable=True")
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
@@ -32,6 +30,9 @@ class ASGD(Optimizer):
         scratch = self._scratch
         for group in self.param_groups:
             check_capturable(group, "params, mus, etas, and state_steps")
+            if group["differentiable"]:  # through autograd, so the step itself can be differentiated
+                _differentiable.asgd(self, group)
+                continue
             lr, lambd, alpha, t0 = (_scalar(group[k]) for k in ("lr", "lambd", "alpha", "t0"))
             weight_decay, maximize = _scalar(group["weight_decay"]), group["maximize"]
             foreach = bool(group["foreach"])

@@ -81,7 +81,8 @@ class Muon(Optimizer):
     def step(self, closure=None):
         loss = self._eval_closure(closure)
         for group in self.param_groups:
-            lr, weight_decay, momentum = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["momentum"])
+            lr, weight_decay = _scalar(group["lr"]), _scalar(group["weight_decay"])
+            momentum = _scalar(group["momentum"])
             for p in group["params"]:
                 if p._grad is None:
                     continue

@@ -1,7 +1,7 @@
 """NAdam: Adam with Nesterov momentum, whose momentum coefficient warms up by ``momentum_decay``."""
 import numpy as np
 
-from . import _ops
+from . import _differentiable, _ops
 from .optimizer import (Optimizer, _scalar, check_betas, check_capturable, check_lr, increment_step, new_step,
                         run_update, tensor_scalars, with_grads, zeros_like)
 
@@ -22,8 +22,6 @@ class NAdam(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
-        if differentiable:
-            raise NotImplementedError("npgrad optimizers do not support differentiable=True")
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
                         decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, foreach=foreach,
                         capturable=capturable, differentiable=differentiable)
@@ -41,6 +39,9 @@ class NAdam(Optimizer):
         for group in self.param_groups:
             what = "params, mu_products, and state_steps" if group["foreach"] else "params, mu_products and state_steps"
             check_capturable(group, what)
+            if group["differentiable"]:  # through autograd, so the step itself can be differentiated
+                _differentiable.nadam(self, group)
+                continue
             lr, eps = _scalar(group["lr"]), _scalar(group["eps"])
             beta1, beta2 = (_scalar(b) for b in group["betas"])
             weight_decay, momentum_decay = _scalar(group["weight_decay"]), _scalar(group["momentum_decay"])

@@ -1,6 +1,7 @@
 """Rprop: per-coordinate step sizes that grow while the gradient keeps its sign and shrink when it flips."""
 import numpy as np
 
+from . import _differentiable
 from .optimizer import (Optimizer, _scalar, check_capturable, check_lr, increment_step, new_step, run_update,
                         with_grads, zeros_like)
 
@@ -15,8 +16,6 @@ class Rprop(Optimizer):
         check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        if differentiable:
-            raise NotImplementedError("npgrad optimizers do not support differentiable=True")
         defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize,
                         differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
@@ -30,6 +29,9 @@ class Rprop(Optimizer):
         scratch = self._scratch
         for group in self.param_groups:
             check_capturable(group, foreach_xla=True)
+            if group["differentiable"]:  # through autograd, so the step itself can be differentiated
+                _differentiable.rprop(self, group)
+                continue
             etaminus, etaplus = (_scalar(e) for e in group["etas"])
             step_size_min, step_size_max = (_scalar(s) for s in group["step_sizes"])
             maximize = group["maximize"]
