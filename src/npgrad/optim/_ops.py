@@ -55,3 +55,36 @@ def add_scaled_(target, other, alpha, tmp):
     else:
         np.multiply(other, alpha, out=tmp)
         target += tmp
+
+
+_WIDER = {np.dtype(np.float32): np.float64, np.dtype(np.float64): np.longdouble}
+
+
+def lerp_fused(target, end, weight):
+    """``target.lerp_(end, weight)`` rounded once, as PyTorch's CPU kernel does with a fused multiply-add:
+    ``target + w (end - target)`` for |w| < 0.5, else ``end + (w - 1) (end - target)``. The product and sum
+    are formed in a wider type (exact for float32; for float64 np.longdouble, 64-bit on x86, plain double
+    elsewhere) and rounded to the dtype.
+
+    Only for updates whose results are rounded further (Muon's bfloat16 iteration), where a one-ulp
+    difference would be magnified; the other optimizers use ``lerp_``, which is faster."""
+    wide = _WIDER.get(target.dtype)
+    w = target.dtype.type(weight)
+    diff = np.subtract(end, target)
+    if wide is None:
+        lerp_(target, end, weight, diff.copy())
+        return
+    if abs(w) < 0.5:
+        out = diff.astype(wide) * wide(w) + target
+    else:
+        out = diff.astype(wide) * wide(w - target.dtype.type(1)) + end
+    target[...] = out
+
+
+def add_scaled_fused(target, other, alpha):
+    """``target.add_(other, alpha=alpha)`` rounded once (PyTorch's CPU kernel fuses the multiply-add)."""
+    wide = _WIDER.get(target.dtype)
+    if wide is None:
+        target += other * alpha
+        return
+    target[...] = other.astype(wide) * wide(target.dtype.type(alpha)) + target

@@ -1,7 +1,7 @@
 """Adagrad: per-coordinate step sizes shrinking with the sum of squared past gradients."""
 import numpy as np
 
-from . import _ops
+from . import _differentiable, _ops
 from .optimizer import Optimizer, _scalar, check_lr, increment_step, new_step, run_update, with_grads, zeros_like
 
 __all__ = ["Adagrad"]
@@ -21,8 +21,6 @@ class Adagrad(Optimizer):
             raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
-        if differentiable:
-            raise NotImplementedError("npgrad optimizers do not support differentiable=True")
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
@@ -51,6 +49,9 @@ class Adagrad(Optimizer):
         loss = self._eval_closure(closure)
         scratch = self._scratch
         for group in self.param_groups:
+            if group["differentiable"]:  # through autograd, so the step itself can be differentiated
+                _differentiable.adagrad(self, group)
+                continue
             lr = _scalar(group["lr"])
             lr_decay = _scalar(group["lr_decay"])
             eps = _scalar(group["eps"])

@@ -2,8 +2,9 @@
 import numpy as np
 
 from ..tensor import Tensor
-from . import _ops
-from .optimizer import Optimizer, _scalar, check_lr, increment_step, new_step, run_update, with_grads, zeros_like
+from . import _differentiable, _ops
+from .optimizer import (Optimizer, _scalar, check_capturable, check_lr, increment_step, new_step, run_update,
+                        with_grads, zeros_like)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -26,8 +27,6 @@ class Adam(Optimizer):
         if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
                 or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
             raise ValueError("betas must be either both floats or both Tensors")
-        if differentiable:
-            raise NotImplementedError("npgrad optimizers do not support differentiable=True")
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
@@ -44,6 +43,10 @@ class Adam(Optimizer):
         loss = self._eval_closure(closure)
         scratch = self._scratch
         for group in self.param_groups:
+            check_capturable(group)
+            if group["differentiable"]:  # through autograd, so the step itself can be differentiated
+                _differentiable.adam(self, group)
+                continue
             lr = _scalar(group["lr"])
             beta1, beta2 = (_scalar(b) for b in group["betas"])
             eps = _scalar(group["eps"])

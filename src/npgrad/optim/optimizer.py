@@ -7,6 +7,7 @@ notices a graph that saved the old value.
 """
 import copy
 import functools
+from typing import Callable, Optional
 from collections import OrderedDict, defaultdict
 from itertools import chain
 
@@ -53,13 +54,39 @@ def check_lr(lr):
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
+def check_betas(betas):
+    """The beta checks of the Adam family: each in [0, 1)."""
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+
+
+def check_capturable(group, what="params and state_steps", xla=True, foreach_xla=False):
+    """PyTorch refuses ``capturable=True`` at the first step with gradients on the CPU (graph capture needs an
+    accelerator); the message lists the devices of the path taken (the foreach path's list differs)."""
+    if group["capturable"] and any(p._grad is not None for p in group["params"]):
+        if group.get("foreach"):
+            xla = foreach_xla
+        devices = ["cuda", "xpu", "hpu", "privateuseone"] + (["xla"] if xla else [])
+        raise AssertionError(f"If capturable=True, {what} must be on supported devices: {devices}.")
+
+
 def _step_dtype():
     # PyTorch keeps step counts in a 0-d tensor of the default float type.
     return np.float64 if _dt.get_default_dtype() is _dt.float64 else np.float32
 
 
-def new_step():
-    return Tensor._wrap(np.zeros((), _step_dtype()))
+def new_step(value=0.0):
+    return Tensor._wrap(np.full((), value, _step_dtype()))
+
+
+def tensor_scalars(optimizer, *keys):
+    """Turn the plain numbers an older checkpoint stored under ``keys`` into 0-d step-dtype tensors."""
+    for state in optimizer.state.values():
+        for key in keys:
+            if key in state and not isinstance(state[key], Tensor):
+                state[key] = new_step(float(state[key]))
 
 
 def increment_step(state):
@@ -176,6 +203,16 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for group in param_groups:
             self.add_param_group(group)
+
+    # The hook signatures, as in PyTorch: (optimizer, args, kwargs) -> None or new (args, kwargs); and -> None.
+    OptimizerPreHook = Callable[..., Optional[tuple]]
+    OptimizerPostHook = Callable[..., None]
+
+    @staticmethod
+    def profile_hook_step(func):
+        """Wrap a ``step`` function to run the step pre/post hooks around it (what ``Optimizer`` does to every
+        subclass's ``step``; npgrad has no profiler to annotate)."""
+        return _hooked_step(func)
 
     def _patch_step_function(self):
         cls = type(self)

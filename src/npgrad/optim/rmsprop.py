@@ -1,8 +1,9 @@
 """RMSprop: divide the gradient by a running root-mean-square of recent gradients."""
 import numpy as np
 
-from . import _ops
-from .optimizer import Optimizer, _scalar, check_lr, increment_step, new_step, run_update, with_grads, zeros_like
+from . import _differentiable, _ops
+from .optimizer import (Optimizer, _scalar, check_capturable, check_lr, increment_step, new_step, run_update,
+                        with_grads, zeros_like)
 
 __all__ = ["RMSprop"]
 
@@ -21,8 +22,6 @@ class RMSprop(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
-        if differentiable:
-            raise NotImplementedError("npgrad optimizers do not support differentiable=True")
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
                         capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
@@ -36,6 +35,10 @@ class RMSprop(Optimizer):
         loss = self._eval_closure(closure)
         scratch = self._scratch
         for group in self.param_groups:
+            check_capturable(group, foreach_xla=True)
+            if group["differentiable"]:  # through autograd, so the step itself can be differentiated
+                _differentiable.rmsprop(self, group)
+                continue
             lr = _scalar(group["lr"])
             alpha = _scalar(group["alpha"])
             eps = _scalar(group["eps"])

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..tensor import Tensor
-from . import _ops
+from . import _differentiable, _ops
 from .optimizer import Optimizer, _scalar, run_update, with_grads
 
 __all__ = ["SGD"]
@@ -21,8 +21,6 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if differentiable:
-            raise NotImplementedError("npgrad optimizers do not support differentiable=True")
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov,
                         maximize=maximize, foreach=foreach, differentiable=differentiable, fused=fused)
         if nesterov and (momentum <= 0 or dampening != 0):
@@ -37,6 +35,9 @@ class SGD(Optimizer):
         loss = self._eval_closure(closure)
         scratch = self._scratch
         for group in self.param_groups:
+            if group["differentiable"]:  # through autograd, so the step itself can be differentiated
+                _differentiable.sgd(self, group)
+                continue
             lr = _scalar(group["lr"])
             momentum = _scalar(group["momentum"])
             dampening = _scalar(group["dampening"])
