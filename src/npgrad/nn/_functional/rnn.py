@@ -31,14 +31,14 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 # -- one step, as composite ops (the cells, and the create_graph path of the fused layer) ---------------------
 
-def _check_cell(input, hx, w_ih, name):
-    if input.dim() != 2 and input.dim() != 1:
-        raise RuntimeError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+def _check_cell(input, hx, w_ih, w_hh):
     if input.shape[-1] != w_ih.shape[1]:
         raise RuntimeError(f"input has inconsistent input_size: got {input.shape[-1]} expected {w_ih.shape[1]}")
-    for h in hx:
+    for k, h in enumerate(hx):
         if h.shape[0] != input.shape[0]:
-            raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden0 batch size {h.shape[0]}")
+            raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{k} batch size {h.shape[0]}")
+        if h.shape[-1] != w_hh.shape[1]:
+            raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {h.shape[-1]}, expected {w_hh.shape[1]}")
 
 
 def _simple_step(x, h, w_ih, w_hh, b_ih, b_hh, relu):
@@ -63,25 +63,25 @@ def _gru_step(x, h, w_ih, w_hh, b_ih, b_hh):
 
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One step of an Elman RNN: tanh(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)."""
-    _check_cell(input, (hx,), w_ih, "rnn_tanh_cell")
+    _check_cell(input, (hx,), w_ih, w_hh)
     return _simple_step(input, hx, w_ih, w_hh, b_ih, b_hh, False)
 
 
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One step of an Elman RNN with ReLU."""
-    _check_cell(input, (hx,), w_ih, "rnn_relu_cell")
+    _check_cell(input, (hx,), w_ih, w_hh)
     return _simple_step(input, hx, w_ih, w_hh, b_ih, b_hh, True)
 
 
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One LSTM step; ``hx`` is ``(h, c)``; returns ``(h', c')``. Gates in PyTorch's order i, f, g, o."""
-    _check_cell(input, tuple(hx), w_ih, "lstm_cell")
+    _check_cell(input, tuple(hx), w_ih, w_hh)
     return _lstm_step(input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh)
 
 
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One GRU step, gates r, z, n with n = tanh(W_in x + b_in + r * (W_hn h + b_hn))."""
-    _check_cell(input, (hx,), w_ih, "gru_cell")
+    _check_cell(input, (hx,), w_ih, w_hh)
     return _gru_step(input, hx, w_ih, w_hh, b_ih, b_hh)
 
 
@@ -112,21 +112,30 @@ def _layer_graph(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, rev
 
 # -- the fused layer: forward and backward through time on arrays ------------------------------------------------
 
-def _sigmoid_tanh_scales(H, dtype):
-    # sigmoid(u) = 0.5 * tanh(0.5 u) + 0.5: with these per-column scales one in-place tanh pass activates all
-    # four LSTM gates (i, f, o sigmoid; g tanh) at once.
-    sc = np.full(4 * H, 0.5, dtype)
-    sc[2 * H:3 * H] = 1.0
-    off = np.full(4 * H, 0.5, dtype)
-    off[2 * H:3 * H] = 0.0
-    return sc, off
+def _lstm_scales(H, dtype):
+    # All four LSTM gates from one exp pass: sigmoid(u) = 1 / (1 + exp(-u)) for i, f, o, and for g
+    # tanh(u) = 2 * sigmoid(2u) - 1. NumPy's float32 tanh is about four times slower than its exp here.
+    sc = np.full(4 * H, -1.0, dtype)
+    sc[2 * H:3 * H] = -2.0
+    return sc
 
 
-def _sigmoid_(a):
-    a *= 0.5
-    np.tanh(a, out=a)
-    a *= 0.5
-    a += 0.5
+def _sigmoid_(a, scale=-1.0):
+    """sigmoid(-a * scale) in place (no overflow warning: exp's inf gives the exact 0)."""
+    a *= scale
+    np.exp(a, out=a)
+    a += 1
+    np.reciprocal(a, out=a)
+    return a
+
+
+def _tanh_(a):
+    """tanh in place as 1 - 2 / (exp(2a) + 1): exact limits +-1 at large |a|, no NaN."""
+    a *= 2
+    np.exp(a, out=a)
+    a += 1
+    np.divide(-2.0, a, out=a)
+    a += 1
     return a
 
 
@@ -148,7 +157,7 @@ class RecurrentLayer(Op):
             xw += b_ih if mode == "GRU" else b_ih + b_hh  # GRU's b_hn sits inside r * (...)
         h = h0.copy()
         hprev = np.empty((N, h.shape[1]), dt)
-        whT = w_hh.T
+        whT = np.ascontiguousarray(w_hh.T)  # a contiguous right operand: the per-step GEMM runs ~1.8x faster
         if mode == "LSTM":
             H = c0.shape[1]
             c = c0.copy()
@@ -156,7 +165,7 @@ class RecurrentLayer(Op):
             tc_all = np.empty((N, H), dt)
             hpre = np.empty((N, H), dt) if w_hr is not None else None
             y = np.empty((N, h.shape[1]), dt)
-            sc, off = _sigmoid_tanh_scales(H, dt)
+            sc = _lstm_scales(H, dt)
             for t in steps:
                 s, bs = offsets[t], batch_sizes[t]
                 e = s + bs
@@ -164,16 +173,18 @@ class RecurrentLayer(Op):
                 hprev[s:e] = hp
                 g = xw[s:e]
                 g += hp @ whT
-                g *= sc
-                np.tanh(g, out=g)
-                g *= sc
-                g += off
+                _sigmoid_(g, sc)
+                gg = g[:, 2 * H:3 * H]
+                gg *= 2
+                gg -= 1
                 cp = c[:bs]
                 cprev[s:e] = cp
                 cn = g[:, H:2 * H] * cp
                 cn += g[:, :H] * g[:, 2 * H:3 * H]
                 c[:bs] = cn
-                tc = np.tanh(cn, out=tc_all[s:e])
+                tc = tc_all[s:e]
+                tc[...] = cn
+                _tanh_(tc)
                 hn = g[:, 3 * H:] * tc
                 if hpre is not None:
                     hpre[s:e] = hn
@@ -203,7 +214,7 @@ class RecurrentLayer(Op):
                 hn_all[s:e] = hw[:, 2 * H:]
                 n = g[:, 2 * H:]
                 n += g[:, :H] * hw[:, 2 * H:]
-                np.tanh(n, out=n)
+                _tanh_(n)
                 hn = hp - n
                 hn *= g[:, H:2 * H]
                 hn += n
@@ -222,7 +233,7 @@ class RecurrentLayer(Op):
             if relu:
                 np.maximum(g, 0, out=g)
             else:
-                np.tanh(g, out=g)
+                _tanh_(g)
             h[:bs] = g
         ctx.gates, ctx.hprev = xw, hprev
         return xw.copy(), h
@@ -276,7 +287,7 @@ class RecurrentLayer(Op):
                 d *= D[s:e]
                 dct *= gt[:, H:2 * H]
                 dc[:bs] = dct
-                dh[:bs] = d @ w_hh
+                np.matmul(d, w_hh, out=dh[:bs])
             dc0 = dc
         elif mode == "GRU":
             H = h0.shape[1]
@@ -317,7 +328,7 @@ class RecurrentLayer(Op):
                     d *= G[s:e] > 0
                 else:
                     d *= 1 - G[s:e] * G[s:e]
-                dh[:bs] = d @ w_hh
+                np.matmul(d, w_hh, out=dh[:bs])
             dc0 = None
         need = ctx.needs_input_grad
         dHW = dG if dHW is None else dHW

@@ -106,7 +106,7 @@ def _lengths_array(lengths):
 
 def _type_word(t):
     return {"int64": "Long", "int32": "Int", "float32": "Float", "float64": "Double", "int16": "Short",
-            "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(t.dtype.__str__().replace("torch.", ""), "")
+            "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(str(t.dtype).split(".")[-1], "")
 
 
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
@@ -192,7 +192,7 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
                 b = other[-1 - d] if d < len(other) else 1
                 if a != b:
                     dim = max(len(other), len(trailing)) - d
-                    raise RuntimeError(f"The size of tensor a ({b}) must match the size of tensor b ({a}) at "
+                    raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
                                        f"non-singleton dimension {dim}")
     T = max(s.shape[0] for s in sequences)
     parts = []
