@@ -7,11 +7,11 @@ rows). A padded (T, B, I) input is the special case of T equal sizes; the reshap
 One layer and one direction over the whole sequence is one graph node (``RecurrentLayer``): the input
 projection of every step is one matmul up front, each step does one ``h @ W_hh.T``, and backward runs
 through time on NumPy arrays, writing each step's pre-activation gradient into one (N, gates) array so the
-weight gradients are again one matmul each. Measured on the benchmark's LSTM (2 layers, hidden 256,
-seq 64, batch 32, float32, one thread): a training step takes ~0.16 s this way, ~0.40 s with per-step
-composite ops (a dozen graph nodes per step). That array-only backward is the fast path; under
-``create_graph=True`` the node's backward instead recomputes the layer from per-step composite ops
-(``_layer_graph``, the same formulas the cells use) and differentiates that with create_graph, so
+weight gradients are again one matmul each. Measured on the benchmark's LSTM training step (2 layers,
+hidden 256, seq 64, batch 32, float32, one BLAS thread; benchmarks/models.py lstm): 128 ms this way, 257 ms
+with per-step composite ops (about a dozen graph nodes per step), PyTorch 88 ms. That array-only backward
+is the fast path; under ``create_graph=True`` the node's backward instead recomputes the layer from per-step
+composite ops (``_layer_graph``, the same formulas the cells use) and differentiates that with create_graph, so
 gradients of any order hold. tests/autograd/test_two_formulas.py checks that the two agree.
 """
 import numpy as np
@@ -25,8 +25,6 @@ from .dropout import dropout as _dropout
 from .linear import linear
 
 __all__ = ["rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "rnn_tanh", "rnn_relu", "lstm", "gru"]
-
-_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
 # -- one step, as composite ops (the cells, and the create_graph path of the fused layer) ---------------------
@@ -114,7 +112,8 @@ def _layer_graph(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, rev
 
 def _lstm_scales(H, dtype):
     # All four LSTM gates from one exp pass: sigmoid(u) = 1 / (1 + exp(-u)) for i, f, o, and for g
-    # tanh(u) = 2 * sigmoid(2u) - 1. NumPy's float32 tanh is about four times slower than its exp here.
+    # tanh(u) = 2 * sigmoid(2u) - 1, so the g columns are scaled by -2, the others by -1. NumPy's float32
+    # tanh is about four times slower than its exp here.
     sc = np.full(4 * H, -1.0, dtype)
     sc[2 * H:3 * H] = -2.0
     return sc
@@ -129,9 +128,11 @@ def _sigmoid_(a, scale=-1.0):
     return a
 
 
-def _tanh_(a):
-    """tanh in place as 1 - 2 / (exp(2a) + 1): exact limits +-1 at large |a|, no NaN."""
-    a *= 2
+def _tanh_(a, doubled=False):
+    """tanh in place as 1 - 2 / (exp(2a) + 1): exact limits +-1 at large |a|, no NaN. ``doubled``: ``a`` already
+    holds 2a."""
+    if not doubled:
+        a *= 2
     np.exp(a, out=a)
     a += 1
     np.divide(-2.0, a, out=a)
@@ -152,12 +153,19 @@ class RecurrentLayer(Op):
         T = len(batch_sizes)
         steps = range(T - 1, -1, -1) if reverse else range(T)
         N, dt = x.shape[0], x.dtype
-        xw = x @ w_ih.T
+        # LSTM: the weights' rows are scaled by -1 (i, f, o) or -2 (g), which is exact in floating point, so the
+        # GEMMs give the argument of the gates' one exp pass directly (see _lstm_scales).
+        sc = _lstm_scales(c0.shape[1], dt) if mode == "LSTM" else None
+        xw = x @ (w_ih.T if sc is None else w_ih.T * sc)
         if b_ih is not None:
-            xw += b_ih if mode == "GRU" else b_ih + b_hh  # GRU's b_hn sits inside r * (...)
+            if mode == "GRU":
+                xw += b_ih  # GRU's b_hn sits inside r * (...)
+            else:
+                xw += b_ih + b_hh if sc is None else (b_ih + b_hh) * sc
         h = h0.copy()
         hprev = np.empty((N, h.shape[1]), dt)
-        whT = np.ascontiguousarray(w_hh.T)  # a contiguous right operand: the per-step GEMM runs ~1.8x faster
+        # a C-contiguous right operand: the per-step GEMM runs ~1.8x faster than on the transposed view
+        whT = np.multiply(w_hh.T, 1 if sc is None else sc, order="C")
         if mode == "LSTM":
             H = c0.shape[1]
             c = c0.copy()
@@ -165,32 +173,32 @@ class RecurrentLayer(Op):
             tc_all = np.empty((N, H), dt)
             hpre = np.empty((N, H), dt) if w_hr is not None else None
             y = np.empty((N, h.shape[1]), dt)
-            sc = _lstm_scales(H, dt)
             for t in steps:
                 s, bs = offsets[t], batch_sizes[t]
                 e = s + bs
                 hp = h[:bs]
                 hprev[s:e] = hp
                 g = xw[s:e]
-                g += hp @ whT
-                _sigmoid_(g, sc)
+                g += hp @ whT  # -u for i, f, o and -2u for g
+                np.exp(g, out=g)
+                g += 1
+                np.reciprocal(g, out=g)  # sigmoid(u); for g sigmoid(2u), and tanh(u) = 2 sigmoid(2u) - 1
                 gg = g[:, 2 * H:3 * H]
                 gg *= 2
                 gg -= 1
                 cp = c[:bs]
                 cprev[s:e] = cp
-                cn = g[:, H:2 * H] * cp
-                cn += g[:, :H] * g[:, 2 * H:3 * H]
-                c[:bs] = cn
+                np.multiply(g[:, H:2 * H], cp, out=cp)
+                cp += g[:, :H] * gg
                 tc = tc_all[s:e]
-                tc[...] = cn
-                _tanh_(tc)
-                hn = g[:, 3 * H:] * tc
-                if hpre is not None:
-                    hpre[s:e] = hn
-                    hn = hn @ w_hr.T
-                y[s:e] = hn
-                h[:bs] = hn
+                np.multiply(cp, 2, out=tc)
+                _tanh_(tc, doubled=True)
+                if hpre is None:
+                    np.multiply(g[:, 3 * H:], tc, out=y[s:e])
+                else:
+                    np.multiply(g[:, 3 * H:], tc, out=hpre[s:e])
+                    np.matmul(hpre[s:e], w_hr.T, out=y[s:e])
+                h[:bs] = y[s:e]
             ctx.gates, ctx.hprev, ctx.cprev, ctx.tc = xw, hprev, cprev, tc_all
             if hpre is not None:
                 ctx.hpre = hpre
@@ -261,12 +269,10 @@ class RecurrentLayer(Op):
             cprev = ctx.cprev
             hpre = ctx.hpre if w_hr is not None else None
             dc = np.zeros(c0.shape, dt) if gc is None else np.array(gc, dt, copy=True)
-            D = G * (1 - G)  # sigmoid'; the g gate's tanh' below
-            gg = G[:, 2 * H:3 * H]
-            np.multiply(gg, gg, out=D[:, 2 * H:3 * H])
-            np.subtract(1, D[:, 2 * H:3 * H], out=D[:, 2 * H:3 * H])
-            OT = 1 - tc * tc
-            OT *= G[:, 3 * H:]  # dh -> dc through h = o * tanh(c)
+            # Each step's activation derivatives are computed from its own gate rows while they are in cache
+            # (whole-sequence passes over G cost ~3x more: they stream 8 MiB arrays through memory).
+            Dt_buf = np.empty((dh.shape[0], 4 * H), dt)
+            ot_buf = np.empty((dh.shape[0], H), dt)
             if hpre is not None:
                 dW_hr = np.zeros(w_hr.shape, dt)
             for t in steps:
@@ -277,14 +283,25 @@ class RecurrentLayer(Op):
                     dW_hr += dht.T @ hpre[s:e]
                     dht = dht @ w_hr
                 gt = G[s:e]
-                dct = dht * OT[s:e]
+                tct = tc[s:e]
+                ot = ot_buf[:bs]
+                np.multiply(tct, tct, out=ot)
+                np.subtract(1, ot, out=ot)
+                ot *= gt[:, 3 * H:]  # dh -> dc through h = o * tanh(c)
+                dct = dht * ot
                 dct += dc[:bs]
+                Dt = Dt_buf[:bs]
+                np.subtract(1, gt, out=Dt)
+                Dt *= gt  # sigmoid' = s (1 - s); the g gate's tanh' = 1 - g^2 below
+                Dg = Dt[:, 2 * H:3 * H]
+                np.multiply(gt[:, 2 * H:3 * H], gt[:, 2 * H:3 * H], out=Dg)
+                np.subtract(1, Dg, out=Dg)
                 d = dG[s:e]
                 np.multiply(dct, gt[:, 2 * H:3 * H], out=d[:, :H])
                 np.multiply(dct, cprev[s:e], out=d[:, H:2 * H])
                 np.multiply(dct, gt[:, :H], out=d[:, 2 * H:3 * H])
-                np.multiply(dht, tc[s:e], out=d[:, 3 * H:])
-                d *= D[s:e]
+                np.multiply(dht, tct, out=d[:, 3 * H:])
+                d *= Dt
                 dct *= gt[:, H:2 * H]
                 dc[:bs] = dct
                 np.matmul(d, w_hh, out=dh[:bs])
