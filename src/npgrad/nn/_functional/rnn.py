@@ -8,8 +8,8 @@ One layer and one direction over the whole sequence is one graph node (``Recurre
 projection of every step is one matmul up front, each step does one ``h @ W_hh.T``, and backward runs
 through time on NumPy arrays, writing each step's pre-activation gradient into one (N, gates) array so the
 weight gradients are again one matmul each. Measured on the benchmark's LSTM training step (2 layers,
-hidden 256, seq 64, batch 32, float32, one BLAS thread; benchmarks/models.py lstm): 128 ms this way, 257 ms
-with per-step composite ops (about a dozen graph nodes per step), PyTorch 88 ms. That array-only backward
+hidden 256, seq 64, batch 32, float32, one BLAS thread; benchmarks/models.py lstm): 118 ms this way, 232 ms
+with per-step composite ops (about a dozen graph nodes per step), PyTorch 82 ms (medians of 5). That array-only backward
 is the fast path; under ``create_graph=True`` the node's backward instead recomputes the layer from per-step
 composite ops (``_layer_graph``, the same formulas the cells use) and differentiates that with create_graph, so
 gradients of any order hold. tests/autograd/test_two_formulas.py checks that the two agree.
@@ -111,32 +111,23 @@ def _layer_graph(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, rev
 # -- the fused layer: forward and backward through time on arrays ------------------------------------------------
 
 def _lstm_scales(H, dtype):
-    # All four LSTM gates from one exp pass: sigmoid(u) = 1 / (1 + exp(-u)) for i, f, o, and for g
-    # tanh(u) = 2 * sigmoid(2u) - 1, so the g columns are scaled by -2, the others by -1. NumPy's float32
-    # tanh is about four times slower than its exp here.
-    sc = np.full(4 * H, -1.0, dtype)
-    sc[2 * H:3 * H] = -2.0
-    return sc
+    # All four LSTM gates from one tanh pass: sigmoid(u) = 0.5 * tanh(u / 2) + 0.5 for i, f, o (g is tanh(u)).
+    # The weights' i, f, o rows are halved up front (exact in floating point), so the GEMM gives tanh's argument
+    # directly; after the tanh, ``gates * sc + off`` finishes the sigmoids. (One tanh over the (B, 4H) block and
+    # two passes measured ~30% faster than exp, add, reciprocal and a fix-up of the g block.)
+    sc = np.full(4 * H, 0.5, dtype)
+    sc[2 * H:3 * H] = 1.0
+    off = np.full(4 * H, 0.5, dtype)
+    off[2 * H:3 * H] = 0.0
+    return sc, off
 
 
-def _sigmoid_(a, scale=-1.0):
-    """sigmoid(-a * scale) in place (no overflow warning: exp's inf gives the exact 0)."""
-    a *= scale
-    np.exp(a, out=a)
-    a += 1
-    np.reciprocal(a, out=a)
-    return a
-
-
-def _tanh_(a, doubled=False):
-    """tanh in place as 1 - 2 / (exp(2a) + 1): exact limits +-1 at large |a|, no NaN. ``doubled``: ``a`` already
-    holds 2a."""
-    if not doubled:
-        a *= 2
-    np.exp(a, out=a)
-    a += 1
-    np.divide(-2.0, a, out=a)
-    a += 1
+def _sigmoid_(a):
+    """sigmoid in place, as 0.5 * tanh(a / 2) + 0.5 (no overflow at any |a|)."""
+    a *= 0.5
+    np.tanh(a, out=a)
+    a *= 0.5
+    a += 0.5
     return a
 
 
@@ -153,9 +144,9 @@ class RecurrentLayer(Op):
         T = len(batch_sizes)
         steps = range(T - 1, -1, -1) if reverse else range(T)
         N, dt = x.shape[0], x.dtype
-        # LSTM: the weights' rows are scaled by -1 (i, f, o) or -2 (g), which is exact in floating point, so the
-        # GEMMs give the argument of the gates' one exp pass directly (see _lstm_scales).
-        sc = _lstm_scales(c0.shape[1], dt) if mode == "LSTM" else None
+        # LSTM: the weights' i, f, o rows are halved, which is exact in floating point, so the GEMMs give the
+        # argument of the gates' one tanh pass directly (see _lstm_scales).
+        sc, off = _lstm_scales(c0.shape[1], dt) if mode == "LSTM" else (None, None)
         xw = x @ (w_ih.T if sc is None else w_ih.T * sc)
         if b_ih is not None:
             if mode == "GRU":
@@ -179,20 +170,15 @@ class RecurrentLayer(Op):
                 hp = h[:bs]
                 hprev[s:e] = hp
                 g = xw[s:e]
-                g += hp @ whT  # -u for i, f, o and -2u for g
-                np.exp(g, out=g)
-                g += 1
-                np.reciprocal(g, out=g)  # sigmoid(u); for g sigmoid(2u), and tanh(u) = 2 sigmoid(2u) - 1
-                gg = g[:, 2 * H:3 * H]
-                gg *= 2
-                gg -= 1
+                g += hp @ whT  # u / 2 for i, f, o; u for g
+                np.tanh(g, out=g)
+                g *= sc
+                g += off
                 cp = c[:bs]
                 cprev[s:e] = cp
                 np.multiply(g[:, H:2 * H], cp, out=cp)
-                cp += g[:, :H] * gg
-                tc = tc_all[s:e]
-                np.multiply(cp, 2, out=tc)
-                _tanh_(tc, doubled=True)
+                cp += g[:, :H] * g[:, 2 * H:3 * H]
+                tc = np.tanh(cp, out=tc_all[s:e])
                 if hpre is None:
                     np.multiply(g[:, 3 * H:], tc, out=y[s:e])
                 else:
@@ -222,7 +208,7 @@ class RecurrentLayer(Op):
                 hn_all[s:e] = hw[:, 2 * H:]
                 n = g[:, 2 * H:]
                 n += g[:, :H] * hw[:, 2 * H:]
-                _tanh_(n)
+                np.tanh(n, out=n)
                 hn = hp - n
                 hn *= g[:, H:2 * H]
                 hn += n
@@ -241,7 +227,7 @@ class RecurrentLayer(Op):
             if relu:
                 np.maximum(g, 0, out=g)
             else:
-                _tanh_(g)
+                np.tanh(g, out=g)
             h[:bs] = g
         ctx.gates, ctx.hprev = xw, hprev
         return xw.copy(), h
@@ -302,8 +288,7 @@ class RecurrentLayer(Op):
                 np.multiply(dct, gt[:, :H], out=d[:, 2 * H:3 * H])
                 np.multiply(dht, tct, out=d[:, 3 * H:])
                 d *= Dt
-                dct *= gt[:, H:2 * H]
-                dc[:bs] = dct
+                np.multiply(dct, gt[:, H:2 * H], out=dc[:bs])
                 np.matmul(d, w_hh, out=dh[:bs])
             dc0 = dc
         elif mode == "GRU":
