@@ -8,9 +8,9 @@ One layer and one direction over the whole sequence is one graph node (``Recurre
 projection of every step is one matmul up front, each step does one ``h @ W_hh.T``, and backward runs
 through time on NumPy arrays, writing each step's pre-activation gradient into one (N, gates) array so the
 weight gradients are again one matmul each. Measured on the benchmark's LSTM training step (2 layers,
-hidden 256, seq 64, batch 32, float32, one BLAS thread; benchmarks/models.py lstm): 118 ms this way, 232 ms
-with per-step composite ops (about a dozen graph nodes per step), PyTorch 82 ms (medians of 5). That array-only backward
-is the fast path; under ``create_graph=True`` the node's backward instead recomputes the layer from per-step
+hidden 256, seq 64, batch 32, float32, one BLAS thread; benchmarks/models.py lstm), medians of 5: 118 ms this
+way, 232 ms with per-step composite ops (about a dozen graph nodes per step), PyTorch 82 ms. That array-only
+backward is the fast path; under ``create_graph=True`` the node's backward instead recomputes the layer from per-step
 composite ops (``_layer_graph``, the same formulas the cells use) and differentiates that with create_graph, so
 gradients of any order hold. tests/autograd/test_two_formulas.py checks that the two agree.
 """
