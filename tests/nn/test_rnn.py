@@ -459,3 +459,22 @@ def test_second_backward_raises_after_release():
     out.sum().backward()  # retained: works again
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
         out.sum().backward()
+
+
+@pytest.mark.parametrize("name", ["lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"])
+def test_cell_kernels_finite_differences(name):
+    """Without torch: the cells' first and second derivatives against finite differences (float64)."""
+    rng = np.random.default_rng(13)
+    G = {"lstm_cell": 4, "gru_cell": 3}.get(name, 1)
+    shapes = [(2, I), (2, H)] + ([(2, H)] if name == "lstm_cell" else []) + [(G * H, I), (G * H, H), (G * H,),
+                                                                             (G * H,)]
+    xs = [npgrad.tensor(rng.standard_normal(s) * 0.7, requires_grad=True) for s in shapes]
+    kernel = getattr(npgrad, name)
+    if name == "lstm_cell":
+        def f(x, h, c, *w):
+            return tuple(kernel(x, (h, c), *w))
+    else:
+        def f(x, h, *w):
+            return kernel(x, h, *w)
+    assert npgrad.autograd.gradcheck(f, xs, eps=1e-6, atol=1e-6, rtol=1e-5)
+    assert npgrad.autograd.gradgradcheck(f, xs, eps=1e-6, atol=1e-5, rtol=1e-4)

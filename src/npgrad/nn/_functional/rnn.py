@@ -361,8 +361,11 @@ def _graph_backward(ctx, gy, gh, gc):
 
 def _run(mode, data, batch_sizes, hx, cx, params, has_biases, num_layers, dropout, train, bidirectional):
     D = 2 if bidirectional else 1
-    per = len(params) // (num_layers * D)
-    proj = per == (5 if has_biases else 3)
+    G = {"LSTM": 4, "GRU": 3}.get(mode, 1)
+    proj = params[1].shape[1] != params[1].shape[0] // G  # w_hh is (G*H, proj_size) with projections
+    per = (4 if has_biases else 2) + proj
+    if bidirectional and ((len(params) // per) % 2 or hx.shape[0] % 2):
+        raise RuntimeError("Odd number of params or hiddens given to a bidirectional RNN")
     layer_in, hs, cs = data, [], []
     for layer in range(num_layers):
         outs = []
@@ -399,6 +402,8 @@ def _dispatch(mode, input, args):
         hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = args
         x = input.transpose(0, 1) if batch_first else input
         T, B = x.shape[0], x.shape[1]
+        if T == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         bsz = (B,) * T
         data = x.reshape(T * B, x.shape[2])
     if mode == "LSTM":
