@@ -197,3 +197,34 @@ def residual(lib, layers=1000, width=16):
         loss.backward()
         return loss
     return None, step
+
+
+# -- lstm: 2-layer LSTM (hidden 256) over 64 steps, batch 32, a per-step classifier head, Adam --------------
+
+def lstm(lib, batch=32, seq=64, inp=64, hidden=256, classes=10):
+    nn = lib.nn
+
+    class Tagger(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = nn.LSTM(inp, hidden, num_layers=2)
+            self.head = nn.Linear(hidden, classes)
+
+        def forward(self, x):
+            out, _ = self.rnn(x)
+            return self.head(out)
+
+    model = Tagger()
+    _shared_init(lib, model, 8)
+    rng = np.random.default_rng(9)
+    x = lib.tensor(rng.standard_normal((seq, batch, inp)).astype(np.float32))
+    y = lib.tensor(rng.integers(0, classes, seq * batch))
+    opt = lib.optim.Adam(model.parameters(), lr=1e-3)
+
+    def step():
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(x).reshape(-1, classes), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return model, step

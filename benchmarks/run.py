@@ -24,7 +24,7 @@ try:
 except ImportError:  # the table then shows npgrad's times alone
     torch = None
 
-TARGETS = {"overhead": 1.0, "mlp": 1.25, "cnn": 3.0, "gpt": 1.6}
+TARGETS = {"overhead": 1.0, "mlp": 1.25, "cnn": 3.0, "gpt": 1.6, "lstm": 1.5}
 
 
 def blas_info():
@@ -117,7 +117,7 @@ def fmt_time(s):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("workloads", nargs="*", default=["overhead", "mlp", "cnn", "gpt", "deep", "memory", "import"])
+    ap.add_argument("workloads", nargs="*", default=["overhead", "mlp", "cnn", "gpt", "lstm", "deep", "memory", "import"])
     ap.add_argument("--repeats", type=int, default=15)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--write", metavar="PATH", help="also write the results as Markdown to PATH")
@@ -141,7 +141,7 @@ def main(argv=None):
         print(line, flush=True)
 
     for w in args.workloads:
-        if w in ("overhead", "mlp", "cnn", "gpt"):
+        if w in ("overhead", "mlp", "cnn", "gpt", "lstm"):
             row = compare(w, getattr(models, w), args.repeats, args.warmup)
             per = models.OVERHEAD_OPS if w == "overhead" else 1
             unit = (lambda s: f"{s / per * 1e6:.2f} us/op") if w == "overhead" else fmt_time

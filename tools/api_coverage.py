@@ -37,7 +37,6 @@ _SPARSE = "sparse tensors: npgrad stores dense NumPy arrays only"
 _QUANT = "quantized tensors: no quantized dtypes on NumPy"
 _DEVICE = "accelerator-only kernels or memory management (CUDA/MIOpen/cuDNN/MKLDNN/IPU/XPU/...)"
 _COMPLEX = "complex dtypes: issue 19 (complex numbers and torch.fft)"
-_RNN = "recurrent layers and their kernels: issue 14"
 _DIST = "multi-process training: issue 15"
 _COMPILE = "compiler/tracing internals (symbolic shapes, TorchScript, export): npgrad has no compiler"
 _NESTED = "nested tensors: not supported"
@@ -66,7 +65,6 @@ EXCLUDED = [
           r"|is_neg|view_as_complex|view_as_complex_copy|view_as_real|view_as_real_copy|adjoint|stft|istft|chalf|cfloat|cdouble)$",
           _COMPLEX),
     ("torch.linalg", r"^(eig|eigvals)$", _COMPLEX + ": a real matrix's eigenvalues are complex in general"),
-    ("*", r"^(lstm|gru|rnn_tanh|rnn_relu)(_cell)?$|^(RNN|LSTM|GRU)(Cell|Base|CellBase)?$|^RNNCellBase$", _RNN),
     ("*", r"^is_distributed$|^DistributedSampler$|^DistributedDataParallel$|^DataParallel$|^SyncBatchNorm$", _DIST),
     ("*", r"^nested|^is_nested$|^to_padded_tensor$", _NESTED),
     ("torch.utils.data", r"DataPipe|^DataChunk$|^functional_datapipe$|^guaranteed_datapipes_determinism$"

@@ -44,6 +44,9 @@ cpu = device("cpu")
 _LAZY_MODULES = {"nn", "optim", "utils", "datasets", "viz", "linalg", "special", "return_types", "serialization",
                  "cuda", "mps", "backends", "amp"}
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "amp"}
+# torch.lstm, torch.gru_cell, ...: the recurrent kernels nn.LSTM and its kin call.
+_LAZY_ATTRS.update({k: "nn._functional.rnn" for k in ("lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell",
+                                                       "rnn_tanh_cell", "rnn_relu_cell")})
 
 
 # `from npgrad import *`: the operators the registry declares (the lazily loaded families' too), the

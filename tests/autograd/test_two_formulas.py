@@ -32,6 +32,11 @@ W6, B6, W4, B4 = _c(_x(6)), _c(_x(6)), _c(_x(4)), _c(_x(4))
 # (requiring grad, so that x's gradient, linear in x, still depends on something differentiable)
 K_DEPTH = npgrad.tensor(_x(4, 1, 3, 3), requires_grad=True)
 K_GROUP = npgrad.tensor(_x(4, 2, 3, 3), requires_grad=True)
+# recurrent weights (input 3, hidden 4): LSTM with proj_size 2, both directions; GRU; RNN without bias
+LSTM_W = [_c(_x(*s) * 0.5) for s in [(16, 3), (16, 2), (16,), (16,), (2, 4)] * 2]
+GRU_W = [_c(_x(*s) * 0.5) for s in [(12, 3), (12, 4), (12,), (12,)]]
+RNN_W = [_c(_x(*s) * 0.5) for s in [(4, 3), (4, 4)]]
+H0_P, C0, H0 = _c(_x(2, 2, 2)), _c(_x(2, 2, 4)), _c(_x(1, 2, 4))
 CASES = {
     "gelu": (lambda x: F.gelu(x), _x(4, 9)),
     "gelu_tanh": (lambda x: F.gelu(x, approximate="tanh"), _x(4, 9)),
@@ -48,6 +53,12 @@ CASES = {
     "depthwise_conv": (lambda x: F.conv2d(x, K_DEPTH, padding=1, groups=4), _x(2, 4, 5, 5)),
     "grouped_conv_cols": (lambda x: F.conv2d(x, K_GROUP, stride=2, groups=2), _x(2, 4, 7, 7)),
     "cumprod_with_zeros": (lambda x: x.cumprod(1), _with_zeros(3, 6)),
+    # the fused recurrent layer (array BPTT) against its composite recomputation under create_graph
+    "lstm_bidirectional_proj": (lambda x: npgrad.lstm(x, (H0_P, C0), LSTM_W, True, 1, 0.0, True, True, False)[0],
+                                _x(4, 2, 3)),
+    "gru_packed": (lambda x: npgrad.gru(x, npgrad.tensor([2, 2, 1]), H0, GRU_W, True, 1, 0.0, True, False)[0],
+                   _x(5, 3)),
+    "rnn_tanh_h_n": (lambda x: npgrad.rnn_tanh(x, H0[:1], RNN_W, False, 1, 0.0, True, False, False)[1], _x(4, 2, 3)),
 }
 
 

@@ -365,6 +365,15 @@ MODULES.update({
     "CrossMapLRN2d": (lambda L: L.nn.CrossMapLRN2d(3), _4D, None),
     "AdaptiveLogSoftmaxWithLoss": (lambda L: L.nn.AdaptiveLogSoftmaxWithLoss(8, 6, [2, 4]), _2D,
                                    lambda L, m, x: m(x, _classes(L, x))),
+    # recurrent layers on a (batch, 3 steps, 8 features) input; the bases have no forward, in both libraries
+    "RNN": (lambda L: L.nn.RNN(8, 4, batch_first=True), None, None),
+    "LSTM": (lambda L: L.nn.LSTM(8, 4, 2, batch_first=True, bidirectional=True, proj_size=2), None, None),
+    "GRU": (lambda L: L.nn.GRU(8, 4, batch_first=True), None, None),
+    "RNNBase": (lambda L: L.nn.RNNBase("RNN_TANH", 8, 4, batch_first=True), None, None),
+    "RNNCell": (lambda L: L.nn.RNNCell(8, 4), _2D, None),
+    "LSTMCell": (lambda L: L.nn.LSTMCell(8, 4), _2D, None),
+    "GRUCell": (lambda L: L.nn.GRUCell(8, 4), _2D, None),
+    "RNNCellBase": (lambda L: L.nn.RNNCellBase(8, 4, True, 2), _2D, None),
 })
 FUNCTIONALS.update({
     "multi_margin_loss": (_2D, lambda L, F, x: F.multi_margin_loss(x, _classes(L, x))),

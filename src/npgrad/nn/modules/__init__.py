@@ -23,3 +23,4 @@ from .transformer import *  # noqa: F401,F403
 from .loss_extra import *  # noqa: F401,F403
 from .lrn import *  # noqa: F401,F403
 from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401

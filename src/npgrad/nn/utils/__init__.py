@@ -5,6 +5,7 @@ import importlib
 from .clip_grad import clip_grad_norm_, clip_grad_norm, clip_grad_value_, get_total_norm, clip_grads_with_norm_  # noqa
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from . import parametrize  # noqa: F401
+from . import rnn  # noqa: F401
 # Bound here, not lazily: as in PyTorch, nn.utils.weight_norm is the function, not its submodule.
 from .weight_norm import weight_norm, remove_weight_norm  # noqa: F401
 from .spectral_norm import spectral_norm, remove_spectral_norm  # noqa: F401
