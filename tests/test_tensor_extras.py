@@ -224,3 +224,15 @@ def test_grad_dtype_sets_the_dtype_gradients_arrive_in():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             assert _grad_dtype_story(torch) == want
+
+
+def test_to_dense_of_a_dense_tensor():
+    t = npgrad.ones(2, requires_grad=True)
+    assert t.to_dense() is t
+    d = t.to_dense(npgrad.float64)
+    assert d.dtype == npgrad.float64 and d.grad_fn is not None
+    d.sum().backward()
+    assert t.grad.tolist() == [1.0, 1.0]
+    if torch is not None:
+        tt = torch.ones(2, requires_grad=True)
+        assert (tt.to_dense() is tt) and tt.to_dense(torch.float64).grad_fn is not None

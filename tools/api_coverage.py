@@ -56,6 +56,8 @@ EXCLUDED = [
     ("torch.Tensor", r"^(eig|symeig|lstsq|solve|reinforce)$", _REMOVED),
     ("torch.Tensor", r"^(storage|untyped_storage|storage_type|storage_offset_|set_|is_set_to)$", _STORAGE),
     ("*", r"^bfloat16$", "bfloat16: NumPy has no bfloat16 dtype"),
+    ("torch.Tensor", r"^index$", "functorch's first-class dimensions (torchdim), an experimental separate API, not "
+                                 "indexing"),
     ("*", r"^batch_norm_(stats|elemt|gather_stats|gather_stats_with_counts|update_stats|backward_elemt|backward_reduce)$",
           _DEVICE + ": SyncBatchNorm's CUDA kernels"),
     ("*", r"^native_|^conv_tbc$|^norm_except_dim$|^grid_sampler(_2d|_3d)?$|^affine_grid_generator$|^constant_pad_nd$"

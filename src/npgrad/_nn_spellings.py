@@ -15,7 +15,8 @@ from .ops._registry import method
 
 # torch.<name> is nn.functional.<name> itself.
 SAME = frozenset({
-    "adaptive_avg_pool1d", "bilinear", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
+    "adaptive_avg_pool1d", "bilinear", "channel_shuffle", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+    "conv_transpose2d", "conv_transpose3d",
     "cosine_similarity", "hardshrink", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle", "prelu",
 })
 
@@ -69,9 +70,15 @@ def _dropout(name):
     return _adapter(dropout)
 
 
-# (max_pool3d and feature_alpha_dropout are one more line each, once nn.functional has them)
-max_pool1d, max_pool2d = _max_pool("max_pool1d"), _max_pool("max_pool2d")
+max_pool1d, max_pool2d, max_pool3d = _max_pool("max_pool1d"), _max_pool("max_pool2d"), _max_pool("max_pool3d")
 dropout, alpha_dropout = _dropout("dropout"), _dropout("alpha_dropout")
+feature_alpha_dropout = _dropout("feature_alpha_dropout")
+
+
+@_adapter
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
+    return _F().ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _reduction(reduction),
+                         zero_infinity)
 
 
 @_adapter

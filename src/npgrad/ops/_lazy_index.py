@@ -336,6 +336,7 @@ LAZY_METHODS = (
     'split_with_sizes',
     'sum_to_size',
     'svd',
+    'to_dense',
     'topk',
     'triangular_solve',
     'unfold',

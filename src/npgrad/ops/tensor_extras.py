@@ -264,3 +264,11 @@ def as_subclass(self, cls):
 
 
 method("as_subclass", as_subclass)
+
+
+def to_dense(self, dtype=None, *, masked_grad=None):
+    """A strided (dense) tensor is already dense: itself, or a differentiable copy in ``dtype``."""
+    return self if dtype is None else self.to(dtype)
+
+
+method("to_dense", to_dense)
