@@ -45,3 +45,11 @@ def test_snapshot_is_the_installed_pytorchs_names():
     if torch.__version__.split("+")[0] != snapshot["version"]:
         pytest.skip(f"snapshot is of PyTorch {snapshot['version']}, installed is {torch.__version__}")
     assert tool.read_pytorch() == snapshot
+
+
+def test_readme_states_the_current_numbers():
+    tool = _tool()
+    pytorch = json.loads(tool.NAMES_FILE.read_text())
+    readme = (ROOT / "README.md").read_text()
+    assert tool.table(tool.coverage(pytorch)) in readme, "README's coverage table is stale: paste the tool's table"
+    assert "docs/compatibility.md" in readme
