@@ -12,6 +12,7 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ...autograd.function import Op
+from ...autograd.grad_mode import state as _grad_state
 from ...ops import _poly as P
 from ...ops.broadcast import broadcast_error
 from ...ops.pointwise import where as _where, xlogy as _xlogy
@@ -411,8 +412,18 @@ class BinaryCrossEntropy(Op):
         return gx, gy, None, None
 
 
+def _no_grad_for(name, **args):
+    """PyTorch refuses, while recording, a requires-grad tensor for an argument it has no derivative for."""
+    if _grad_state.enabled:
+        for arg, t in args.items():
+            if t is not None and t.requires_grad:
+                raise RuntimeError(f"The function '{name}' is not differentiable with respect to argument '{arg}'. "
+                                   "This input cannot have requires_grad True.")
+
+
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     reduction = resolve_reduction(reduction, size_average, reduce)
+    _no_grad_for("binary_cross_entropy", weight=weight)
     if target.shape != input.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
@@ -474,6 +485,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = resolve_reduction(reduction, size_average, reduce)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    _no_grad_for("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
     dt = input._data.dtype
     w = None if weight is None else np.asarray(weight._data, dt)
     pw = None if pos_weight is None else np.asarray(pos_weight._data, dt)

@@ -347,8 +347,17 @@ def _adaptive_sizes(input, output_size, n, name, max_pool=False):
                                f"{name}: output_size must be {n}")
     else:
         sizes = [output_size] * n
-    spatial = input.shape[-n:]
-    return [s if o is None else int(o) for o, s in zip(sizes, spatial)]
+    sizes = [s if o is None else int(o) for o, s in zip(sizes, input.shape[-n:])]
+    if not max_pool and all(o == 1 for o in sizes):
+        return sizes   # PyTorch takes a mean for output size 1, empty dims and all (a NaN)
+    shape = list(input.shape)
+    if name == "adaptive_avg_pool1d":  # PyTorch runs it as the 2-D pool on a height-1 image, and says so
+        name, shape = "adaptive_avg_pool2d", shape[:-1] + [1] + shape[-1:]
+    for d in range(1, len(shape)):
+        if shape[d] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
+                               f"has sizes {shape} with dimension {d} being empty")
+    return sizes
 
 
 def _adaptive_avg_last(x, n_out):
@@ -372,6 +381,8 @@ def _adaptive_avg(input, sizes, name):
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dt.scalar_name(input.dtype)}\'')
     spatial = tuple(input.shape[-n:])
     axes = tuple(range(-n, 0))
+    if 0 in sizes:  # nothing to average: an empty result that still belongs to the graph
+        return input[(Ellipsis,) + tuple(slice(0, o) for o in sizes)]
     if all(o == 1 for o in sizes):
         return input.mean(axes, keepdim=True)
     if all(s % o == 0 for s, o in zip(spatial, sizes)):  # equal blocks: one reshape and one mean
@@ -401,6 +412,9 @@ def _adaptive_max(input, sizes, return_indices, name):
     if input._data.dtype.kind != "f":
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dt.scalar_name(input.dtype)}\'')
     spatial = tuple(input.shape[-n:])
+    if 0 in sizes:  # no bins: an empty result that still belongs to the graph, and no indices
+        out = input[(Ellipsis,) + tuple(slice(0, o) for o in sizes)]
+        return (out, Tensor._wrap(np.zeros(tuple(out.shape), np.int64))) if return_indices else out
     if all(s % o == 0 for s, o in zip(spatial, sizes)):
         k = tuple(s // o for s, o in zip(spatial, sizes))
         return (max_pool1d, max_pool2d, max_pool3d)[n - 1](input, k, k, return_indices=return_indices)
