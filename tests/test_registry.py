@@ -72,9 +72,9 @@ def test_exports_are_the_records():
     eager = {n for n, rec in R.OPS.items() if rec.family not in ops.LAZY_FAMILIES and rec.family != "factories"}
     assert set(ops.__all__) == eager
     for n in ops.__all__:
-        assert getattr(npgrad, n) is R.OPS[n].fn, n
+        assert getattr(npgrad, n) is R.OPS[n].public_fn, n
     for n in ops.LAZY_NAMES:
-        assert getattr(npgrad, n) is R.OPS[n].fn, n
+        assert getattr(npgrad, n) is R.OPS[n].public_fn, n
 
 
 def test_a_declaration_cannot_be_made_twice():
@@ -116,7 +116,7 @@ def test_npgrad_all_is_derived_from_the_registry():
     namespace = {}
     exec("from npgrad import *", namespace)  # every listed name resolves, lazily loaded ones included
     for name, rec in R.OPS.items():
-        assert namespace[name] is rec.fn, name
+        assert namespace[name] is rec.public_fn, name
     assert "nn" not in namespace and "ops" not in namespace  # subpackages are not operators
 
 

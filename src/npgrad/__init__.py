@@ -60,7 +60,7 @@ def __getattr__(name):
     import importlib
     if name in ops.LAZY_NAMES:
         ops.load_lazy_families()
-        value = ops._registry.OPS[name].fn
+        value = ops._registry.OPS[name].public_fn
         globals()[name] = value
         return value
     if name in _LAZY_MODULES:

@@ -45,6 +45,16 @@ _next_seq = itertools.count().__next__
 INPLACE_EPOCH = [0]
 
 
+def bump_version(t):
+    """Record an in-place write to ``t``: its version goes up, and so does the epoch."""
+    INPLACE_EPOCH[0] += 1
+    vc = t._vc
+    if vc is None:
+        t._vc = [1]  # saved-tensor checks treat a missing counter as version 0
+    else:
+        vc[0] += 1
+
+
 class FreedError(RuntimeError, AttributeError):
     """Reading a node's saved values after backward released them. An AttributeError too, so
     ``getattr(node, name, default)`` still returns the default."""

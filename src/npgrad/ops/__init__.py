@@ -30,7 +30,7 @@ LAZY_FAMILIES = ("sorting", "counting", "cumulative", "distance", "special", "de
 # What `from npgrad.ops import *` gives npgrad: every public name the eager families declared (binding
 # them here rebinds a family's module name where an operator has the same name).
 __all__ = sorted(_registry.OPS)
-globals().update({name: rec.fn for name, rec in _registry.OPS.items()})
+globals().update({name: rec.public_fn for name, rec in _registry.OPS.items()})
 
 _lazy_loaded = [False]
 

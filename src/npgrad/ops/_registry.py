@@ -34,10 +34,11 @@ INPLACE_KINDS = ("generic", "ufunc", "reshape")
 class OpRecord:
     """One public operator: its function, public names, Tensor method names and in-place kind."""
 
-    __slots__ = ("name", "fn", "aliases", "methods", "inplace", "family", "public")
+    __slots__ = ("name", "fn", "public_fn", "aliases", "methods", "inplace", "family", "public")
 
     def __init__(self, fn, name, aliases, methods, inplace, public):
         self.name, self.fn, self.aliases, self.methods = name, fn, aliases, methods
+        self.public_fn = fn  # torch.<name>: fn, or fn taking ``out=`` too (see _with_out)
         self.inplace, self.public = inplace, public
         self.family = fn.__module__.rsplit(".", 1)[-1]
 
@@ -73,6 +74,7 @@ def op(*aliases, name=None, methods=None, inplace=None, public=True):
         n = name or fn.__name__
         public_fn = _with_numpy_spellings(fn, n)
         rec = OpRecord(public_fn, n, tuple(aliases), tuple((n,) + aliases if methods is None else methods), inplace, public)
+        rec.public_fn = _with_out(public_fn, rec)
         for n in rec.names:
             if n in OPS:
                 raise RuntimeError(f"operator {n!r} declared twice ({OPS[n]!r} and {rec!r})")
@@ -82,6 +84,36 @@ def op(*aliases, name=None, methods=None, inplace=None, public=True):
             _attach(m, public_fn, rec)
         return fn   # the family's own calls keep the direct function
     return declare
+
+
+def _with_out(fn, rec):
+    """The public function with PyTorch's ``out=`` keyword, for the operators PyTorch gives one (ops/_out.py);
+    ``fn`` itself otherwise, or when it already takes ``out``. Methods never get it."""
+    from ._out_index import OUT_NAMES
+    if not rec.public or not OUT_NAMES.intersection(rec.names):
+        return fn
+    try:
+        if "out" in inspect.signature(fn).parameters:
+            return fn
+    except (TypeError, ValueError):
+        return fn
+    name = rec.name
+
+    def call(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        from . import _out
+        _out.check_out(name, out, args, kwargs)
+        return _out.write_out(name, fn(*args, **kwargs), out)
+
+    call.__name__, call.__qualname__, call.__module__ = fn.__name__, fn.__qualname__, fn.__module__
+    call.__doc__, call.__wrapped__ = fn.__doc__, fn
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
+    params.insert(at, inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))
+    call.__signature__ = sig.replace(parameters=params)
+    return call
 
 
 # PyTorch's argument parser accepts NumPy's spellings for two parameters of every native operator:

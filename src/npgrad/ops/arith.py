@@ -375,15 +375,14 @@ def _with_alpha(input, other, alpha):
 
 
 @op(inplace="ufunc")
-def add(input, other, *, alpha=1, out=None):
+def add(input, other, *, alpha=1):
     other = _with_alpha(input, other, alpha)
-    r = _binary(Add, input, other) if isinstance(input, Tensor) else _rbinary(Add, input, other)
-    return _out(r, out)
+    return _binary(Add, input, other) if isinstance(input, Tensor) else _rbinary(Add, input, other)
 
 
 @op("subtract", inplace="ufunc")
-def sub(input, other, *, alpha=1, out=None):
-    return _out(_sub(input, _with_alpha(input, other, alpha)), out)
+def sub(input, other, *, alpha=1):
+    return _sub(input, _with_alpha(input, other, alpha))
 
 
 
@@ -394,24 +393,23 @@ def rsub(input, other, *, alpha=1):
 
 
 @op("multiply", inplace="ufunc")
-def mul(input, other, *, out=None):
-    r = _binary(Mul, input, other) if isinstance(input, Tensor) else _rbinary(Mul, input, other)
-    return _out(r, out)
+def mul(input, other):
+    return _binary(Mul, input, other) if isinstance(input, Tensor) else _rbinary(Mul, input, other)
 
 
 
 
 @op("divide", "true_divide", inplace="ufunc")
-def div(input, other, *, rounding_mode=None, out=None):
+def div(input, other, *, rounding_mode=None):
     if not isinstance(input, Tensor):
-        return _out(_rdiv(other, input, rounding_mode), out)
+        return _rdiv(other, input, rounding_mode)
     if rounding_mode is None:
         # Integers go to float before promotion, so an integer scalar is divided by, never wrapped
         # into the tensor's type (uint8 / -3 is -0.33, as in PyTorch).
         a, b = promote(*_float_if_integral(input, other))
-        return _out(_apply2(Div, a, b), out)
+        return _apply2(Div, a, b)
     a, b = promote(input, other)
-    return _out(_rounded_div(a, b, rounding_mode), out)
+    return _rounded_div(a, b, rounding_mode)
 
 
 
@@ -546,13 +544,6 @@ def _rpow(base, t):
     if _is_bool(base) and t._data.dtype.kind == "b":
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     return _rbinary(Pow, base, t)
-
-
-def _out(result, out):
-    if out is None:
-        return result
-    out.copy_(result)
-    return out
 
 
 # -- operators ---------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ requires grad (or a view of one) raise PyTorch's error.
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import INPLACE_EPOCH, Op
+from ..autograd.function import Op, bump_version  # noqa: F401 (bump_version: used here and by families)
 from ..autograd.record import relink_saved_output
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
@@ -23,15 +23,6 @@ VIEW_LEAF_MSG = _VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad i
 _OVERLAP_MSG = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
                 "location. Please clone() the tensor before performing the operation.")
 LEAF_MSG, VIEW_LEAF_MSG = _LEAF_MSG, _VIEW_LEAF_MSG  # public names (indexing.py raises them too)
-
-
-def bump_version(t):
-    INPLACE_EPOCH[0] += 1
-    vc = t._vc
-    if vc is None:
-        t._vc = [1]  # saved-tensor checks treat a missing counter as version 0
-    else:
-        vc[0] += 1
 
 
 def check_inplace(t):

@@ -639,9 +639,7 @@ def _promote_all(tensors):
 
 
 @op("concat", "concatenate", methods=())
-def cat(tensors, dim=0, *, out=None, axis=None):
-    if axis is not None:
-        dim = axis
+def cat(tensors, dim=0):
     tensors = _check_tensor_list(tensors, "cat")
     ref = None
     for i, t in enumerate(tensors):
@@ -665,11 +663,7 @@ def cat(tensors, dim=0, *, out=None, axis=None):
         k = next(k for k in range(nd) if k != d and ts[k] != shape[k])
         raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {shape[k]} but got "
                            f"size {ts[k]} for tensor number {i} in the list.")
-    r = Cat.apply(d, *_promote_all(tensors))
-    if out is not None:
-        out.copy_(r)
-        return out
-    return r
+    return Cat.apply(d, *_promote_all(tensors))
 
 
 
@@ -689,18 +683,14 @@ class Stack(Op):
 
 
 @op(methods=())
-def stack(tensors, dim=0, *, out=None):
+def stack(tensors, dim=0):
     tensors = _check_tensor_list(tensors, "stack")
     shape = tensors[0]._data.shape
     for i, t in enumerate(tensors):
         if t._data.shape != shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 and "
                                f"{list(t._data.shape)} at entry {i}")
-    r = Stack.apply(canon_dim(dim, len(shape) + 1), *_promote_all(tensors))
-    if out is not None:
-        out.copy_(r)
-        return out
-    return r
+    return Stack.apply(canon_dim(dim, len(shape) + 1), *_promote_all(tensors))
 
 
 @op(methods=())
