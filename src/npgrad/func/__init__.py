@@ -3,8 +3,8 @@ functional_call, built on npgrad's reverse-mode autograd. Nesting works through 
 _levels); forward-mode products use the double-VJP trick (see _jacobian); vmap is a loop (see vmap)."""
 from ._grad import grad, grad_and_value, vjp
 from ._jacobian import jvp, jacrev, jacfwd, hessian
-from .vmap import vmap
-from .functional_call import functional_call, stack_module_state
+from ._vmap import vmap
+from ._functional_call import functional_call, stack_module_state
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call",
            "stack_module_state"]

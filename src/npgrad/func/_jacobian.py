@@ -13,7 +13,7 @@ from ..tensor import Tensor
 from ._argnums import check_argnums, wrap_args
 from ._grad import grads_or_zeros, _split_aux
 from ._levels import make_differentiable, reaches_outer, release
-from ._pytree import tree_flatten, tree_unflatten, tree_map, spec_str
+from ._pytree import tree_flatten, tree_unflatten, tree_map, spec_repr
 
 __all__ = ["jvp", "jacrev", "jacfwd", "hessian"]
 
@@ -112,7 +112,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     if p_spec != t_spec:
         raise RuntimeError(f"{api}: Expected primals and tangents to have the same python structure. For example, "
                            f"if primals is a tuple of 3 tensors, tangents also must be. Got primals with structure "
-                           f"{spec_str(p_spec)} and tangents with structure {spec_str(t_spec)}")
+                           f"{spec_repr(p_spec)} and tangents with structure {spec_repr(t_spec)}")
     for p, t in zip(flat_p, flat_t):
         if not isinstance(p, Tensor) or not isinstance(t, Tensor):
             raise RuntimeError(f"{api}: Expected primals to only contain Tensors, got {type(p)}")

@@ -76,3 +76,12 @@ def _broadcast(prefix, tree, out, what):
         raise ValueError(what)
     for p, t in zip(prefix, tree):
         _broadcast(p, t, out, what)
+
+
+def spec_repr(spec, indent=0):
+    """The structure as PyTorch's TreeSpec prints itself (its error messages quote it)."""
+    if spec is None:
+        return "*"
+    kind, keys, children = spec
+    sep = ",\n" + "  " * (indent + 1)
+    return f"TreeSpec({kind.__name__}, {keys!r}, [{sep.join(spec_repr(c, indent + 1) for c in children)}])"
