@@ -1,4 +1,6 @@
 """torch.func.functional_call and stack_module_state: modules as functions of their parameters."""
+import collections
+
 from ..nn.utils.stateless import _reparametrized
 
 __all__ = ["functional_call", "stack_module_state"]
@@ -13,10 +15,10 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
     if isinstance(parameter_and_buffer_dicts, dict):
         tensors = parameter_and_buffer_dicts
     elif isinstance(parameter_and_buffer_dicts, (list, tuple)):
-        all_keys = [k for d in parameter_and_buffer_dicts for k in d.keys()]
-        seen, repeated = set(), set()
-        for k in all_keys:
-            (repeated if k in seen else seen).add(k)
+        if not all(isinstance(d, dict) for d in parameter_and_buffer_dicts):
+            raise ValueError("Expected all elements of parameter_and_buffer_dicts to be dictionaries")
+        counts = collections.Counter(k for d in parameter_and_buffer_dicts for k in d.keys())
+        repeated = [k for k, n in counts.items() if n > 1]
         if repeated:
             raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of functional call is "
                              "ambiguous")
