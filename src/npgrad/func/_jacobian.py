@@ -15,7 +15,7 @@ from ._grad import grads_or_zeros, _split_aux
 from ._levels import make_differentiable, reaches_outer, release
 from ._pytree import tree_flatten, tree_unflatten, tree_map, spec_repr
 
-__all__ = ["jvp", "jacrev", "jacfwd", "hessian"]
+__all__ = ["jvp", "jacrev", "jacfwd", "hessian", "linearize"]
 
 
 def _forward(func, args, kwargs, argnums, has_aux, api):
@@ -164,3 +164,30 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 def hessian(func, argnums=0):
     """The Hessian of scalar ``func``: the Jacobian of its gradient (jacfwd of jacrev, as in PyTorch)."""
     return jacfwd(jacrev(func, argnums), argnums)
+
+
+def linearize(func, *primals):
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian-vector product at ``primals``.
+    func runs once; each ``jvp_fn`` call is one reverse pass through the kept ``J^T u`` graph (double-VJP
+    trick, see the module docstring)."""
+    flat_p, p_spec = tree_flatten(primals)
+    nums = tuple(range(len(primals)))
+    flat_out, out_spec, flat_in, _, _, keep, _ = _forward(func, primals, {}, nums, False, "linearize")
+    with enable_grad():
+        us = _linearized(flat_out)
+        g = _first_vjp(flat_out, flat_in, us)
+    output = tree_unflatten([o.detach() for o in flat_out], out_spec)
+
+    def jvp_fn(*tangents):
+        flat_t, t_spec = tree_flatten(tangents)
+        if t_spec != p_spec:
+            raise RuntimeError(f"Expected the tangents {spec_repr(t_spec)} to have the same argspec as the primals "
+                               f"{spec_repr(p_spec)}")
+        for i, (p, t) in enumerate(zip(flat_p, flat_t)):
+            if tuple(p.shape) != tuple(t.shape):
+                raise RuntimeError(f"tangent:{i} with shape {t.shape!r} in flattened pytree doesn't match the shape "
+                                   f"{p.shape!r} of the corresponding primal.")
+        with enable_grad():
+            out_t = _jvp_through(g, us, flat_t, False)
+        return tree_unflatten([t.detach() for t in out_t], out_spec)
+    return output, jvp_fn
