@@ -76,6 +76,8 @@ CASES = {
     "vmap of grad": lambda lib, F, t: F.vmap(F.grad(scalar(lib)), in_dims=(0, None))(t(B), t(Y)),
     "vmap of jacrev": lambda lib, F, t: F.vmap(F.jacrev(vector(lib)))(t(B)),
     "grad of vmap": lambda lib, F, t: F.grad(lambda b: F.vmap(vector(lib))(b).sum())(t(B)),
+    "vmap out_dims one-tuple": lambda lib, F, t: F.vmap(lambda a: a * 2, out_dims=(1,))(t(B)),
+    "jacfwd has_aux": lambda lib, F, t: F.jacfwd(lambda x: (x ** 2, x.sum()), has_aux=True)(t(X)),
     "vmap kwargs": lambda lib, F, t: F.vmap(lambda a, scale=1.0: a * scale)(t(B), scale=3.0),
 }
 
@@ -135,7 +137,8 @@ def _error(fn_np, fn_torch, exc):
 @pytest.mark.parametrize("name", ["nonscalar", "nontensor", "aux_not_pair", "bad_argnum", "argnums_type",
                                   "argnums_repeat", "argnums_empty", "jvp_primals_list", "jvp_structure",
                                   "vmap_sizes", "vmap_randomness", "vmap_chunk", "jacrev_chunk",
-                                  "vjp_structure", "vjp_int_output", "vmap_random_error"])
+                                  "vjp_structure", "vjp_int_output", "vmap_random_error", "vmap_out_structure",
+                                  "vmap_in_structure", "vmap_non_tensor_out", "vmap_in_dim_range"])
 def test_errors_match_torch(name):
     def make(lib, F):
         x = lib.tensor(X)
@@ -156,6 +159,10 @@ def test_errors_match_torch(name):
             "vjp_structure": lambda: F.vjp(lambda z: (z, z), x)[1](x),
             "vjp_int_output": lambda: F.vjp(lambda z: (z > 0).long(), x),
             "vmap_random_error": lambda: F.vmap(lambda a: a + lib.rand(3))(lib.ones(2, 3)),
+            "vmap_out_structure": lambda: F.vmap(lambda a: (a, a), out_dims=(0,))(lib.ones(2, 3)),
+            "vmap_in_structure": lambda: F.vmap(lambda a: a, in_dims=(0, 1))(lib.ones(2, 3)),
+            "vmap_non_tensor_out": lambda: F.vmap(lambda a: 1.0)(lib.ones(2, 3)),
+            "vmap_in_dim_range": lambda: F.vmap(lambda a: a, in_dims=2)(lib.ones(2, 3)),
         }[name]
     ours, theirs = make(npgrad, npgrad.func), make(torch, torch.func)
     exc = type(_raised(theirs))

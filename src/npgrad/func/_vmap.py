@@ -9,7 +9,7 @@ import functools
 import warnings
 
 from ..tensor import Tensor
-from ._pytree import tree_flatten, tree_unflatten, broadcast_prefix
+from ._pytree import tree_flatten, tree_unflatten, broadcast_prefix, spec_repr
 
 __all__ = ["vmap"]
 
@@ -40,8 +40,8 @@ def _in_dims(func_name, in_dims, args):
                          "trying to vmap over a function with no inputs. The latter is unsupported.")
     if isinstance(in_dims, tuple) and len(in_dims) != len(args):
         raise ValueError(f"vmap({func_name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with the "
-                         f"structure of `inputs`. in_dims has structure {tree_flatten(in_dims)[1]} but inputs has "
-                         f"structure {tree_flatten(args)[1]}.")
+                         f"structure of `inputs`. in_dims has structure {spec_repr(tree_flatten(in_dims)[1])} but inputs "
+                         f"has structure {spec_repr(tree_flatten(args)[1])}.")
     flat, spec = tree_flatten(args)
     dims = broadcast_prefix(in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args), args,
                             f"vmap({func_name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with "
@@ -85,10 +85,12 @@ def _stack_outputs(func_name, results, out_dims):
     from ..ops.movement import stack
     flat0, spec = tree_flatten(results[0])
     flats = [tree_flatten(r)[0] for r in results]
-    dims = broadcast_prefix(out_dims if isinstance(out_dims, tuple) and isinstance(results[0], tuple)
-                            else out_dims, results[0],
+    if isinstance(out_dims, tuple) and len(out_dims) == 1 and not isinstance(results[0], (tuple, list, dict)):
+        out_dims = out_dims[0]  # PyTorch takes (d,) for a single output
+    dims = broadcast_prefix(out_dims, results[0],
                             f"vmap({func_name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with "
-                            "the structure of `outputs`.")
+                            f"the structure of `outputs`. out_dims has structure {spec_repr(tree_flatten(out_dims)[1])} "
+                            f"but outputs has structure {spec_repr(spec)}.")
     out = []
     for k, d in enumerate(dims):
         column = [f[k] for f in flats]
