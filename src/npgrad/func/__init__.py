@@ -6,6 +6,8 @@ from ._jacobian import jvp, jacrev, jacfwd, hessian, linearize
 from ._vmap import vmap
 from ._functional_call import functional_call, stack_module_state
 from ._batch_norm import replace_all_batch_norm_modules_
+from ._rearrange import rearrange
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call",
-           "stack_module_state", "linearize", "replace_all_batch_norm_modules_"]
+           "stack_module_state", "linearize", "replace_all_batch_norm_modules_",
+           "rearrange"]
