@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import npgrad
-from npgrad.func import functional_call, grad, vmap
 from oracle import HAS_TORCH, assert_close, torch
 
 needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="PyTorch (the oracle) is not installed")

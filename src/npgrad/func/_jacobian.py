@@ -10,7 +10,7 @@ import functools
 from ..autograd.engine import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..tensor import Tensor
-from ._argnums import check_argnums, wrap_args
+from ._argnums import wrap_args
 from ._grad import grads_or_zeros, _split_aux
 from ._levels import make_differentiable, reaches_outer, release
 from ._pytree import tree_flatten, tree_unflatten, tree_map, spec_repr
@@ -34,7 +34,7 @@ def _forward(func, args, kwargs, argnums, has_aux, api):
     return flat_out, out_spec, flat_in, in_spec, aux, keep, fresh
 
 
-def _assemble(blocks, out_spec, in_spec, argnums, flat_out, keep):
+def _assemble(blocks, out_spec, in_spec, keep):
     """blocks[k][j]: d out_k / d in_j. The result has func's output structure, each leaf replaced by the
     structure of the differentiated argument(s)."""
     per_out = [tree_unflatten([release(b, keep) for b in row], in_spec) for row in blocks]
@@ -72,7 +72,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
                 rows = [grads_or_zeros([o], flat_in, [_basis(o, i)], keep) for i in range(o.numel())]
                 blocks.append([_stack_rows([r[j] for r in rows], o.shape, x.shape, x, 0)
                                for j, x in enumerate(flat_in)])
-        jac = _assemble(blocks, out_spec, in_spec, argnums, flat_out, keep)
+        jac = _assemble(blocks, out_spec, in_spec, keep)
         if has_aux:
             return jac, tree_map(lambda a: release(a, keep), aux)
         return jac
@@ -120,7 +120,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             raise RuntimeError(f"{api}: Expected primals and tangents to have the same shape. Got primal of shape "
                                f"{tuple(p.shape)} and tangent of shape {tuple(t.shape)}")
     nums = tuple(range(len(primals)))
-    flat_out, out_spec, flat_in, _, aux, keep, fresh = _forward(func, primals, {}, nums, has_aux, api)
+    flat_out, out_spec, flat_in, _, aux, keep, _ = _forward(func, primals, {}, nums, has_aux, api)
     keep = keep or (is_grad_enabled() and any(t.requires_grad for t in flat_t))
     with enable_grad():
         us = _linearized(flat_out)
@@ -154,7 +154,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                     for j, x in enumerate(flat_in)]
             blocks = [[_stack_rows([c[k] for c in cols[j]], o.shape, x.shape, o, -1)
                        for j, x in enumerate(flat_in)] for k, o in enumerate(flat_out)]
-        jac = _assemble(blocks, out_spec, in_spec, argnums, flat_out, keep)
+        jac = _assemble(blocks, out_spec, in_spec, keep)
         if has_aux:
             return jac, tree_map(lambda a: release(a, keep), aux)
         return jac

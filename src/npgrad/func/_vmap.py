@@ -24,13 +24,6 @@ def _warn_once():
                       UserWarning, stacklevel=3)
 
 
-def _check_dims(dims, what):
-    leaves, _ = tree_flatten(dims)
-    for d in leaves:
-        if d is not None and not isinstance(d, int):
-            raise ValueError(f"vmap({what}): {what} must be int, None, or (nested) containers of them, got {d!r}")
-
-
 def _in_dims(func_name, in_dims, args):
     if not isinstance(in_dims, (int, tuple)) and in_dims is not None:
         raise ValueError(f"vmap({func_name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int or a "
