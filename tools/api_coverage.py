@@ -31,6 +31,7 @@ NAMESPACES = {
     "torch.linalg": "npgrad.linalg",
     "torch.special": "npgrad.special",
     "torch.utils.data": "npgrad.utils.data",
+    "torch.func": "npgrad.func",
 }
 
 _SPARSE = "sparse tensors: npgrad stores dense NumPy arrays only"
@@ -71,6 +72,9 @@ EXCLUDED = [
     ("*", r"^nested|^is_nested$|^to_padded_tensor$", _NESTED),
     ("torch.utils.data", r"DataPipe|^DataChunk$|^functional_datapipe$|^guaranteed_datapipes_determinism$"
           r"|^non_deterministic$|^runtime_validation|^argument_validation$", _DATAPIPE),
+    ("torch.func", r"^functionalize$", _COMPILE + ": functionalization rewrites mutations for graph capture"),
+    ("torch.func", r"^debug_unwrap$", "functorch's per-level wrapper tensors: npgrad's transforms run on one tape "
+                                       "and wrap nothing, so there is nothing to unwrap"),
 ]
 
 
@@ -107,10 +111,11 @@ def read_pytorch():
     special = sorted(n for n in _public(torch.special) if callable(getattr(torch.special, n)) and n != "Tensor")
     data = sorted(n for n in torch.utils.data.__all__ if not n.startswith("_"))
     tensor = sorted(n for n in dir(torch.Tensor) if not n.startswith("_"))
+    func = sorted(n for n in _public(torch.func) if callable(getattr(torch.func, n)))
     return {"version": torch.__version__.split("+")[0], "out_functions": _out_functions(torch),
             "names": {"torch": top, "torch.Tensor": tensor, "torch.nn": modules, "torch.nn.functional": functional,
                       "torch.nn.init": init, "torch.linalg": linalg, "torch.special": special,
-                      "torch.utils.data": data}}
+                      "torch.utils.data": data, "torch.func": func}}
 
 
 def _out_functions(torch):
