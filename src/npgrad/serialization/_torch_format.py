@@ -19,6 +19,7 @@ elements overlap (an ``expand``) is copied, because writing through such a view 
 import io
 import pickle
 import re
+import struct
 import warnings
 from collections import Counter, OrderedDict
 
@@ -59,8 +60,15 @@ class _Storage:
         self.key, self.dtype, self.numel, self.array = key, dtype, numel, None
 
 
+class _Opcodes(dict):
+    """The unpickler's opcode table: an opcode not in it is refused by name (INST, OBJ, NEWOBJ, EXT...)."""
+
+    def __missing__(self, code):
+        raise pickle.UnpicklingError(f"it uses the pickle opcode {bytes([code])!r}, which is not allowed")
+
+
 class _Unpickler(pickle._Unpickler):
-    dispatch = {op[0]: pickle._Unpickler.dispatch[op[0]] for op in _OPS}
+    dispatch = _Opcodes({op[0]: pickle._Unpickler.dispatch[op[0]] for op in _OPS})
 
     def __init__(self, data, loader, name):
         super().__init__(io.BytesIO(data), fix_imports=False, encoding="utf-8")
@@ -71,6 +79,8 @@ class _Unpickler(pickle._Unpickler):
                          "executed)")
 
     def find_class(self, module, name):
+        if module == "__builtin__":  # protocol 2 spells builtins by their Python 2 module name
+            module = "builtins"
         found = GLOBALS.get(f"{module}.{name}")
         if found is None:
             self._refuse(f"its data.pkl asks for the global {module}.{name}, which is not on the allow list "
@@ -224,9 +234,10 @@ def load_torch(zf, fh, name, prefix, limits, weights_only):
     try:
         obj = unpickler.load()
     except pickle.UnpicklingError as e:
-        fail(name, f"is corrupted: its data.pkl is not a valid pickle ({e})")
+        fail(name, f"is a PyTorch checkpoint that npgrad.load refuses: its data.pkl is not a pickle of plain "
+                   f"data ({e})")
     except (EOFError, KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError,
-            UnicodeDecodeError, RecursionError) as e:
+            UnicodeDecodeError, RecursionError, struct.error) as e:
         fail(name, f"is corrupted: its data.pkl cannot be read ({type(e).__name__}: {e})")
     finally:
         _torch_globals.reset_context(token)
