@@ -224,6 +224,14 @@ def test_weights_only_false_and_legacy_format_are_refused(tmp_path):
     _refused(path, "weights_only=False asks to unpickle arbitrary objects, which npgrad never does",
              weights_only=False)
     assert npgrad.load(path, weights_only=True)["w"].tolist() == [1.0, 1.0]
+    for where in ["cpu", npgrad.device("cpu"), {"cuda:0": "cpu"}, lambda storage, loc: storage]:
+        assert npgrad.load(path, map_location=where)["w"].tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match="CPU only"):
+        npgrad.load(path, map_location="cuda")
+    # a file saved from a GPU names its storages' device; npgrad puts them on the CPU
+    cuda = _zip(tmp_path / "cuda.pt", _pkl(_tensor("0", 2, (2,), (1,)).replace(_s("cpu"), _s("cuda:0"))),
+                [("0", np.array([1, 2], "<f4").tobytes())])
+    assert npgrad.load(cuda).tolist() == [1.0, 2.0]
     legacy = tmp_path / "legacy.pt"
     legacy.write_bytes(pickle.dumps({"w": [1.0]}, protocol=2))
     _refused(legacy, "is a pickle file .* re-save it with a recent PyTorch")

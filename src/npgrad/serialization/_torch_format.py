@@ -104,7 +104,7 @@ class _Unpickler(pickle._Unpickler):
     def load_reduce(self):
         args = self.stack.pop()
         func = self.stack[-1]
-        if not (callable(func) and func in REBUILDERS) or type(args) is not tuple:
+        if not any(func is r for r in REBUILDERS) or type(args) is not tuple:
             self._refuse(f"its data.pkl calls {func!r:.80}, which is not one of the allowed rebuild functions")
         try:
             self.stack[-1] = func(*args)
