@@ -180,8 +180,11 @@ def load_torch(zf, fh, name, prefix, limits, weights_only):
         reader.finish()
         return buf
 
-    order = members.get(top + "byteorder")
-    order = bytes(read(top + "byteorder")) if order is not None and order.size <= 16 else b"little"
+    order = b"little"  # files written before PyTorch recorded the byte order are little-endian
+    if top + "byteorder" in members:
+        if members[top + "byteorder"].size > 16:
+            fail(name, "is corrupted: its byteorder record is too long")
+        order = bytes(read(top + "byteorder"))
     if order not in (b"little", b"big"):
         fail(name, f"is corrupted: its byteorder record says {order!r:.40}")
     storages = {}
