@@ -13,11 +13,16 @@ size and schema, every ``.npy`` header against the bytes present, so a crafted f
 target's directory that replaces the target only once complete (``_atomic``), so an interrupted save
 leaves the previous checkpoint intact.
 
+``load`` also reads ``torch.save``'s zip format (``_torch_format``: a restricted unpickler whose allow
+list is ``_torch_globals``, the globals ``torch.load(..., weights_only=True)`` accepts for tensors and
+containers, so nothing from the file runs), and ``save(obj, f, format="torch")`` writes it
+(``_torch_write``) for ``torch.load(f, weights_only=True)``.
+
 ``save_safetensors`` / ``load_safetensors`` exchange flat ``{name: tensor}`` dicts (state_dicts) with
 PyTorch and other frameworks through the safetensors format (writing needs the optional package).
 
 Modules: ``_encode``/``_save`` write; ``_zipcheck`` (zip members), ``_schema`` (structure JSON), ``_npy``
-(arrays), ``_decode`` and ``_load`` read; ``_safetensors``; ``_atomic``; ``_errors``; ``_format``.
+(arrays), ``_decode`` and ``_load`` read; ``_torch_format``/``_torch_globals``/``_torch_write``; ``_safetensors``; ``_atomic``; ``_errors``; ``_format``.
 """
 from ._errors import CheckpointError
 from ._load import load

@@ -25,10 +25,8 @@ def _describe_non_checkpoint(head, name, zf=None):
     if zf is not None:
         names = zf.namelist()
         if any(n == "data.pkl" or n.endswith("/data.pkl") for n in names):
-            fail(name, "is a PyTorch checkpoint (torch.save's pickle-based format). npgrad.load never unpickles, "
-                        "because unpickling can run arbitrary code; convert it in PyTorch with "
-                        "safetensors.torch.save_file(state_dict, path) and load it with "
-                        "npgrad.serialization.load_safetensors(path)")
+            fail(name, "is a zip with a data.pkl that is not laid out as torch.save writes it (<archive>/data.pkl "
+                        "as the first member, storages in <archive>/data/)")
         if names and all(n.endswith(".npy") for n in names):
             fail(name, "is a NumPy .npz archive, not an npgrad checkpoint; read it with "
                         "numpy.load(path, allow_pickle=False)")
@@ -36,8 +34,10 @@ def _describe_non_checkpoint(head, name, zf=None):
     if not head:
         fail(name, "is empty")
     if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
-        fail(name, "is a pickle file (e.g. torch.save's legacy format). npgrad.load never unpickles, because "
-                    "unpickling can run arbitrary code")
+        fail(name, "is a pickle file (e.g. torch.save's legacy format). npgrad.load never unpickles arbitrary "
+                    "objects, because unpickling can run arbitrary code; if PyTorch wrote it, load it there and "
+                    "re-save it with a recent PyTorch (torch.save's zip format, the default since 1.6), which "
+                    "npgrad.load reads")
     if head.startswith(b"\x93NUMPY"):
         fail(name, "is a NumPy .npy file, not an npgrad checkpoint; read it with numpy.load(path, "
                     "allow_pickle=False)")
@@ -67,8 +67,13 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
 
     Never executes code from the file, whatever ``weights_only`` says (the format has no pickle), and
     validates the whole file before trusting any size in it: a crafted file is refused, not obeyed.
+    Files written by ``torch.save`` (its zip format) are read too, through an unpickler that rebuilds only
+    tensors, Parameters, torch.Size/device/dtypes and plain containers (``_torch_format``: what
+    ``torch.load(..., weights_only=True)`` allows); for them ``weights_only=False`` is refused, since
+    npgrad never unpickles arbitrary objects. Their legacy non-zip format is refused.
     A missing file raises FileNotFoundError; anything else wrong with the file (not a checkpoint,
-    truncated, corrupted, over a limit, a pickle or a PyTorch checkpoint) raises ``CheckpointError`` (a
+    truncated, corrupted, over a limit, a pickle, a PyTorch checkpoint naming a global off the allow list)
+    raises ``CheckpointError`` (a
     RuntimeError) naming the file and the problem. ``map_location`` may be None, ``'cpu'``, a device, a
     dict or a callable; tensors always load on the CPU.
 
@@ -90,19 +95,19 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     if isinstance(f, (str, bytes, os.PathLike)):
         path = os.fsdecode(f)
         with open(path, "rb") as fh:
-            return _load_from(fh, repr(path), limits)
+            return _load_from(fh, repr(path), limits, weights_only)
     if not hasattr(f, "read"):
         raise TypeError(f"npgrad.load: f must be a path or a readable binary file object, not {type(f).__name__}")
     if not (hasattr(f, "seek") and hasattr(f, "tell")) or (hasattr(f, "seekable") and not f.seekable()):
         f = io.BytesIO(f.read())
-    return _load_from(f, getattr(f, "name", None) and repr(f.name) or f"<{type(f).__name__}>", limits)
+    return _load_from(f, getattr(f, "name", None) and repr(f.name) or f"<{type(f).__name__}>", limits, weights_only)
 
 
 def _known(entry):
     return entry == STRUCTURE or DATA_RE.match(entry) is not None
 
 
-def _load_from(fh, name, limits):
+def _load_from(fh, name, limits, weights_only=True):
     import zipfile
     start = fh.tell()
     head = fh.read(8)
@@ -115,6 +120,10 @@ def _load_from(fh, name, limits):
         fail(name, f"is truncated or corrupted ({type(e).__name__}: {e})")
     with zf:
         if STRUCTURE not in zf.NameToInfo:
+            from ._torch_format import load_torch, torch_prefix
+            prefix = torch_prefix(zf)
+            if prefix is not None:
+                return load_torch(zf, fh, name, prefix, limits, weights_only)
             _describe_non_checkpoint(head, name, zf)
         members = inventory(zf, fh, name, _known, **limits)
     structure = members.pop(STRUCTURE)

@@ -19,7 +19,7 @@ def _write_archive(fh, structure, arrays):
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
-         _disable_byteorder_record=False):
+         _disable_byteorder_record=False, *, format="npgrad"):  # noqa: A002 - the name the task gives it
     """Save ``obj`` (tensors, arrays, numbers, strings, None, and lists/tuples/dicts of them) to ``f``.
 
     ``f`` is a path (written atomically: a temporary ``.<name>.npgrad-tmp-<pid>-<random>`` in the same
@@ -27,7 +27,24 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     binary file object. Tensors saved several times in ``obj`` are stored once and load as one tensor.
     ``pickle_module``/``pickle_protocol`` are accepted for PyTorch compatibility and ignored: nothing is
     pickled.
+
+    ``format="torch"`` writes ``torch.save``'s zip layout instead (``_torch_write``), for
+    ``torch.load(f, weights_only=True)``: tensors, Parameters, numbers, strings, None, dtypes, torch.Size,
+    devices and lists/tuples/sets/dicts of them. Tensors that are views of one array share one storage
+    in that file; NumPy arrays are refused (PyTorch's safe loader does not read them).
     """
+    if format == "torch":
+        from ._torch_write import write_torch
+        writer = lambda fh: write_torch(fh, obj)  # noqa: E731
+        if isinstance(f, (str, bytes, os.PathLike)):
+            atomic_write(f, writer)
+        elif hasattr(f, "write"):
+            writer(f)
+        else:
+            raise TypeError(f"npgrad.save: f must be a path or a writable binary file object, not {type(f).__name__}")
+        return
+    if format != "npgrad":
+        raise ValueError(f"npgrad.save: format must be 'npgrad' or 'torch', got {format!r}")
     import json
     enc = _Encoder()
     root = enc.encode(obj)

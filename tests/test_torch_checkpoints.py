@@ -1,0 +1,482 @@
+"""PyTorch checkpoints both ways: ``npgrad.load`` reads ``torch.save``'s zip format without executing
+anything, ``npgrad.save(..., format="torch")`` writes files ``torch.load(weights_only=True)`` reads.
+
+Files from PyTorch are made here with torch when it is installed; the hostile files are built by hand
+from pickle opcodes and zipfile, so they run without torch. Every payload is first shown to be live
+(plain ``pickle.loads`` creates its marker file), then shown refused with nothing created.
+"""
+import builtins
+import io
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import tracemalloc
+import warnings
+import zipfile
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+import npgrad
+from npgrad import serialization
+from oracle import HAS_TORCH, torch
+
+needs_torch = pytest.mark.skipif(not HAS_TORCH,
+                                 reason="PyTorch is not installed (the oracle that writes/reads the files)")
+
+
+# -- hand-built pickles ---------------------------------------------------------------------------------------
+def _s(text):
+    raw = text.encode()
+    return b"X" + struct.pack("<I", len(raw)) + raw
+
+
+def _i(v):
+    if -2 ** 31 <= v < 2 ** 31:
+        return b"J" + struct.pack("<i", v)
+    raw = v.to_bytes(16, "little", signed=True)
+    return b"\x8a" + bytes([len(raw)]) + raw
+
+
+def _tup(*parts):
+    return b"(" + b"".join(parts) + b"t"
+
+
+def _tensor(key, numel, size, stride, storage="FloatStorage", offset=0):
+    pid = _tup(_s("storage"), b"ctorch\n" + storage.encode() + b"\n", _s(key), _s("cpu"), _i(numel)) + b"Q"
+    args = _tup(pid, _i(offset), _tup(*map(_i, size)), _tup(*map(_i, stride)), b"\x89",
+                b"ccollections\nOrderedDict\n)R")
+    return b"ctorch._utils\n_rebuild_tensor_v2\n" + args + b"R"
+
+
+def _dict(*pairs):
+    return b"}(" + b"".join(k + v for k, v in pairs) + b"u"
+
+
+def _pkl(body):
+    return b"\x80\x02" + body + b"."
+
+
+def _zip(path, pkl, storages=(), prefix="archive", extra=()):
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(f"{prefix}/data.pkl", pkl)
+        zf.writestr(f"{prefix}/byteorder", "little")
+        for key, data in storages:
+            zf.writestr(f"{prefix}/data/{key}", data)
+        for name, data in extra:
+            zf.writestr(name, data)
+        zf.writestr(f"{prefix}/version", "3\n")
+    return path
+
+
+def _refused(path, match, **kw):
+    with pytest.raises(serialization.CheckpointError, match=match) as info:
+        npgrad.load(path, **kw)
+    assert repr(str(path)) in str(info.value)
+    return str(info.value)
+
+
+class _Reduce:
+    def __init__(self, func, args):
+        self.func, self.args = func, args
+
+    def __reduce__(self):
+        return self.func, self.args
+
+
+def _payloads(marker):
+    m = str(marker)
+    return {"os.system": _Reduce(os.system, (f"touch {m}",)),
+            "builtins.eval": _Reduce(builtins.eval, (f"open({m!r}, 'w').close()",)),
+            "builtins.exec": _Reduce(builtins.exec, (f"open({m!r}, 'w').close()",)),
+            "subprocess": _Reduce(subprocess.call, (["touch", m],))}
+
+
+def _body(obj):
+    """An object's pickle without PROTO/STOP, to splice into a hand-built one."""
+    raw = pickle.dumps(obj, protocol=2)
+    assert raw[:2] == b"\x80\x02" and raw[-1:] == b"."
+    return raw[2:-1]
+
+
+# -- hostile files --------------------------------------------------------------------------------------------
+@pytest.mark.skipif(sys.platform == "win32", reason="the payloads use POSIX touch")
+@pytest.mark.parametrize("kind", ["os.system", "builtins.eval", "builtins.exec", "subprocess"])
+def test_code_payloads_are_refused_and_never_run(tmp_path, kind):
+    marker = tmp_path / "pwned"
+    payload = _payloads(marker)[kind]
+    pickle.loads(pickle.dumps(payload, protocol=2))  # the payload is live: plain unpickling runs it
+    assert marker.exists()
+    marker.unlink()
+    good = _tensor("0", 2, (2,), (1,))
+    pkl = _pkl(_dict((_s("w"), good), (_s("evil"), _body(payload))))
+    path = _zip(tmp_path / "evil.pt", pkl, [("0", np.ones(2, np.float32).tobytes())])
+    module = {"os.system": "posix.system|os.system", "subprocess": "subprocess.call|commands.call"}.get(kind, kind)
+    message = _refused(path, f"PyTorch checkpoint .* the global ({module}), which is not on the allow list")
+    assert "nothing from the file was executed" in message
+    assert not marker.exists()
+    # the same payload as the whole file, and through a file object
+    path2 = _zip(tmp_path / "evil2.pt", pickle.dumps(payload, protocol=2))
+    _refused(path2, "not on the allow list")
+    with pytest.raises(serialization.CheckpointError, match="not on the allow list"):
+        npgrad.load(io.BytesIO(path2.read_bytes()))
+    assert not marker.exists()
+
+
+def test_globals_off_the_list_and_misused_allowed_ones(tmp_path):
+    cases = {
+        "defaultdict": (b"ccollections\ndefaultdict\n)R", "collections.defaultdict"),
+        "rebuild_from_type": (b"ctorch._tensor\n_rebuild_from_type_v2\n)R", "torch._tensor._rebuild_from_type_v2"),
+        "numpy": (b"cnumpy.core.multiarray\n_reconstruct\n)R", "numpy.core.multiarray._reconstruct"),
+        "dotted qualname": (b"\x8c\x0bcollections\x8c\x14OrderedDict.fromkeys\x93)R", "OrderedDict.fromkeys"),
+        "call a storage class": (b"ctorch\nFloatStorage\n)R", "not one of the allowed rebuild functions"),
+        "call a dtype": (b"ctorch\nfloat32\n)R", "not one of the allowed rebuild functions"),
+        "BUILD on a tensor": (_tensor("0", 2, (2,), (1,)) + b"}" + _s("_data") + b"Nsb", "sets state on a Tensor"),
+        "BUILD on a dict": (b"}}" + _s("x") + b"Ns" + b"b", "sets state on a dict"),
+        "SETITEM on a tensor": (_tensor("0", 2, (2,), (1,)) + _i(0) + _i(5) + b"s", "SETITEM to a Tensor"),
+        "APPEND on a tensor": (_tensor("0", 2, (2,), (1,)) + _i(5) + b"a", "APPEND to a Tensor"),
+        "INST opcode": (b"(ios\nsystem\n", "opcode b'i'"),
+        "OBJ opcode": (b"(ccollections\nOrderedDict\no", "opcode b'o'"),
+        "NEWOBJ opcode": (b"ccollections\nOrderedDict\n)\x81", "opcode b'\\\\x81'"),
+        "EXT opcode": (b"\x82\x01", "opcode b'\\\\x82'"),
+        "bare storage": (_tup(_s("storage"), b"ctorch\nFloatStorage\n", _s("0"), _s("cpu"), _i(2)) + b"Q",
+                         "bare storage"),
+        "not a storage record": (_s("file:///etc/passwd") + b"Q", "not a storage record"),
+        "hooks": (_tensor("0", 2, (2,), (1,)).replace(b"ccollections\nOrderedDict\n)R",
+                                                       b"}" + _i(1) + _i(2) + b"s"), "backward hooks"),
+    }
+    for label, (body, match) in cases.items():
+        path = _zip(tmp_path / f"{label.replace(' ', '_')}.pt", _pkl(body), [("0", bytes(8))])
+        _refused(path, match)
+
+
+def test_persistent_ids_outside_the_archive_are_refused(tmp_path):
+    for key in ["../../etc/passwd", "/etc/passwd", "1", "..", "0/../0"]:
+        path = _zip(tmp_path / "out.pt", _pkl(_tensor(key, 2, (2,), (1,))), [("0", bytes(8))])
+        _refused(path, f"refers to the storage {key!r}, which is not in the archive")
+    # a member outside the archive's folder is refused by the zip check itself
+    path = _zip(tmp_path / "stray.pt", _pkl(_tensor("0", 2, (2,), (1,))), [("0", bytes(8))],
+                extra=[("../evil", b"x")])
+    _refused(path, "unexpected member")
+
+
+def test_storage_larger_than_the_file_is_refused_before_allocating(tmp_path):
+    path = _zip(tmp_path / "huge.pt", _pkl(_tensor("0", 10 ** 12, (10 ** 12,), (1,))), [("0", bytes(8))])
+    tracemalloc.start()
+    try:
+        _refused(path, "the storage 0 declares 4000000000000 bytes but the archive holds 8")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
+    # a view reaching past its storage, a negative size, a size/stride mismatch
+    for size, stride, offset, match in [((3,), (1,), 0, "reaches element 2 of a storage of 2"),
+                                        ((2,), (1,), 1, "reaches element 2"), ((-1,), (1,), 0, "size"),
+                                        ((2, 1), (1,), 0, "size")]:
+        path = _zip(tmp_path / "view.pt", _pkl(_tensor("0", 2, size, stride, offset=offset)), [("0", bytes(8))])
+        _refused(path, match)
+    path = _zip(tmp_path / "odd.pt", _pkl(_tensor("0", 2, (2,), (1,))), [("0", bytes(7))])
+    _refused(path, "declares 8 bytes but the archive holds 7")
+
+
+def test_limits_of_npgrad_format_apply(tmp_path):
+    path = tmp_path / "m.pt"
+    npgrad.save({"w": npgrad.zeros(1000)}, path, format="torch")
+    _refused(path, "max_bytes=100", max_bytes=100)
+    bomb = tmp_path / "bomb.pt"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("archive/data.pkl", _pkl(_tensor("0", 10 ** 6, (10 ** 6,), (1,))))
+        zf.writestr("archive/data/0", bytes(4 * 10 ** 6))
+    _refused(bomb, "max_ratio=100")
+    assert npgrad.load(bomb, max_ratio=None).shape == (10 ** 6,)
+
+
+def test_truncated_and_corrupted_files(tmp_path):
+    path = tmp_path / "m.pt"
+    npgrad.save({"w": npgrad.arange(64.0), "b": npgrad.ones(3, dtype=npgrad.int64)}, path, format="torch")
+    data = path.read_bytes()
+    bad = tmp_path / "bad.pt"
+    for cut in [1, 4, 30, 100, len(data) // 2, len(data) - 30, len(data) - 1]:
+        bad.write_bytes(data[:cut])
+        _refused(bad, "truncated|corrupted|incomplete")
+    rng = np.random.default_rng(0)
+    flips = 0
+    for pos in rng.choice(len(data), 300, replace=False):
+        raw = bytearray(data)
+        raw[pos] ^= 0x5A
+        bad.write_bytes(bytes(raw))
+        try:
+            out = npgrad.load(bad)
+        except serialization.CheckpointError:
+            flips += 1
+            continue
+        # a flipped byte nothing reads (padding, timestamps) changes nothing
+        assert out["w"].tolist() == list(np.arange(64.0)) and out["b"].tolist() == [1, 1, 1]
+    assert flips > 200
+
+
+def test_weights_only_false_and_legacy_format_are_refused(tmp_path):
+    path = tmp_path / "m.pt"
+    npgrad.save({"w": npgrad.ones(2)}, path, format="torch")
+    _refused(path, "weights_only=False asks to unpickle arbitrary objects, which npgrad never does",
+             weights_only=False)
+    assert npgrad.load(path, weights_only=True)["w"].tolist() == [1.0, 1.0]
+    for where in ["cpu", npgrad.device("cpu"), {"cuda:0": "cpu"}, lambda storage, loc: storage]:
+        assert npgrad.load(path, map_location=where)["w"].tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match="CPU only"):
+        npgrad.load(path, map_location="cuda")
+    # a file saved from a GPU names its storages' device; npgrad puts them on the CPU
+    cuda = _zip(tmp_path / "cuda.pt", _pkl(_tensor("0", 2, (2,), (1,)).replace(_s("cpu"), _s("cuda:0"))),
+                [("0", np.array([1, 2], "<f4").tobytes())])
+    assert npgrad.load(cuda).tolist() == [1.0, 2.0]
+    legacy = tmp_path / "legacy.pt"
+    legacy.write_bytes(pickle.dumps({"w": [1.0]}, protocol=2))
+    _refused(legacy, "is a pickle file .* re-save it with a recent PyTorch")
+
+
+def test_unsupported_dtypes(tmp_path):
+    path = _zip(tmp_path / "c.pt", _pkl(_tensor("0", 2, (2,), (1,), storage="ComplexFloatStorage")),
+                [("0", bytes(16))])
+    _refused(path, "complex tensors \\(npgrad has no complex dtypes\\)")
+    path = _zip(tmp_path / "q.pt", _pkl(_tensor("0", 2, (2,), (1,), storage="QInt8Storage")), [("0", bytes(2))])
+    _refused(path, "qint8 tensors, a dtype npgrad does not support")
+
+
+def test_bfloat16_widens_to_float32_with_a_warning(tmp_path):
+    values = np.array([1.0, -2.5, 3.140625, 2.0 ** 100, -0.0, np.inf], np.float32)
+    bits = (values.view(np.uint32) >> 16).astype("<u2")  # these values are exact in bfloat16
+    path = _zip(tmp_path / "bf.pt", _pkl(_tensor("0", 6, (6,), (1,), storage="BFloat16Storage")),
+                [("0", bits.tobytes())])
+    with pytest.warns(UserWarning, match="bfloat16 tensors, which npgrad stores as float32"):
+        t = npgrad.load(path)
+    assert t.dtype == npgrad.float32
+    np.testing.assert_array_equal(t.numpy(), values)
+
+
+def test_expanded_and_big_endian_storages(tmp_path):
+    path = _zip(tmp_path / "e.pt", _pkl(_tensor("0", 3, (2, 3), (0, 1))), [("0", np.arange(3, dtype="<f4").tobytes())])
+    t = npgrad.load(path)
+    np.testing.assert_array_equal(t.numpy(), [[0, 1, 2], [0, 1, 2]])
+    t[0, 0] = 7.0  # a copy: the overlapping view is not written through
+    assert t.tolist() == [[7, 1, 2], [0, 1, 2]]
+    big = tmp_path / "big.pt"
+    with zipfile.ZipFile(big, "w") as zf:
+        zf.writestr("archive/data.pkl", _pkl(_tensor("0", 3, (3,), (1,), storage="LongStorage")))
+        zf.writestr("archive/byteorder", "big")
+        zf.writestr("archive/data/0", np.array([1, -2, 3], ">i8").tobytes())
+    assert npgrad.load(big).tolist() == [1, -2, 3]
+
+
+# -- npgrad's own writer, read back by npgrad (no torch needed) -----------------------------------------------
+DTYPES = [npgrad.float16, npgrad.float32, npgrad.float64, npgrad.int8, npgrad.int16, npgrad.int32, npgrad.int64,
+          npgrad.uint8, npgrad.bool]
+
+
+def _sample():
+    base = npgrad.arange(24.0).reshape(4, 6)
+    obj = OrderedDict((f"t_{d.name}", npgrad.tensor([[0, 1, 2], [3, 4, 5]]).to(d)) for d in DTYPES)
+    obj.update(base=base, rows=base[1:3], cols=base[:, ::2], tr=base.t(), flat=base.view(-1), again=base,
+               flip=npgrad.arange(5.0).flip(0), scalar=npgrad.tensor(2.5, requires_grad=True),
+               param=npgrad.nn.Parameter(npgrad.ones(3)), empty=npgrad.zeros(0, 3),
+               misc={"n": [1, -2, 2 ** 40, 2 ** 80, 2.5, float("inf"), None, True, "x"], "t": (1, 2, 3, 4, 5),
+                     "size": npgrad.Size([2, 3]), "dtype": npgrad.float64, "set": {3, 1}})
+    obj._metadata = OrderedDict([("", {"version": 1})])
+    return obj
+
+
+def _assert_same(a, b):
+    assert type(a) is type(b) or isinstance(a, npgrad.Tensor), (type(a), type(b))
+    if isinstance(a, npgrad.Tensor):
+        assert a.dtype == b.dtype and a.shape == b.shape and a.requires_grad == b.requires_grad
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    elif isinstance(a, dict):
+        assert list(a) == list(b)
+        for k in a:
+            _assert_same(a[k], b[k])
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            _assert_same(x, y)
+    elif isinstance(a, float) and np.isnan(a):
+        assert np.isnan(b)
+    else:
+        assert a == b
+
+
+def test_npgrad_roundtrip_keeps_values_types_and_sharing(tmp_path):
+    obj = _sample()
+    path = tmp_path / "s.pt"
+    npgrad.save(obj, path, format="torch")
+    back = npgrad.load(path)
+    _assert_same(obj, back)
+    assert back._metadata == obj._metadata
+    assert type(back["param"]).__name__ == "Parameter" and back["param"].requires_grad
+    assert back["again"] is back["base"]
+    for view in ("rows", "cols", "tr", "flat"):
+        assert np.shares_memory(back[view].numpy(), back["base"].numpy()), view
+    back["base"][2, 0] = -1.0  # a write through one shows through every view of the storage
+    assert back["rows"][1, 0].item() == -1.0 and back["cols"][2, 0].item() == -1.0 and back["tr"][0, 2].item() == -1.0
+    # the file is one storage per base array: 9 dtypes + base + flip + scalar + param + empty
+    with zipfile.ZipFile(path) as zf:
+        assert sum(n.startswith("archive/data/") for n in zf.namelist()) == 14
+        for info in zf.infolist():
+            if info.filename.startswith("archive/data/"):
+                assert (info.header_offset + 30 + len(info.filename) + len(info.extra)) % 64 == 0
+    buf = io.BytesIO()
+    npgrad.save(obj, buf, format="torch")
+    assert buf.getvalue() == path.read_bytes()  # deterministic, and file objects work
+    _assert_same(obj, npgrad.load(io.BytesIO(buf.getvalue())))
+
+
+def test_save_torch_refuses_what_torch_cannot_load(tmp_path):
+    with pytest.raises(TypeError, match="cannot store an object of type numpy.ndarray"):
+        npgrad.save({"a": np.ones(2)}, tmp_path / "a.pt", format="torch")
+    with pytest.raises(TypeError, match="save a module's state_dict"):
+        npgrad.save(npgrad.nn.Linear(2, 2), tmp_path / "a.pt", format="torch")
+    loop = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="self-referencing"):
+        npgrad.save(loop, tmp_path / "a.pt", format="torch")
+    with pytest.raises(ValueError, match="format must be 'npgrad' or 'torch'"):
+        npgrad.save({}, tmp_path / "a.pt", format="pickle")
+    assert not (tmp_path / "a.pt").exists()
+
+
+# -- against PyTorch -----------------------------------------------------------------------------------------
+def _cnn(nn):
+    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(8, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(), nn.Linear(4 * 2 * 2, 5))
+
+
+def _transformer(nn):
+    return nn.TransformerEncoderLayer(d_model=16, nhead=4, dim_feedforward=32, dropout=0.0, batch_first=True)
+
+
+def _lstm(nn):
+    return nn.LSTM(6, 8, num_layers=2, batch_first=True)
+
+
+MODELS = {"cnn": (_cnn, (2, 3, 8, 8)), "transformer": (_transformer, (2, 5, 16)), "lstm": (_lstm, (2, 5, 6))}
+
+
+def _out(y):
+    return (y[0] if isinstance(y, tuple) else y).detach().numpy()
+
+
+def _train_bn(model, shape, randn):
+    model.train()
+    for _ in range(3):  # BatchNorm's running statistics become non-trivial buffers
+        model(randn(*shape))
+    model.eval()
+
+
+@needs_torch
+@pytest.mark.parametrize("arch", list(MODELS))
+def test_pytorch_state_dicts_load_into_npgrad_models(tmp_path, arch):
+    build, shape = MODELS[arch]
+    torch.manual_seed(0)
+    tm = build(torch.nn).double()
+    _train_bn(tm, shape, lambda *s: torch.randn(*s, dtype=torch.float64))
+    path = tmp_path / f"{arch}.pt"
+    torch.save(tm.state_dict(), path)
+    nm = build(npgrad.nn).double()
+    sd = npgrad.load(path)
+    assert isinstance(sd, OrderedDict) and sd._metadata == tm.state_dict()._metadata
+    nm.load_state_dict(sd)
+    nm.eval()
+    x = np.random.default_rng(1).standard_normal(shape)
+    with torch.no_grad():
+        expected = _out(tm(torch.from_numpy(x)))
+    np.testing.assert_allclose(_out(nm(npgrad.from_numpy(x))), expected, rtol=1e-6, atol=1e-12)
+
+
+@needs_torch
+@pytest.mark.parametrize("arch", list(MODELS))
+def test_npgrad_state_dicts_load_in_pytorch_weights_only(tmp_path, arch):
+    build, shape = MODELS[arch]
+    npgrad.manual_seed(0)
+    nm = build(npgrad.nn)
+    _train_bn(nm, shape, npgrad.randn)
+    path = tmp_path / f"{arch}.pt"
+    npgrad.save(nm.state_dict(), path, format="torch")
+    sd = torch.load(path, weights_only=True)
+    assert list(sd) == list(nm.state_dict())
+    for k, v in nm.state_dict().items():
+        assert sd[k].dtype == getattr(torch, v.dtype.name)
+        np.testing.assert_array_equal(sd[k].numpy(), v.numpy())
+    tm = build(torch.nn)
+    tm.load_state_dict(sd)
+    tm.eval()
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    with torch.no_grad():
+        expected = _out(tm(torch.from_numpy(x)))
+    np.testing.assert_allclose(_out(nm(npgrad.from_numpy(x))), expected, rtol=1e-5, atol=1e-6)
+
+
+@needs_torch
+def test_pytorch_files_of_every_dtype_and_shared_storage(tmp_path):
+    base = torch.arange(24.0).reshape(4, 6)
+    obj = {f"t_{d}": torch.tensor([[0, 1, 2], [3, 4, 5]]).to(getattr(torch, d))
+           for d in ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]}
+    obj.update(base=base, rows=base[1:3], cols=base[:, ::2], tr=base.t(), again=base, exp=torch.ones(3).expand(2, 3),
+               param=torch.nn.Parameter(torch.ones(2)), grad=torch.ones(2, requires_grad=True), scalar=torch.tensor(3),
+               empty=torch.zeros(0, 3), size=torch.Size([1, 2]), dtype=torch.int16, dev=torch.device("cpu"),
+               nested=[{"a": (1, 2.5, "s", None)}], od=OrderedDict(x=1),
+               bf=torch.tensor([1.5, -3.0], dtype=torch.bfloat16))
+    path = tmp_path / "t.pt"
+    torch.save(obj, path)
+    with pytest.warns(UserWarning, match="bfloat16"):
+        back = npgrad.load(path)
+    assert list(back) == list(obj)
+    for k, v in obj.items():
+        if isinstance(v, torch.Tensor):
+            b = back[k]
+            want = torch.float32 if v.dtype == torch.bfloat16 else v.dtype
+            assert b.dtype.name == str(want).replace("torch.", ""), k
+            assert b.requires_grad == v.requires_grad and b.shape == tuple(v.shape), k
+            want = v.detach().float() if v.dtype == torch.bfloat16 else v.detach()
+            np.testing.assert_array_equal(b.detach().numpy(), want.numpy())
+    assert type(back["param"]).__name__ == "Parameter"
+    assert back["size"] == npgrad.Size([1, 2]) and back["dtype"] == npgrad.int16 and back["dev"] == npgrad.device("cpu")
+    assert back["nested"] == [{"a": (1, 2.5, "s", None)}] and type(back["od"]) is OrderedDict
+    assert back["again"] is back["base"]
+    for view in ("rows", "cols", "tr"):
+        assert np.shares_memory(back[view].numpy(), back["base"].numpy()), view
+    back["base"][1, 0] = 100.0
+    assert back["rows"][0, 0].item() == 100.0 and back["tr"][0, 1].item() == 100.0
+
+
+@needs_torch
+def test_npgrad_files_load_in_pytorch_with_shared_storage(tmp_path):
+    obj = _sample()
+    path = tmp_path / "n.pt"
+    npgrad.save(obj, path, format="torch")
+    back = torch.load(path, weights_only=True)
+    for k, v in obj.items():
+        if isinstance(v, npgrad.Tensor):
+            assert str(back[k].dtype) == f"torch.{v.dtype.name}" and back[k].requires_grad == v.requires_grad, k
+            np.testing.assert_array_equal(back[k].detach().numpy(), v.detach().numpy())
+    assert isinstance(back["param"], torch.nn.Parameter) and back._metadata == obj._metadata
+    assert back["misc"]["size"] == torch.Size([2, 3]) and back["misc"]["dtype"] == torch.float64
+    assert back["misc"]["n"][:5] == [1, -2, 2 ** 40, 2 ** 80, 2.5] and back["misc"]["set"] == {1, 3}
+    ptr = back["base"].untyped_storage().data_ptr()
+    for view in ("rows", "cols", "tr", "flat"):
+        assert back[view].untyped_storage().data_ptr() == ptr, view
+    assert back["again"] is back["base"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        torch.load(path, weights_only=True, mmap=True)  # storages are 64-byte aligned, as mmap needs
+
+
+@needs_torch
+def test_pytorch_file_with_payload_never_runs(tmp_path):
+    marker = tmp_path / "pwned"
+    path = tmp_path / "t.pt"
+    torch.save({"w": torch.ones(2), "evil": _payloads(marker)["builtins.exec"]}, path)
+    with pytest.raises(pickle.UnpicklingError):
+        torch.load(path, weights_only=True)  # PyTorch's own safe loader refuses it too
+    _refused(path, "the global builtins.exec, which is not on the allow list")
+    assert not marker.exists()
