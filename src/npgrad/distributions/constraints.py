@@ -292,7 +292,8 @@ class _PositiveDefinite(_Symmetric):
         sym_check = super().check(value)
         if not sym_check.all():
             return sym_check
-        return torch.linalg.cholesky_ex(value).info.eq(0)
+        # eigenvalues rather than cholesky_ex's info: npgrad.linalg.cholesky_ex raises on a failed factorization
+        return torch.linalg.eigvalsh(value).gt(0).all(-1)
 
 
 class _Cat(Constraint):

@@ -121,10 +121,10 @@ class Distribution:
             raise ValueError("The value argument to log_prob must be a Tensor")
         event_dim_start = len(value.shape) - len(self._event_shape)
         if value.shape[event_dim_start:] != self._event_shape:
-            raise ValueError(f"The right-most size of value must match event_shape: {value.shape} vs "
+            raise ValueError(f"The right-most size of value must match event_shape: {torch.Size(value.shape)} vs "
                              f"{self._event_shape}.")
-        actual_shape = value.shape
-        expected_shape = self._batch_shape + self._event_shape
+        actual_shape = torch.Size(value.shape)
+        expected_shape = torch.Size(self._batch_shape + self._event_shape)
         for i, j in zip(reversed(actual_shape), reversed(expected_shape)):
             if i != 1 and j != 1 and i != j:
                 raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: {actual_shape} vs "

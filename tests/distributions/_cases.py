@@ -1,0 +1,145 @@
+"""Deterministic distribution quantities written once against PyTorch's API, for npgrad and torch alike.
+
+Each case is an oracle.OpCase whose ``fn(lib, *params)`` builds ``lib.distributions.<Dist>`` and returns one
+quantity (log_prob, entropy, cdf, icdf, mean, variance, ...), so the same case checks the value, its dtype,
+the gradients with respect to the parameters and the value against PyTorch, and against finite differences.
+"""
+import numpy as np
+
+from oracle import In, OpCase
+
+POS = dict(low=0.5, high=2.0)
+UNIT = dict(low=0.05, high=0.95)
+
+
+def _simplex(shape):
+    def values(rng):
+        p = rng.uniform(0.1, 1.0, shape)
+        return p / p.sum(-1, keepdims=True)
+    return values
+
+
+def _cases():
+    cases = []
+
+    def add(name, fn, *inputs, **kw):
+        cases.append(OpCase(name, fn, list(inputs), **kw))
+
+    D = lambda lib: lib.distributions  # noqa: E731
+    real, pos, unit = In((3,)), In((3,), **POS), In((3,), **UNIT)
+    unused = In((3,), grad=False)  # a parameter the quantity does not depend on (no gradient in torch either)
+
+    # Normal
+    add("Normal.log_prob", lambda l, m, s, x: D(l).Normal(m, s).log_prob(x), real, pos, real)
+    add("Normal.log_prob_sample_shape", lambda l, m, s, x: D(l).Normal(m, s).log_prob(x), real, pos, In((2, 3)))
+    add("Normal.cdf", lambda l, m, s, x: D(l).Normal(m, s).cdf(x), real, pos, real)
+    add("Normal.icdf", lambda l, m, s, q: D(l).Normal(m, s).icdf(q), real, pos, unit)
+    add("Normal.entropy", lambda l, m, s: D(l).Normal(m, s).entropy(), unused, pos)
+    add("Normal.variance", lambda l, m, s: D(l).Normal(m, s).variance, unused, pos)
+    add("Normal.stddev", lambda l, m, s: D(l).Normal(m, s).stddev * D(l).Normal(m, s).mean, real, pos)
+    add("Normal.perplexity", lambda l, m, s: D(l).Normal(m, s).perplexity(), unused, pos)
+    add("Normal.expand.log_prob", lambda l, m, s, x: D(l).Normal(m, s).expand((2, 3)).log_prob(x), real, pos,
+        In((2, 3)))
+    # Bernoulli
+    add("Bernoulli.probs.log_prob", lambda l, p, x: D(l).Bernoulli(probs=p).log_prob(x), unit,
+        In((3,), values=lambda r: (r.random(3) < 0.5).astype(np.float64), grad=False))
+    add("Bernoulli.logits.log_prob", lambda l, z, x: D(l).Bernoulli(logits=z).log_prob(x), real,
+        In((3,), values=lambda r: np.array([0.0, 1.0, 1.0]), grad=False))
+    add("Bernoulli.probs.entropy", lambda l, p: D(l).Bernoulli(probs=p).entropy(), unit)
+    add("Bernoulli.logits.entropy", lambda l, z: D(l).Bernoulli(logits=z).entropy(), real)
+    add("Bernoulli.variance", lambda l, p: D(l).Bernoulli(probs=p).variance, unit)
+    add("Bernoulli.logits_from_probs", lambda l, p: D(l).Bernoulli(probs=p).logits, unit)
+    add("Bernoulli.probs_from_logits", lambda l, z: D(l).Bernoulli(logits=z).probs, real)
+    # Categorical
+    add("Categorical.probs.log_prob", lambda l, p, x: D(l).Categorical(probs=p).log_prob(x),
+        In((2, 4), values=_simplex((2, 4))), In((3, 2), dtype=np.int64, low=0, high=4, grad=False))
+    add("Categorical.logits.log_prob", lambda l, z, x: D(l).Categorical(logits=z).log_prob(x), In((2, 4)),
+        In((2,), dtype=np.int64, low=0, high=4, grad=False))
+    add("Categorical.probs.entropy", lambda l, p: D(l).Categorical(probs=p).entropy(), In((2, 4), **POS))
+    add("Categorical.logits.entropy", lambda l, z: D(l).Categorical(logits=z).entropy(), In((2, 4)))
+    add("Categorical.logits.probs", lambda l, z: D(l).Categorical(logits=z).probs, In((2, 4)))
+    # Uniform
+    lo, hi = In((3,), low=-2.0, high=-1.0), In((3,), low=1.0, high=2.0)
+    add("Uniform.log_prob", lambda l, a, b, x: D(l).Uniform(a, b).log_prob(x), lo, hi,
+        In((3,), low=-0.9, high=0.9, grad=False))
+    add("Uniform.cdf", lambda l, a, b, x: D(l).Uniform(a, b).cdf(x), lo, hi, In((3,), low=-0.9, high=0.9))
+    add("Uniform.icdf", lambda l, a, b, q: D(l).Uniform(a, b).icdf(q), lo, hi, unit)
+    add("Uniform.entropy", lambda l, a, b: D(l).Uniform(a, b).entropy(), lo, hi)
+    add("Uniform.mean_variance", lambda l, a, b: D(l).Uniform(a, b).mean * D(l).Uniform(a, b).variance, lo, hi)
+    add("Uniform.stddev", lambda l, a, b: D(l).Uniform(a, b).stddev, lo, hi)
+    # Exponential
+    add("Exponential.log_prob", lambda l, r, x: D(l).Exponential(r).log_prob(x), pos, In((3,), **POS))
+    add("Exponential.cdf", lambda l, r, x: D(l).Exponential(r).cdf(x), pos, In((3,), **POS))
+    add("Exponential.icdf", lambda l, r, q: D(l).Exponential(r).icdf(q), pos, unit)
+    add("Exponential.entropy", lambda l, r: D(l).Exponential(r).entropy(), pos)
+    add("Exponential.mean_variance", lambda l, r: D(l).Exponential(r).mean + D(l).Exponential(r).variance, pos)
+    # Laplace
+    near = In((3,), low=-0.5, high=0.5)  # loc; the values below stay away from the kink at x == loc
+    far = In((3,), values=lambda r: np.array([1.5, -1.5, 2.0]))
+    add("Laplace.log_prob", lambda l, m, s, x: D(l).Laplace(m, s).log_prob(x), near, pos, far)
+    add("Laplace.cdf", lambda l, m, s, x: D(l).Laplace(m, s).cdf(x), near, pos, far)
+    add("Laplace.icdf", lambda l, m, s, q: D(l).Laplace(m, s).icdf(q), real, pos,
+        In((3,), values=lambda r: np.array([0.1, 0.3, 0.8])))
+    add("Laplace.entropy", lambda l, m, s: D(l).Laplace(m, s).entropy(), unused, pos)
+    add("Laplace.variance_stddev", lambda l, m, s: D(l).Laplace(m, s).variance + D(l).Laplace(m, s).stddev, unused, pos)
+    # Cauchy
+    add("Cauchy.log_prob", lambda l, m, s, x: D(l).Cauchy(m, s).log_prob(x), real, pos, real)
+    add("Cauchy.cdf", lambda l, m, s, x: D(l).Cauchy(m, s).cdf(x), real, pos, real)
+    add("Cauchy.icdf", lambda l, m, s, q: D(l).Cauchy(m, s).icdf(q), real, pos, In((3,), low=0.1, high=0.9))
+    add("Cauchy.entropy", lambda l, m, s: D(l).Cauchy(m, s).entropy(), unused, pos)
+    # Gumbel
+    add("Gumbel.log_prob", lambda l, m, s, x: D(l).Gumbel(m, s).log_prob(x), real, pos, real)
+    add("Gumbel.cdf", lambda l, m, s, x: D(l).Gumbel(m, s).cdf(x), real, pos, real)
+    add("Gumbel.icdf", lambda l, m, s, q: D(l).Gumbel(m, s).icdf(q), real, pos, unit)
+    add("Gumbel.entropy", lambda l, m, s: D(l).Gumbel(m, s).entropy(), unused, pos)
+    add("Gumbel.mean_variance", lambda l, m, s: D(l).Gumbel(m, s).mean + D(l).Gumbel(m, s).variance, real, pos)
+    # LogNormal (a TransformedDistribution)
+    add("LogNormal.log_prob", lambda l, m, s, x: D(l).LogNormal(m, s).log_prob(x), real, pos, In((3,), **POS))
+    add("LogNormal.cdf", lambda l, m, s, x: D(l).LogNormal(m, s).cdf(x), real, pos, In((3,), **POS))
+    add("LogNormal.icdf", lambda l, m, s, q: D(l).LogNormal(m, s).icdf(q), real, pos, unit)
+    add("LogNormal.entropy", lambda l, m, s: D(l).LogNormal(m, s).entropy(), real, pos)
+    add("LogNormal.moments", lambda l, m, s: D(l).LogNormal(m, s).mean + D(l).LogNormal(m, s).variance
+        + D(l).LogNormal(m, s).mode, real, In((3,), low=0.3, high=1.0))
+    # Independent
+    add("Independent.log_prob", lambda l, m, s, x: D(l).Independent(D(l).Normal(m, s), 1).log_prob(x),
+        In((2, 3)), In((2, 3), **POS), In((2, 3)))
+    add("Independent.entropy", lambda l, m, s: D(l).Independent(D(l).Normal(m, s), 2).entropy(),
+        In((2, 3), grad=False), In((2, 3), **POS))
+    # Transforms and TransformedDistribution
+    T = lambda lib: lib.distributions.transforms  # noqa: E731
+    add("ExpTransform.log_abs_det_jacobian", lambda l, x: T(l).ExpTransform().log_abs_det_jacobian(x, x.exp()), real)
+    add("SigmoidTransform.call_ladj", lambda l, x: T(l).SigmoidTransform()(x)
+        + T(l).SigmoidTransform().log_abs_det_jacobian(x, x.sigmoid()), real)
+    add("SigmoidTransform.inv", lambda l, y: T(l).SigmoidTransform().inv(y), unit)
+    add("TanhTransform.call_ladj", lambda l, x: T(l).TanhTransform()(x)
+        + T(l).TanhTransform().log_abs_det_jacobian(x, x.tanh()), real)
+    add("TanhTransform.inv", lambda l, y: T(l).TanhTransform().inv(y), In((3,), low=-0.9, high=0.9))
+    add("AffineTransform.call_ladj", lambda l, a, b, x: T(l).AffineTransform(a, b)(x)
+        + T(l).AffineTransform(a, b).log_abs_det_jacobian(x, x), real, In((3,), nonzero=True), real)
+    add("AffineTransform.event_dim", lambda l, a, b, x: T(l).AffineTransform(a, b, event_dim=1)
+        .log_abs_det_jacobian(x, x), unused, In((3,), nonzero=True), In((2, 3), grad=False))
+    add("SoftplusTransform.call_ladj_inv", lambda l, x: T(l).SoftplusTransform()(x)
+        + T(l).SoftplusTransform().log_abs_det_jacobian(x, x) + T(l).SoftplusTransform().inv(x.exp()), real)
+    add("PowerTransform.call_ladj", lambda l, e, x: T(l).PowerTransform(e)(x)
+        + T(l).PowerTransform(e).log_abs_det_jacobian(x, x.pow(e)), pos, In((3,), **POS))
+    add("ComposeTransform.ladj", lambda l, a, x: T(l).ComposeTransform(
+        [T(l).AffineTransform(0.5, a), T(l).TanhTransform(), T(l).AffineTransform(1.0, 2.0)])
+        .log_abs_det_jacobian(x, T(l).ComposeTransform([T(l).AffineTransform(0.5, a), T(l).TanhTransform(),
+                                                        T(l).AffineTransform(1.0, 2.0)])(x)), pos, real)
+    add("ComposeTransform.inv_ladj", lambda l, y: T(l).ComposeTransform([T(l).ExpTransform(),
+        T(l).AffineTransform(1.0, 3.0)]).inv.log_abs_det_jacobian(y, y), In((3,), low=1.5, high=4.0))
+    add("IndependentTransform.ladj", lambda l, x: T(l).IndependentTransform(T(l).ExpTransform(), 1)
+        .log_abs_det_jacobian(x, x.exp()), In((2, 3)))
+    add("TransformedDistribution.tanh_normal", lambda l, m, s, y: D(l).TransformedDistribution(
+        D(l).Normal(m, s), [T(l).TanhTransform(), T(l).AffineTransform(0.0, 2.0)]).log_prob(y), real, pos,
+        In((3,), low=-1.5, high=1.5))
+    add("TransformedDistribution.sigmoid_cdf", lambda l, m, s, y: D(l).TransformedDistribution(
+        D(l).Normal(m, s), [T(l).SigmoidTransform(), T(l).AffineTransform(0.0, -1.0)]).cdf(y), real, pos,
+        In((3,), low=-0.9, high=-0.1))
+    add("TransformedDistribution.event", lambda l, m, s, y: D(l).TransformedDistribution(
+        D(l).Normal(m, s), [T(l).IndependentTransform(T(l).ExpTransform(), 1)]).log_prob(y), In((2, 3)),
+        In((2, 3), **POS), In((2, 3), **POS))
+    return cases
+
+
+CASES = _cases()

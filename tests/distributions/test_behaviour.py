@@ -1,0 +1,186 @@
+"""Distribution behaviour beyond the formulas: shapes, argument and sample validation with PyTorch's messages,
+constraints, lazy probs/logits, expand, enumerate_support, set_default_validate_args, and the lazy import."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import npgrad
+from oracle import HAS_TORCH, torch
+
+D = npgrad.distributions
+C = D.constraints
+needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="PyTorch (the oracle) is not installed")
+
+
+def test_distributions_load_lazily():
+    code = "import sys, npgrad; assert 'npgrad.distributions' not in sys.modules; " \
+           "d = npgrad.distributions; assert 'npgrad.distributions' in sys.modules; print(d.Normal.__name__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "Normal"
+
+
+def _message(lib, make):
+    with pytest.raises(ValueError) as info:
+        make(lib)
+    return str(info.value)
+
+
+PARAM_ERRORS = {
+    "normal_scale": lambda l: l.distributions.Normal(l.tensor([0.0, 1.0, 2.0]), l.tensor([1.0, -1.0, 1.0])),
+    "normal_nan_loc": lambda l: l.distributions.Normal(l.tensor([0.0, float("nan")]), 1.0),
+    "bernoulli_probs": lambda l: l.distributions.Bernoulli(probs=l.tensor([0.2, 1.5])),
+    "bernoulli_both": lambda l: l.distributions.Bernoulli(probs=l.tensor(0.2), logits=l.tensor(0.1)),
+    "categorical_simplex": lambda l: l.distributions.Categorical(probs=l.tensor([[0.2, -0.5, 0.3]])),
+    "categorical_scalar": lambda l: l.distributions.Categorical(logits=l.tensor(1.0)),
+    "uniform_order": lambda l: l.distributions.Uniform(l.tensor([0.0, 2.0]), l.tensor([1.0, 1.0])),
+    "exponential_rate": lambda l: l.distributions.Exponential(l.tensor([0.0])),
+    "laplace_scale": lambda l: l.distributions.Laplace(0.0, l.tensor([-1.0])),
+    "lognormal_scale": lambda l: l.distributions.LogNormal(0.0, l.tensor([-1.0])),
+    "normal_log_prob_shape": lambda l: l.distributions.Normal(l.zeros(3), 1.0).log_prob(l.zeros(2)),
+    "bernoulli_support": lambda l: l.distributions.Bernoulli(probs=l.tensor(0.5)).log_prob(l.tensor(0.3)),
+    "exponential_support": lambda l: l.distributions.Exponential(l.tensor([1.0])).log_prob(l.tensor([-1.0])),
+    "categorical_support": lambda l: l.distributions.Categorical(logits=l.zeros(3)).log_prob(l.tensor(3)),
+    "not_a_tensor": lambda l: l.distributions.Normal(0.0, 1.0).log_prob(0.5),
+    "independent_ndims": lambda l: l.distributions.Independent(l.distributions.Normal(l.zeros(2), 1.0), 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PARAM_ERRORS))
+def test_errors_raise_value_error(name):
+    msg = _message(npgrad, PARAM_ERRORS[name])
+    assert msg
+    if HAS_TORCH:
+        assert msg == _message(torch, PARAM_ERRORS[name])
+
+
+def test_error_message_text():
+    msg = _message(npgrad, PARAM_ERRORS["normal_scale"])
+    assert msg.startswith("Expected parameter scale (Tensor of shape (3,)) of distribution Normal(loc: "
+                          "torch.Size([3]), scale: torch.Size([3])) to satisfy the constraint "
+                          "GreaterThan(lower_bound=0.0), but found invalid values:\n")
+
+
+def test_validate_args_false_and_default_switch():
+    D.Normal(npgrad.tensor([0.0]), npgrad.tensor([-1.0]), validate_args=False)  # no error
+    try:
+        D.Distribution.set_default_validate_args(False)
+        D.Normal(npgrad.tensor([0.0]), npgrad.tensor([-1.0]))
+    finally:
+        D.Distribution.set_default_validate_args(True)
+    with pytest.raises(ValueError):
+        D.Normal(npgrad.tensor([0.0]), npgrad.tensor([-1.0]))
+    with pytest.raises(ValueError):
+        D.Distribution.set_default_validate_args("yes")
+
+
+SHAPES = {
+    "Normal": lambda l: l.distributions.Normal(l.zeros(2, 3), 1.0),
+    "Bernoulli": lambda l: l.distributions.Bernoulli(logits=l.zeros(4)),
+    "Categorical": lambda l: l.distributions.Categorical(probs=l.ones(2, 5)),
+    "Uniform": lambda l: l.distributions.Uniform(0.0, l.ones(3)),
+    "Exponential": lambda l: l.distributions.Exponential(l.ones(3)),
+    "Laplace": lambda l: l.distributions.Laplace(0.0, 1.0),
+    "Cauchy": lambda l: l.distributions.Cauchy(l.zeros(2), 1.0),
+    "Gumbel": lambda l: l.distributions.Gumbel(l.zeros(2), 2.0),
+    "LogNormal": lambda l: l.distributions.LogNormal(l.zeros(2), 1.0),
+    "Independent": lambda l: l.distributions.Independent(l.distributions.Normal(l.zeros(2, 3), 1.0), 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_shapes_and_flags(name):
+    if HAS_TORCH:
+        assert repr(SHAPES[name](torch)).replace("tensor", "T") == repr(SHAPES[name](npgrad)).replace("tensor", "T")
+    d = SHAPES[name](npgrad)
+    x = d.sample((7, 2))
+    assert tuple(x.shape) == (7, 2) + tuple(d.batch_shape) + tuple(d.event_shape)
+    assert tuple(d.log_prob(x).shape) == (7, 2) + tuple(d.batch_shape)
+    e = d.expand((4,) + tuple(d.batch_shape))
+    assert tuple(e.batch_shape) == (4,) + tuple(d.batch_shape) and e.event_shape == d.event_shape
+    assert tuple(e.sample().shape) == (4,) + tuple(d.batch_shape) + tuple(d.event_shape)
+    if HAS_TORCH:
+        t = SHAPES[name](torch)
+        assert tuple(t.batch_shape) == tuple(d.batch_shape) and tuple(t.event_shape) == tuple(d.event_shape)
+        assert t.has_rsample == d.has_rsample and t.has_enumerate_support == d.has_enumerate_support
+        assert repr(t.support) == repr(d.support)
+        assert sorted(t.arg_constraints) == sorted(d.arg_constraints)
+        assert [repr(c) for c in t.arg_constraints.values()] == [repr(c) for c in d.arg_constraints.values()]
+    if d.has_rsample:
+        assert tuple(d.rsample((3,)).shape) == (3,) + tuple(d.batch_shape) + tuple(d.event_shape)
+
+
+def test_lazy_probs_logits_and_enumerate_support():
+    b = D.Bernoulli(logits=npgrad.tensor([0.0, 2.0]))
+    assert "probs" not in vars(b)
+    np.testing.assert_allclose(b.probs.numpy(), 1 / (1 + np.exp(-np.array([0.0, 2.0]))), rtol=1e-6)
+    assert b.enumerate_support().tolist() == [[0.0, 0.0], [1.0, 1.0]]
+    assert b.enumerate_support(expand=False).shape == (2, 1)
+    c = D.Categorical(probs=npgrad.tensor([[1.0, 1.0, 2.0]]))
+    np.testing.assert_allclose(c.probs.numpy(), [[0.25, 0.25, 0.5]])
+    assert c.enumerate_support().tolist() == [[0], [1], [2]]
+    assert c.mode.tolist() == [2] and np.isnan(c.mean.numpy()).all()
+    assert repr(c.support) == "IntegerInterval(lower_bound=0, upper_bound=2)"
+    assert np.isnan(D.Bernoulli(probs=npgrad.tensor([0.5, 0.7])).mode.numpy()[0])
+    assert D.Bernoulli(probs=npgrad.tensor([0.5, 0.7])).mode.numpy()[1] == 1.0
+
+
+CHECKS = [
+    ("real", lambda c, l: c.real.check(l.tensor([0.0, float("nan"), float("inf")]))),
+    ("positive", lambda c, l: c.positive.check(l.tensor([0.0, 1.0, -1.0]))),
+    ("nonnegative", lambda c, l: c.nonnegative.check(l.tensor([0.0, 1.0, -1.0]))),
+    ("unit_interval", lambda c, l: c.unit_interval.check(l.tensor([0.0, 1.0, 1.5]))),
+    ("interval", lambda c, l: c.interval(-1, 2).check(l.tensor([-1.0, 2.0, 2.5]))),
+    ("half_open_interval", lambda c, l: c.half_open_interval(-1, 2).check(l.tensor([-1.0, 2.0, 0.0]))),
+    ("greater_than", lambda c, l: c.greater_than(1.0).check(l.tensor([1.0, 2.0]))),
+    ("greater_than_eq", lambda c, l: c.greater_than_eq(1.0).check(l.tensor([1.0, 0.5]))),
+    ("less_than", lambda c, l: c.less_than(1.0).check(l.tensor([1.0, 0.5]))),
+    ("boolean", lambda c, l: c.boolean.check(l.tensor([0.0, 1.0, 0.5]))),
+    ("nonnegative_integer", lambda c, l: c.nonnegative_integer.check(l.tensor([0.0, 1.5, 3.0, -1.0]))),
+    ("positive_integer", lambda c, l: c.positive_integer.check(l.tensor([0.0, 1.0, 3.0]))),
+    ("integer_interval", lambda c, l: c.integer_interval(0, 3).check(l.tensor([0.0, 3.0, 4.0, 1.5]))),
+    ("simplex", lambda c, l: c.simplex.check(l.tensor([[0.5, 0.5], [0.7, 0.7], [1.2, -0.2]]))),
+    ("one_hot", lambda c, l: c.one_hot.check(l.tensor([[0.0, 1.0], [1.0, 1.0]]))),
+    ("real_vector", lambda c, l: c.real_vector.check(l.tensor([[0.0, 1.0], [float("nan"), 1.0]]))),
+    ("independent", lambda c, l: c.independent(c.positive, 1).check(l.tensor([[1.0, 1.0], [1.0, -1.0]]))),
+    ("lower_triangular", lambda c, l: c.lower_triangular.check(l.tensor([[[1.0, 0.0], [1.0, 1.0]],
+                                                                        [[1.0, 1.0], [0.0, 1.0]]]))),
+    ("lower_cholesky", lambda c, l: c.lower_cholesky.check(l.tensor([[[1.0, 0.0], [1.0, 1.0]],
+                                                                    [[-1.0, 0.0], [0.0, 1.0]]]))),
+    ("positive_definite", lambda c, l: c.positive_definite.check(l.tensor([[[2.0, 1.0], [1.0, 2.0]],
+                                                                          [[1.0, 2.0], [2.0, 1.0]]]))),
+    ("positive_semidefinite", lambda c, l: c.positive_semidefinite.check(l.tensor([[[1.0, 1.0], [1.0, 1.0]],
+                                                                                  [[1.0, 2.0], [2.0, 1.0]]]))),
+    ("symmetric", lambda c, l: c.symmetric.check(l.tensor([[[1.0, 1.0], [1.0, 1.0]], [[1.0, 2.0], [0.0, 1.0]]]))),
+    ("square", lambda c, l: c.square.check(l.zeros(2, 3, 3))),
+    ("multinomial", lambda c, l: c.multinomial(3).check(l.tensor([[1.0, 2.0], [2.0, 2.0]]))),
+    ("cat", lambda c, l: c.cat([c.positive, c.real], 0, [1, 2]).check(l.tensor([1.0, -1.0, -2.0]))),
+    ("stack", lambda c, l: c.stack([c.positive, c.real], 1).check(l.tensor([[-1.0, -1.0], [1.0, 1.0]]))),
+]
+EXPECTED = {"real": [True, False, True], "positive": [False, True, False], "boolean": [True, True, False],
+            "simplex": [True, False, False], "lower_cholesky": [True, False], "positive_definite": [True, False]}
+
+
+@pytest.mark.parametrize("name,check", CHECKS, ids=[n for n, _ in CHECKS])
+def test_constraint_check(name, check):
+    got = check(C, npgrad)
+    assert str(got.dtype).endswith(".bool")
+    if name in EXPECTED:
+        assert got.tolist() == EXPECTED[name]
+    if HAS_TORCH:
+        assert got.tolist() == check(torch.distributions.constraints, torch).tolist()
+
+
+@needs_torch
+def test_constraint_reprs_and_flags():
+    tc = torch.distributions.constraints
+    for name in C.__all__:
+        ours, theirs = getattr(C, name), getattr(tc, name)
+        if isinstance(theirs, tc.Constraint) and not isinstance(theirs, type):
+            assert repr(ours) == repr(theirs), name
+            if not tc.is_dependent(theirs):
+                assert ours.is_discrete == theirs.is_discrete and ours.event_dim == theirs.event_dim, name
+    assert repr(C.interval(0, 1)) == repr(tc.interval(0, 1))
+    assert repr(C.independent(C.real, 2)) == repr(tc.independent(tc.real, 2))
+    assert C.is_dependent(C.dependent) and not C.is_dependent(C.real)

@@ -1,0 +1,21 @@
+"""log_prob, entropy, cdf, icdf, moments and log-det-Jacobians against PyTorch (values, dtypes and gradients
+w.r.t. parameters and values, float32 and float64), and against central finite differences (no torch needed)."""
+import numpy as np
+import pytest
+
+from _cases import CASES
+from oracle import HAS_TORCH, check_against_torch, check_finite_differences
+
+DIST_TOL = {np.float32: dict(rtol=2e-5, atol=2e-6), np.float64: dict(rtol=1e-10, atol=1e-12)}
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="PyTorch (the oracle) is not installed")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_matches_torch(case, dtype):
+    check_against_torch(case, dtype, tol=DIST_TOL[dtype])
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_finite_differences(case):
+    check_finite_differences(case)
