@@ -139,6 +139,96 @@ def _cases():
     add("TransformedDistribution.event", lambda l, m, s, y: D(l).TransformedDistribution(
         D(l).Normal(m, s), [T(l).IndependentTransform(T(l).ExpTransform(), 1)]).log_prob(y), In((2, 3)),
         In((2, 3), **POS), In((2, 3), **POS))
+    # Poisson, Binomial, Multinomial, OneHotCategorical
+    counts = In((3,), values=lambda r: np.array([0.0, 2.0, 5.0]), grad=False)
+    add("Poisson.log_prob", lambda l, r, x: D(l).Poisson(r).log_prob(x), pos, counts)
+    add("Poisson.moments", lambda l, r: D(l).Poisson(r).mean * D(l).Poisson(r).variance, pos)
+    # ExponentialFamily's Bregman-divergence entropy (what a subclass without a closed form falls back on)
+    add("ExponentialFamily.entropy.Normal", lambda l, m, s: D(l).ExponentialFamily.entropy(D(l).Normal(m, s)),
+        In((3,), grad=False), In((3,), grad=False, **POS), fd=False)
+    add("ExponentialFamily.entropy.Exponential", lambda l, r: D(l).ExponentialFamily.entropy(D(l).Exponential(r)),
+        In((3,), grad=False, **POS), fd=False)
+    add("Binomial.probs.log_prob", lambda l, p, x: D(l).Binomial(5, probs=p).log_prob(x), unit, counts)
+    add("Binomial.logits.log_prob", lambda l, z, x: D(l).Binomial(l.tensor([5.0, 6.0, 7.0], dtype=z.dtype),
+                                                                    logits=z).log_prob(x), real, counts)
+    add("Binomial.entropy", lambda l, p: D(l).Binomial(4, probs=p).entropy(), unit)
+    add("Binomial.moments", lambda l, p: D(l).Binomial(4, probs=p).mean + D(l).Binomial(4, probs=p).variance, unit)
+    add("Binomial.mode", lambda l, p: D(l).Binomial(4, probs=p).mode, unit, fd=False)
+    mcounts = In((2, 3), values=lambda r: np.array([[0.0, 1.0, 3.0], [2.0, 2.0, 0.0]]), grad=False)
+    add("Multinomial.probs.log_prob", lambda l, p, x: D(l).Multinomial(4, probs=p).log_prob(x),
+        In((3,), values=_simplex((3,))), mcounts)
+    add("Multinomial.logits.log_prob", lambda l, z, x: D(l).Multinomial(4, logits=z).log_prob(x), In((2, 3)),
+        mcounts)
+    add("Multinomial.entropy", lambda l, p: D(l).Multinomial(3, probs=p).entropy(), In((2, 3), **POS))
+    add("Multinomial.moments", lambda l, z: D(l).Multinomial(3, logits=z).mean
+        + D(l).Multinomial(3, logits=z).variance, In((2, 3)))
+    onehot = In((2, 3), values=lambda r: np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]), grad=False)
+    add("OneHotCategorical.log_prob", lambda l, p, x: D(l).OneHotCategorical(probs=p).log_prob(x),
+        In((2, 3), values=_simplex((2, 3))), onehot)
+    add("OneHotCategorical.entropy", lambda l, z: D(l).OneHotCategorical(logits=z).entropy(), In((2, 3)))
+    add("OneHotCategorical.moments", lambda l, z: D(l).OneHotCategorical(logits=z).mean
+        + D(l).OneHotCategorical(logits=z).variance + D(l).OneHotCategorical(logits=z).mode, In((2, 3)))
+    # MultivariateNormal: parameters built from an unconstrained matrix so finite differences stay valid
+    tril = In((2, 3, 3), values=lambda r: np.tril(r.uniform(-0.5, 0.5, (2, 3, 3))) + 1.5 * np.eye(3))
+    mat = In((3, 3), values=lambda r: r.uniform(-0.5, 0.5, (3, 3)) + np.eye(3))
+    loc3, x3 = In((2, 3)), In((4, 2, 3))
+
+    def cov(l, a):
+        return a @ a.mT + 0.5 * l.eye(3, dtype=a.dtype)
+
+    MVN = lambda l: l.distributions.MultivariateNormal  # noqa: E731
+    add("MultivariateNormal.scale_tril.log_prob", lambda l, m, a, x: MVN(l)(m, scale_tril=a.tril()).log_prob(x),
+        loc3, tril, x3)
+    add("MultivariateNormal.covariance.log_prob", lambda l, m, a, x: MVN(l)(m, covariance_matrix=cov(l, a))
+        .log_prob(x), loc3, mat, x3)
+    add("MultivariateNormal.precision.log_prob", lambda l, m, a, x: MVN(l)(m, precision_matrix=cov(l, a))
+        .log_prob(x), loc3, mat, x3)
+    add("MultivariateNormal.entropy", lambda l, a: MVN(l)(l.zeros(3, dtype=a.dtype), covariance_matrix=cov(l, a))
+        .entropy(), mat)
+    add("MultivariateNormal.variance", lambda l, a: MVN(l)(l.zeros(2, 3, dtype=a.dtype), scale_tril=a.tril())
+        .variance, tril)
+    add("MultivariateNormal.covariance_from_precision", lambda l, a: MVN(l)(l.zeros(3, dtype=a.dtype),
+        precision_matrix=cov(l, a)).covariance_matrix, mat)
+    add("MultivariateNormal.precision_from_tril", lambda l, a: MVN(l)(l.zeros(3, dtype=a.dtype),
+        scale_tril=a.tril()).precision_matrix, tril)
+    add("MultivariateNormal.scale_tril_from_precision", lambda l, a: MVN(l)(l.zeros(3, dtype=a.dtype),
+        precision_matrix=cov(l, a)).scale_tril, mat)
+    # kl_divergence
+    KL = lambda l: l.distributions.kl_divergence  # noqa: E731
+    add("kl.Normal.Normal", lambda l, a, b, c, d: KL(l)(D(l).Normal(a, b), D(l).Normal(c, d)), real, pos, real, pos)
+    add("kl.Bernoulli.Bernoulli", lambda l, p, q: KL(l)(D(l).Bernoulli(probs=p), D(l).Bernoulli(probs=q)),
+        unit, unit)
+    add("kl.Bernoulli.logits", lambda l, p, q: KL(l)(D(l).Bernoulli(logits=p), D(l).Bernoulli(logits=q)),
+        real, real)
+    add("kl.Categorical.Categorical", lambda l, p, q: KL(l)(D(l).Categorical(logits=p), D(l).Categorical(logits=q)),
+        In((2, 4)), In((2, 4)))
+    add("kl.OneHotCategorical", lambda l, p, q: KL(l)(D(l).OneHotCategorical(probs=p),
+                                                      D(l).OneHotCategorical(probs=q)),
+        In((2, 4), **POS), In((2, 4), **POS))
+    add("kl.Uniform.Uniform", lambda l, a, b, c, d: KL(l)(D(l).Uniform(a, b), D(l).Uniform(c, d)),
+        In((3,), low=-1.0, high=-0.5), In((3,), low=0.5, high=1.0), In((3,), low=-2.0, high=-1.5),
+        In((3,), low=1.5, high=2.0))
+    add("kl.Uniform.Uniform_inf", lambda l, a, b: KL(l)(D(l).Uniform(a, b), D(l).Uniform(a.detach() + 0.1, b)),
+        In((3,), low=-1.0, high=-0.5), In((3,), low=0.5, high=1.0), fd=False)
+    add("kl.Exponential.Exponential", lambda l, a, b: KL(l)(D(l).Exponential(a), D(l).Exponential(b)), pos, pos)
+    add("kl.Laplace.Laplace", lambda l, a, b, c, d: KL(l)(D(l).Laplace(a, b), D(l).Laplace(c, d)),
+        real, pos, real, pos)
+    add("kl.Gumbel.Gumbel", lambda l, a, b, c, d: KL(l)(D(l).Gumbel(a, b), D(l).Gumbel(c, d)), real, pos, real, pos)
+    add("kl.Cauchy.Cauchy", lambda l, a, b, c, d: KL(l)(D(l).Cauchy(a, b), D(l).Cauchy(c, d)), real, pos, real, pos)
+    add("kl.Poisson.Poisson", lambda l, a, b: KL(l)(D(l).Poisson(a), D(l).Poisson(b)), pos, pos)
+    add("kl.Binomial.Binomial", lambda l, a, b: KL(l)(D(l).Binomial(5, a), D(l).Binomial(5, b)), unit, unit)
+    add("kl.Uniform.Normal", lambda l, a, b, c, d: KL(l)(D(l).Uniform(a, b), D(l).Normal(c, d)),
+        In((3,), low=-1.0, high=-0.5), In((3,), low=0.5, high=1.0), real, pos)
+    add("kl.Normal.Laplace", lambda l, a, b, c, d: KL(l)(D(l).Normal(a, b), D(l).Laplace(c, d)), real, pos, real, pos)
+    add("kl.Exponential.Normal", lambda l, a, c, d: KL(l)(D(l).Exponential(a), D(l).Normal(c, d)), pos, real, pos)
+    add("kl.MultivariateNormal", lambda l, m1, a, m2, b: KL(l)(MVN(l)(m1, scale_tril=a.tril()),
+                                                               MVN(l)(m2, covariance_matrix=cov(l, b))),
+        loc3, tril, In((3,)), mat)
+    add("kl.Independent.Independent", lambda l, a, b, c, d: KL(l)(D(l).Independent(D(l).Normal(a, b), 1),
+                                                                   D(l).Independent(D(l).Normal(c, d), 1)),
+        In((2, 3)), In((2, 3), **POS), In((2, 3)), In((2, 3), **POS))
+    add("kl.LogNormal.LogNormal", lambda l, a, b, c, d: KL(l)(D(l).LogNormal(a, b), D(l).LogNormal(c, d)),
+        real, pos, real, pos)
     return cases
 
 

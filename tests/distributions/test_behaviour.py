@@ -86,6 +86,11 @@ SHAPES = {
     "Gumbel": lambda l: l.distributions.Gumbel(l.zeros(2), 2.0),
     "LogNormal": lambda l: l.distributions.LogNormal(l.zeros(2), 1.0),
     "Independent": lambda l: l.distributions.Independent(l.distributions.Normal(l.zeros(2, 3), 1.0), 1),
+    "Poisson": lambda l: l.distributions.Poisson(l.ones(3)),
+    "Binomial": lambda l: l.distributions.Binomial(5, probs=l.full((2,), 0.3)),
+    "Multinomial": lambda l: l.distributions.Multinomial(4, probs=l.ones(2, 3)),
+    "OneHotCategorical": lambda l: l.distributions.OneHotCategorical(logits=l.zeros(2, 4)),
+    "MultivariateNormal": lambda l: l.distributions.MultivariateNormal(l.zeros(2, 3), covariance_matrix=l.eye(3)),
 }
 
 
@@ -184,3 +189,84 @@ def test_constraint_reprs_and_flags():
     assert repr(C.interval(0, 1)) == repr(tc.interval(0, 1))
     assert repr(C.independent(C.real, 2)) == repr(tc.independent(tc.real, 2))
     assert C.is_dependent(C.dependent) and not C.is_dependent(C.real)
+
+
+MVN_ERRORS = {
+    "two_params": lambda l: l.distributions.MultivariateNormal(l.zeros(2), l.eye(2), scale_tril=l.eye(2)),
+    "scalar_loc": lambda l: l.distributions.MultivariateNormal(l.tensor(0.0), l.eye(2)),
+    "not_pd": lambda l: l.distributions.MultivariateNormal(l.zeros(2), l.tensor([[1.0, 2.0], [2.0, 1.0]])),
+    "not_tril": lambda l: l.distributions.MultivariateNormal(l.zeros(2), scale_tril=l.ones(2, 2)),
+    "vector_tril": lambda l: l.distributions.MultivariateNormal(l.zeros(2), scale_tril=l.ones(2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MVN_ERRORS))
+def test_multivariate_normal_errors(name):
+    with pytest.raises(ValueError) as info:
+        MVN_ERRORS[name](npgrad)
+    if HAS_TORCH and name not in ("not_pd",):  # torch's cholesky_ex text comes first there
+        with pytest.raises(ValueError) as tinfo:
+            MVN_ERRORS[name](torch)
+        assert str(info.value) == str(tinfo.value)
+
+
+def test_kl_registry_dispatch_and_errors():
+    class MyNormal(D.Normal):
+        pass
+
+    p, q = D.Normal(0.0, 1.0), D.Normal(1.0, 2.0)
+    expected = D.kl_divergence(p, q).item()
+    assert abs(D.kl_divergence(MyNormal(0.0, 1.0), q).item() - expected) < 1e-7  # inherits Normal-Normal
+
+    @D.register_kl(MyNormal, D.Normal)
+    def _kl_mine(p, q):
+        return npgrad.tensor(-1.0)
+
+    assert D.kl_divergence(MyNormal(0.0, 1.0), q).item() == -1.0  # the more specific registration wins
+    assert abs(D.kl_divergence(p, q).item() - expected) < 1e-7
+    with pytest.raises(NotImplementedError, match="No KL\\(p \\|\\| q\\) is implemented for p type Normal and q "
+                                                  "type Bernoulli"):
+        D.kl_divergence(p, D.Bernoulli(probs=npgrad.tensor(0.5)))
+    with pytest.raises(TypeError):
+        D.register_kl(int, D.Normal)
+
+    class A(D.Normal):
+        pass
+
+    D.register_kl(A, D.Normal)(lambda p, q: npgrad.tensor(1.0))
+    D.register_kl(D.Normal, A)(lambda p, q: npgrad.tensor(2.0))
+    with pytest.warns(RuntimeWarning, match="Ambiguous kl_divergence"):
+        D.kl_divergence(A(0.0, 1.0), A(0.0, 1.0))
+
+
+def test_kl_infinite_where_supports_do_not_nest():
+    p = D.Uniform(npgrad.tensor([0.0, 0.0]), npgrad.tensor([1.0, 1.0]))
+    q = D.Uniform(npgrad.tensor([-1.0, 0.5]), npgrad.tensor([2.0, 2.0]))
+    kl = D.kl_divergence(p, q).numpy()
+    assert np.isfinite(kl[0]) and abs(kl[0] - np.log(3.0)) < 1e-6 and np.isinf(kl[1])
+    c = D.kl_divergence(D.Categorical(probs=npgrad.tensor([0.5, 0.5])), D.Categorical(probs=npgrad.tensor([1.0, 0.0])))
+    assert np.isinf(c.item())
+
+
+def test_transform_caching_inverse_and_domains():
+    T = D.transforms
+    t = T.ExpTransform(cache_size=1)
+    x = npgrad.tensor([0.5, -1.0])
+    y = t(x)
+    assert t.inv(y) is x and t.inv.inv is t
+    assert T.ExpTransform() == T.ExpTransform() and T.ExpTransform() != T.SigmoidTransform()
+    c = T.ComposeTransform([T.AffineTransform(1.0, 2.0), T.ExpTransform()])
+    np.testing.assert_allclose(c.inv(c(x)).numpy(), x.numpy(), rtol=1e-6)
+    assert repr(T.TanhTransform().codomain) == "Interval(lower_bound=-1.0, upper_bound=1.0)"
+    assert T.identity_transform(x) is x
+    with pytest.raises(ValueError):
+        T.ExpTransform(cache_size=2)
+    if HAS_TORCH:
+        tt = torch.distributions.transforms
+        assert repr(c) == repr(tt.ComposeTransform([tt.AffineTransform(1.0, 2.0), tt.ExpTransform()]))
+        assert repr(T.ExpTransform().inv) == repr(tt.ExpTransform().inv)
+        td = torch.distributions.TransformedDistribution(torch.distributions.Normal(torch.zeros(2, 3), 1.0),
+                                                         [tt.IndependentTransform(tt.ExpTransform(), 1)])
+        nd = D.TransformedDistribution(D.Normal(npgrad.zeros(2, 3), 1.0), [T.IndependentTransform(T.ExpTransform(), 1)])
+        assert tuple(td.batch_shape) == tuple(nd.batch_shape) and tuple(td.event_shape) == tuple(nd.event_shape)
+        assert repr(td.support) == repr(nd.support)

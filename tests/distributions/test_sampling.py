@@ -22,6 +22,15 @@ MOMENTS = {
                [1.0 + 2.0 * 0.5772156649], [np.pi ** 2 / 6 * 4.0]),
     "LogNormal": (lambda: D.LogNormal(npgrad.tensor([0.0]), npgrad.tensor([0.5])),
                   [np.exp(0.125)], [(np.exp(0.25) - 1) * np.exp(0.25)]),
+    "Poisson": (lambda: D.Poisson(npgrad.tensor([0.5, 4.0])), [0.5, 4.0], [0.5, 4.0]),
+    "Binomial": (lambda: D.Binomial(npgrad.tensor([10.0, 3.0]), probs=npgrad.tensor([0.3, 0.8])), [3.0, 2.4],
+                 [2.1, 0.48]),
+    "Multinomial": (lambda: D.Multinomial(5, probs=npgrad.tensor([0.2, 0.8])), [1.0, 4.0], [0.8, 0.8]),
+    "OneHotCategorical": (lambda: D.OneHotCategorical(probs=npgrad.tensor([0.2, 0.3, 0.5])), [0.2, 0.3, 0.5],
+                          [0.16, 0.21, 0.25]),
+    "MultivariateNormal": (lambda: D.MultivariateNormal(npgrad.tensor([1.0, -1.0]), npgrad.tensor([[2.0, 0.6],
+                                                                                                [0.6, 1.0]])),
+                           [1.0, -1.0], [2.0, 1.0]),
 }
 
 
@@ -35,6 +44,8 @@ def test_sample_moments(name):
     # the variance estimate's standard error needs the fourth moment; 5% covers these light-tailed laws at N=1e5
     np.testing.assert_allclose(x.var(0), var, rtol=0.05)
     d = make()
+    if name == "MultivariateNormal":
+        np.testing.assert_allclose(np.cov(x.T), [[2.0, 0.6], [0.6, 1.0]], atol=0.05)
     if name != "Categorical":
         np.testing.assert_allclose(d.mean.numpy(), mean, rtol=1e-6)
         np.testing.assert_allclose(d.variance.numpy(), var, rtol=1e-6)
@@ -97,3 +108,15 @@ def test_sample_has_no_graph_and_rsample_keeps_dtype():
     assert not d.sample().requires_grad
     assert d.rsample().requires_grad
     assert D.Normal(npgrad.zeros(2, dtype=npgrad.float64), 1.0).sample().dtype == npgrad.float64
+
+
+def test_multivariate_normal_rsample_gradient():
+    # E[x^T x] = |mu|^2 + tr(L L^T): d/dmu = 2 mu, d/dL = 2 L (lower triangle)
+    npgrad.manual_seed(2)
+    mu = npgrad.tensor([0.5, -1.0], dtype=npgrad.float64, requires_grad=True)
+    L0 = np.array([[1.0, 0.0], [0.4, 0.7]])
+    L = npgrad.tensor(L0, requires_grad=True)
+    x = D.MultivariateNormal(mu, scale_tril=L).rsample((N,))
+    x.pow(2).sum(-1).mean().backward()
+    np.testing.assert_allclose(mu.grad.numpy(), 2 * mu.detach().numpy(), atol=0.03)
+    np.testing.assert_allclose(L.grad.numpy(), 2 * L0, atol=0.05)

@@ -4,19 +4,28 @@ Loaded on first access of ``npgrad.distributions``; samples come from npgrad's g
 """
 from . import constraints, transforms  # noqa: F401
 from .bernoulli import Bernoulli
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gumbel import Gumbel
 from .independent import Independent
+from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .multinomial import Multinomial
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
-from .uniform import Uniform
+from .one_hot_categorical import OneHotCategorical
+from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F401,F403
 from .transforms import __all__ as _transforms_all
+from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Categorical", "Cauchy", "Distribution", "Exponential", "Gumbel", "Independent", "Laplace", "LogNormal", "Normal", "Uniform",
-           "TransformedDistribution"] + list(_transforms_all)
+__all__ = ["Bernoulli", "Binomial", "Categorical", "Cauchy", "Distribution", "Exponential", "ExponentialFamily",
+           "Gumbel", "Independent", "Laplace", "LogNormal", "Multinomial", "MultivariateNormal", "Normal",
+           "OneHotCategorical", "Poisson", "TransformedDistribution", "Uniform", "kl_divergence",
+           "register_kl"] + list(_transforms_all)
