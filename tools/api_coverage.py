@@ -31,6 +31,7 @@ NAMESPACES = {
     "torch.linalg": "npgrad.linalg",
     "torch.special": "npgrad.special",
     "torch.utils.data": "npgrad.utils.data",
+    "torch.distributions": "npgrad.distributions",
 }
 
 _SPARSE = "sparse tensors: npgrad stores dense NumPy arrays only"
@@ -107,10 +108,11 @@ def read_pytorch():
     special = sorted(n for n in _public(torch.special) if callable(getattr(torch.special, n)) and n != "Tensor")
     data = sorted(n for n in torch.utils.data.__all__ if not n.startswith("_"))
     tensor = sorted(n for n in dir(torch.Tensor) if not n.startswith("_"))
+    distributions = sorted(torch.distributions.__all__)
     return {"version": torch.__version__.split("+")[0],
             "names": {"torch": top, "torch.Tensor": tensor, "torch.nn": modules, "torch.nn.functional": functional,
                       "torch.nn.init": init, "torch.linalg": linalg, "torch.special": special,
-                      "torch.utils.data": data}}
+                      "torch.utils.data": data, "torch.distributions": distributions}}
 
 
 def _holder(spec):
