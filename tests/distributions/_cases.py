@@ -229,6 +229,32 @@ def _cases():
         In((2, 3)), In((2, 3), **POS), In((2, 3)), In((2, 3), **POS))
     add("kl.LogNormal.LogNormal", lambda l, a, b, c, d: KL(l)(D(l).LogNormal(a, b), D(l).LogNormal(c, d)),
         real, pos, real, pos)
+    # Gamma, Chi2, Beta, Dirichlet
+    conc = In((3,), low=0.5, high=3.0)
+    add("Gamma.log_prob", lambda l, a, r, x: D(l).Gamma(a, r).log_prob(x), conc, pos, In((3,), **POS))
+    add("Gamma.entropy", lambda l, a, r: D(l).Gamma(a, r).entropy(), conc, pos)
+    add("Gamma.moments", lambda l, a, r: D(l).Gamma(a, r).mean + D(l).Gamma(a, r).variance
+        + D(l).Gamma(a, r).mode, In((3,), low=1.5, high=3.0), pos)
+    add("Gamma.cdf", lambda l, a, r, x: D(l).Gamma(a, r).cdf(x), In((3,), low=0.5, high=3.0, grad=False), pos,
+        In((3,), **POS))  # torch has no gradient of gammainc w.r.t. its first argument
+    add("Chi2.log_prob", lambda l, k, x: D(l).Chi2(k).log_prob(x), In((3,), low=1.0, high=5.0), In((3,), **POS))
+    add("Chi2.entropy", lambda l, k: D(l).Chi2(k).entropy() + D(l).Chi2(k).df, In((3,), low=1.0, high=5.0))
+    add("Beta.log_prob", lambda l, a, b, x: D(l).Beta(a, b).log_prob(x), conc, conc, unit)
+    add("Beta.entropy", lambda l, a, b: D(l).Beta(a, b).entropy(), conc, conc)
+    add("Beta.moments", lambda l, a, b: D(l).Beta(a, b).mean + D(l).Beta(a, b).variance
+        + D(l).Beta(a, b).mode, In((3,), low=1.5, high=3.0), In((3,), low=1.5, high=3.0))
+    add("Dirichlet.log_prob", lambda l, a, z: D(l).Dirichlet(a).log_prob(z.softmax(-1)),
+        In((2, 3), low=0.5, high=3.0), In((2, 3)))  # the value on the simplex for any perturbation of z
+    add("Dirichlet.entropy", lambda l, a: D(l).Dirichlet(a).entropy(), In((2, 3), low=0.5, high=3.0))
+    add("Dirichlet.moments", lambda l, a: D(l).Dirichlet(a).mean + D(l).Dirichlet(a).variance
+        + D(l).Dirichlet(a).mode, In((2, 3), low=1.5, high=3.0))
+    add("Dirichlet.mode_below_one", lambda l, a: D(l).Dirichlet(a).mode,
+        In((2, 3), values=lambda r: np.array([[0.5, 0.9, 0.3], [2.0, 0.5, 3.0]])), fd=False)
+    add("kl.Gamma.Gamma", lambda l, a, b, c, d: KL(l)(D(l).Gamma(a, b), D(l).Gamma(c, d)), conc, pos, conc, pos)
+    add("kl.Beta.Beta", lambda l, a, b, c, d: KL(l)(D(l).Beta(a, b), D(l).Beta(c, d)), conc, conc, conc, conc)
+    add("kl.Dirichlet.Dirichlet", lambda l, a, b: KL(l)(D(l).Dirichlet(a), D(l).Dirichlet(b)),
+        In((2, 3), low=0.5, high=3.0), In((2, 3), low=0.5, high=3.0))
+    add("kl.Exponential.Gamma", lambda l, r, a, b: KL(l)(D(l).Exponential(r), D(l).Gamma(a, b)), pos, conc, pos)
     return cases
 
 

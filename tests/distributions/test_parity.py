@@ -1,5 +1,7 @@
 """log_prob, entropy, cdf, icdf, moments and log-det-Jacobians against PyTorch (values, dtypes and gradients
 w.r.t. parameters and values, float32 and float64), and against central finite differences (no torch needed)."""
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -7,12 +9,18 @@ from _cases import CASES
 from oracle import HAS_TORCH, check_against_torch, check_finite_differences
 
 DIST_TOL = {np.float32: dict(rtol=2e-5, atol=2e-6), np.float64: dict(rtol=1e-10, atol=1e-12)}
+# Gradients through digamma go through trigamma (polygamma(1)), where npgrad's series and PyTorch's differ by up to
+# ~1e-9 relative in float64 (the operator's own accuracy, checked in its own tests).
+TRIGAMMA = {"Gamma.entropy", "Chi2.entropy", "Beta.entropy", "Dirichlet.entropy", "kl.Gamma.Gamma", "kl.Beta.Beta",
+            "kl.Dirichlet.Dirichlet"}
 
 
 @pytest.mark.skipif(not HAS_TORCH, reason="PyTorch (the oracle) is not installed")
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_matches_torch(case, dtype):
+    if case.name in TRIGAMMA and dtype is np.float64:
+        case = dataclasses.replace(case, grad_tol=dict(rtol=1e-8, atol=1e-10))
     check_against_torch(case, dtype, tol=DIST_TOL[dtype])
 
 

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import npgrad
+from oracle import HAS_TORCH, torch
 
 D = npgrad.distributions
 N = 100_000
@@ -28,6 +29,12 @@ MOMENTS = {
     "Multinomial": (lambda: D.Multinomial(5, probs=npgrad.tensor([0.2, 0.8])), [1.0, 4.0], [0.8, 0.8]),
     "OneHotCategorical": (lambda: D.OneHotCategorical(probs=npgrad.tensor([0.2, 0.3, 0.5])), [0.2, 0.3, 0.5],
                           [0.16, 0.21, 0.25]),
+    "Gamma": (lambda: D.Gamma(npgrad.tensor([0.3, 4.0]), npgrad.tensor([1.0, 2.0])), [0.3, 2.0], [0.3, 1.0]),
+    "Chi2": (lambda: D.Chi2(npgrad.tensor([3.0])), [3.0], [6.0]),
+    "Beta": (lambda: D.Beta(npgrad.tensor([0.5, 2.0]), npgrad.tensor([0.5, 5.0])), [0.5, 2 / 7],
+             [0.125, 10 / (49 * 8)]),
+    "Dirichlet": (lambda: D.Dirichlet(npgrad.tensor([1.0, 2.0, 0.5])), [1 / 3.5, 2 / 3.5, 0.5 / 3.5],
+                  [1 * 2.5 / (3.5 ** 2 * 4.5), 2 * 1.5 / (3.5 ** 2 * 4.5), 0.5 * 3.0 / (3.5 ** 2 * 4.5)]),
     "MultivariateNormal": (lambda: D.MultivariateNormal(npgrad.tensor([1.0, -1.0]), npgrad.tensor([[2.0, 0.6],
                                                                                                 [0.6, 1.0]])),
                            [1.0, -1.0], [2.0, 1.0]),
@@ -82,6 +89,16 @@ RSAMPLE = {
     # E[X] = exp(mu + sigma^2 / 2)
     "LogNormal": (lambda m, s: D.LogNormal(m, s), (0.2, 0.4), lambda x: x,
                   lambda m, s: (np.exp(m + s * s / 2), s * np.exp(m + s * s / 2))),
+    # E[X^2] = a (a + 1) / r^2 (implicit reparameterisation through the Gamma draw)
+    "Gamma": (lambda a, r: D.Gamma(a, r), (0.7, 1.5), lambda x: x ** 2,
+              lambda a, r: ((2 * a + 1) / r ** 2, -2 * a * (a + 1) / r ** 3)),
+    "Gamma_large": (lambda a, r: D.Gamma(a, r), (6.0, 1.0), lambda x: x ** 2,
+                    lambda a, r: ((2 * a + 1) / r ** 2, -2 * a * (a + 1) / r ** 3)),
+    # E[X] = df
+    "Chi2": (lambda k: D.Chi2(k), (3.0,), lambda x: x, lambda k: (1.0,)),
+    # E[X] = a / (a + b)
+    "Beta": (lambda a, b: D.Beta(a, b), (0.8, 2.0), lambda x: x,
+             lambda a, b: (b / (a + b) ** 2, -a / (a + b) ** 2)),
     # E[atan(X)] for a Cauchy(mu, s) is atan(mu / (1 + s))
     "Cauchy": (lambda m, s: D.Cauchy(m, s), (0.5, 0.8), lambda x: x.atan(),
                lambda m, s: ((1 + s) / ((1 + s) ** 2 + m ** 2), -m / ((1 + s) ** 2 + m ** 2))),
@@ -120,3 +137,35 @@ def test_multivariate_normal_rsample_gradient():
     x.pow(2).sum(-1).mean().backward()
     np.testing.assert_allclose(mu.grad.numpy(), 2 * mu.detach().numpy(), atol=0.03)
     np.testing.assert_allclose(L.grad.numpy(), 2 * L0, atol=0.05)
+
+
+def test_dirichlet_rsample_gradient():
+    # E[x_0^2] = a0 (a0 + 1) / (s (s + 1)), s = sum(a)
+    npgrad.manual_seed(3)
+    a0 = np.array([0.8, 2.0, 1.5])
+    a = npgrad.tensor(a0, requires_grad=True)
+    x = D.Dirichlet(a).rsample((N,))
+    np.testing.assert_allclose(x.sum(-1).detach().numpy(), 1.0, rtol=1e-12)
+    x[:, 0].pow(2).mean().backward()
+    s = a0.sum()
+    f = lambda v: v[0] * (v[0] + 1) / (v.sum() * (v.sum() + 1))  # noqa: E731
+    h = 1e-6
+    expected = [(f(a0 + h * np.eye(3)[i]) - f(a0 - h * np.eye(3)[i])) / (2 * h) for i in range(3)]
+    assert s > 0
+    np.testing.assert_allclose(a.grad.numpy(), expected, atol=0.01)
+
+
+def test_standard_gamma_gradient_is_the_implicit_derivative():
+    from npgrad.distributions._gamma_sampling import standard_gamma_grad_np
+    from npgrad.ops._igamma import igamma
+    # dx/da = -(dP/da) / (dP/dx): check by moving a and solving P(a + da, x + dx) == P(a, x) to first order
+    a = np.array([0.05, 0.5, 1.0, 3.0, 30.0, 500.0])
+    x = np.array([1e-6, 0.2, 1.3, 2.0, 33.0, 480.0])
+    g = standard_gamma_grad_np(a, x)
+    da = 1e-6 * a
+    p0 = igamma(a, x)
+    p1 = igamma(a + da, x + g * da)
+    np.testing.assert_allclose(p1, p0, rtol=1e-9, atol=1e-14)
+    if HAS_TORCH:  # torch's own approximation is good to ~1e-4 relative
+        t = torch._standard_gamma_grad(torch.tensor(a), torch.tensor(x)).numpy()
+        np.testing.assert_allclose(g, t, rtol=1e-3)

@@ -4,12 +4,16 @@ Loaded on first access of ``npgrad.distributions``; samples come from npgrad's g
 """
 from . import constraints, transforms  # noqa: F401
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .chi2 import Chi2
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .gamma import Gamma
 from .gumbel import Gumbel
 from .independent import Independent
 from .kl import kl_divergence, register_kl
@@ -25,7 +29,7 @@ from .transforms import *  # noqa: F401,F403
 from .transforms import __all__ as _transforms_all
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Binomial", "Categorical", "Cauchy", "Distribution", "Exponential", "ExponentialFamily",
-           "Gumbel", "Independent", "Laplace", "LogNormal", "Multinomial", "MultivariateNormal", "Normal",
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution", "Exponential", "ExponentialFamily",
+           "Gamma", "Gumbel", "Independent", "Laplace", "LogNormal", "Multinomial", "MultivariateNormal", "Normal",
            "OneHotCategorical", "Poisson", "TransformedDistribution", "Uniform", "kl_divergence",
            "register_kl"] + list(_transforms_all)
