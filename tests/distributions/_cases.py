@@ -255,6 +255,37 @@ def _cases():
     add("kl.Dirichlet.Dirichlet", lambda l, a, b: KL(l)(D(l).Dirichlet(a), D(l).Dirichlet(b)),
         In((2, 3), low=0.5, high=3.0), In((2, 3), low=0.5, high=3.0))
     add("kl.Exponential.Gamma", lambda l, r, a, b: KL(l)(D(l).Exponential(r), D(l).Gamma(a, b)), pos, conc, pos)
+    # HalfNormal, HalfCauchy, Pareto, Weibull, Geometric, StudentT
+    add("HalfNormal.log_prob", lambda l, s, x: D(l).HalfNormal(s).log_prob(x), pos, In((3,), **POS))
+    add("HalfNormal.cdf_icdf", lambda l, s, x, q: D(l).HalfNormal(s).cdf(x) + D(l).HalfNormal(s).icdf(q), pos,
+        In((3,), **POS), unit)
+    add("HalfNormal.entropy_moments", lambda l, s: D(l).HalfNormal(s).entropy() + D(l).HalfNormal(s).mean
+        + D(l).HalfNormal(s).variance, pos)
+    add("HalfCauchy.log_prob", lambda l, s, x: D(l).HalfCauchy(s).log_prob(x), pos, In((3,), **POS))
+    add("HalfCauchy.cdf_icdf", lambda l, s, x, q: D(l).HalfCauchy(s).cdf(x) + D(l).HalfCauchy(s).icdf(q), pos,
+        In((3,), **POS), unit)
+    add("HalfCauchy.entropy", lambda l, s: D(l).HalfCauchy(s).entropy(), pos)
+    add("Pareto.log_prob", lambda l, s, a, x: D(l).Pareto(s, a).log_prob(x), pos, In((3,), low=2.5, high=4.0),
+        In((3,), low=2.1, high=3.0))
+    add("Pareto.cdf_icdf", lambda l, s, a, x, q: D(l).Pareto(s, a).cdf(x) + D(l).Pareto(s, a).icdf(q), pos,
+        pos, In((3,), low=2.1, high=3.0), unit)
+    add("Pareto.entropy_moments", lambda l, s, a: D(l).Pareto(s, a).entropy() + D(l).Pareto(s, a).mean
+        + D(l).Pareto(s, a).variance, pos, In((3,), low=2.5, high=4.0))
+    add("Weibull.log_prob", lambda l, s, k, x: D(l).Weibull(s, k).log_prob(x), pos, pos, In((3,), **POS))
+    add("Weibull.cdf_icdf", lambda l, s, k, x, q: D(l).Weibull(s, k).cdf(x) + D(l).Weibull(s, k).icdf(q), pos, pos,
+        In((3,), **POS), unit)
+    add("Weibull.entropy_moments", lambda l, s, k: D(l).Weibull(s, k).entropy() + D(l).Weibull(s, k).mean
+        + D(l).Weibull(s, k).variance + D(l).Weibull(s, k).mode, pos, In((3,), low=1.5, high=3.0))
+    add("Geometric.probs.log_prob", lambda l, p, x: D(l).Geometric(probs=p).log_prob(x), unit, counts)
+    add("Geometric.logits.log_prob", lambda l, z, x: D(l).Geometric(logits=z).log_prob(x), real, counts)
+    add("Geometric.entropy_moments", lambda l, p: D(l).Geometric(probs=p).entropy() + D(l).Geometric(probs=p).mean
+        + D(l).Geometric(probs=p).variance, unit)
+    add("StudentT.log_prob", lambda l, k, m, s, x: D(l).StudentT(k, m, s).log_prob(x), In((3,), low=1.0, high=5.0),
+        real, pos, real)
+    add("StudentT.entropy", lambda l, k, m, s: D(l).StudentT(k, m, s).entropy(), In((3,), low=1.0, high=5.0),
+        In((3,), grad=False), pos)
+    add("StudentT.moments", lambda l, k, m, s: D(l).StudentT(k, m, s).mean + D(l).StudentT(k, m, s).variance,
+        In((3,), values=lambda r: np.array([0.5, 1.5, 4.0]), grad=False), real, pos, fd=False)
     return cases
 
 

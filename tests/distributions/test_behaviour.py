@@ -43,6 +43,8 @@ PARAM_ERRORS = {
     "exponential_support": lambda l: l.distributions.Exponential(l.tensor([1.0])).log_prob(l.tensor([-1.0])),
     "categorical_support": lambda l: l.distributions.Categorical(logits=l.zeros(3)).log_prob(l.tensor(3)),
     "not_a_tensor": lambda l: l.distributions.Normal(0.0, 1.0).log_prob(0.5),
+    "geometric_zero": lambda l: l.distributions.Geometric(probs=l.tensor([0.0, 0.5])),
+    "pareto_support": lambda l: l.distributions.Pareto(l.tensor([2.0]), 1.0).log_prob(l.tensor([1.0])),
     "independent_ndims": lambda l: l.distributions.Independent(l.distributions.Normal(l.zeros(2), 1.0), 2),
 }
 
@@ -90,6 +92,12 @@ SHAPES = {
     "Chi2": lambda l: l.distributions.Chi2(l.ones(2)),
     "Beta": lambda l: l.distributions.Beta(l.ones(3), l.ones(3)),
     "Dirichlet": lambda l: l.distributions.Dirichlet(l.ones(2, 3)),
+    "HalfNormal": lambda l: l.distributions.HalfNormal(l.ones(3)),
+    "HalfCauchy": lambda l: l.distributions.HalfCauchy(l.ones(3)),
+    "Pareto": lambda l: l.distributions.Pareto(l.ones(3), 2.0),
+    "Weibull": lambda l: l.distributions.Weibull(l.ones(3), 2.0),
+    "Geometric": lambda l: l.distributions.Geometric(probs=l.full((3,), 0.3)),
+    "StudentT": lambda l: l.distributions.StudentT(l.full((3,), 4.0)),
     "Poisson": lambda l: l.distributions.Poisson(l.ones(3)),
     "Binomial": lambda l: l.distributions.Binomial(5, probs=l.full((2,), 0.3)),
     "Multinomial": lambda l: l.distributions.Multinomial(4, probs=l.ones(2, 3)),

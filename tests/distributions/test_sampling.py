@@ -35,6 +35,13 @@ MOMENTS = {
              [0.125, 10 / (49 * 8)]),
     "Dirichlet": (lambda: D.Dirichlet(npgrad.tensor([1.0, 2.0, 0.5])), [1 / 3.5, 2 / 3.5, 0.5 / 3.5],
                   [1 * 2.5 / (3.5 ** 2 * 4.5), 2 * 1.5 / (3.5 ** 2 * 4.5), 0.5 * 3.0 / (3.5 ** 2 * 4.5)]),
+    "HalfNormal": (lambda: D.HalfNormal(npgrad.tensor([1.5])), [1.5 * np.sqrt(2 / np.pi)],
+                   [2.25 * (1 - 2 / np.pi)]),
+    "Pareto": (lambda: D.Pareto(npgrad.tensor([1.0]), npgrad.tensor([6.0])), [1.2], [6 / (25 * 4)]),
+    "Weibull": (lambda: D.Weibull(npgrad.tensor([1.0]), npgrad.tensor([2.0])), [np.sqrt(np.pi) / 2],
+                [1 - np.pi / 4]),
+    "Geometric": (lambda: D.Geometric(probs=npgrad.tensor([0.3])), [7 / 3], [(7 / 3) / 0.3]),
+    "StudentT": (lambda: D.StudentT(npgrad.tensor([10.0]), 1.0, 2.0), [1.0], [4 * 10 / 8]),
     "MultivariateNormal": (lambda: D.MultivariateNormal(npgrad.tensor([1.0, -1.0]), npgrad.tensor([[2.0, 0.6],
                                                                                                 [0.6, 1.0]])),
                            [1.0, -1.0], [2.0, 1.0]),
@@ -99,6 +106,9 @@ RSAMPLE = {
     # E[X] = a / (a + b)
     "Beta": (lambda a, b: D.Beta(a, b), (0.8, 2.0), lambda x: x,
              lambda a, b: (b / (a + b) ** 2, -a / (a + b) ** 2)),
+    # E[X^2] = scale^2 df / (df - 2), through the Chi2 draw's implicit gradient
+    "StudentT": (lambda k, s: D.StudentT(k, 0.0, s), (8.0, 1.5), lambda x: x ** 2,
+                 lambda k, s: (-2 * s * s / (k - 2) ** 2, 2 * s * k / (k - 2))),
     # E[atan(X)] for a Cauchy(mu, s) is atan(mu / (1 + s))
     "Cauchy": (lambda m, s: D.Cauchy(m, s), (0.5, 0.8), lambda x: x.atan(),
                lambda m, s: ((1 + s) / ((1 + s) ** 2 + m ** 2), -m / ((1 + s) ** 2 + m ** 2))),

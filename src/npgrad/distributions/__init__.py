@@ -14,7 +14,10 @@ from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
+from .geometric import Geometric
 from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
@@ -23,13 +26,17 @@ from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .poisson import Poisson
+from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F401,F403
 from .transforms import __all__ as _transforms_all
 from .uniform import Uniform
+from .weibull import Weibull
 
-__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution", "Exponential", "ExponentialFamily",
-           "Gamma", "Gumbel", "Independent", "Laplace", "LogNormal", "Multinomial", "MultivariateNormal", "Normal",
-           "OneHotCategorical", "Poisson", "TransformedDistribution", "Uniform", "kl_divergence",
-           "register_kl"] + list(_transforms_all)
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
+           "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
+           "Independent", "Laplace", "LogNormal", "Multinomial", "MultivariateNormal", "Normal",
+           "OneHotCategorical", "Pareto", "Poisson", "StudentT", "TransformedDistribution", "Uniform", "Weibull",
+           "kl_divergence", "register_kl"] + list(_transforms_all)
