@@ -286,6 +286,32 @@ def _cases():
         In((3,), grad=False), pos)
     add("StudentT.moments", lambda l, k, m, s: D(l).StudentT(k, m, s).mean + D(l).StudentT(k, m, s).variance,
         In((3,), values=lambda r: np.array([0.5, 1.5, 4.0]), grad=False), real, pos, fd=False)
+    # vector and matrix transforms
+    add("StickBreakingTransform.call_ladj", lambda l, x: T(l).StickBreakingTransform()(x).sum(-1, keepdim=True)
+        * T(l).StickBreakingTransform().log_abs_det_jacobian(x, T(l).StickBreakingTransform()(x)).unsqueeze(-1)
+        + T(l).StickBreakingTransform()(x)[..., :3], In((2, 3)))
+    add("StickBreakingTransform.inv", lambda l, z: T(l).StickBreakingTransform().inv(z.softmax(-1)), In((2, 4)))
+    add("SoftmaxTransform.call_inv", lambda l, x: T(l).SoftmaxTransform()(x)
+        + T(l).SoftmaxTransform().inv(x.softmax(-1)), In((2, 4)))
+    add("LowerCholeskyTransform.call_inv", lambda l, x: T(l).LowerCholeskyTransform()(x)
+        + T(l).LowerCholeskyTransform().inv(T(l).LowerCholeskyTransform()(x)), In((2, 3, 3)))
+    add("PositiveDefiniteTransform.call_inv", lambda l, x: T(l).PositiveDefiniteTransform()(x)
+        + T(l).PositiveDefiniteTransform().inv(T(l).PositiveDefiniteTransform()(x)), In((2, 3, 3)))
+    add("CatTransform.call_ladj", lambda l, x: T(l).CatTransform([T(l).ExpTransform(), T(l).AffineTransform(1.0, 2.0)],
+                                                                 1, [1, 2]).log_abs_det_jacobian(x, x)
+        + T(l).CatTransform([T(l).ExpTransform(), T(l).AffineTransform(1.0, 2.0)], 1, [1, 2])(x), In((2, 3)))
+    add("StackTransform.call_ladj", lambda l, x: T(l).StackTransform([T(l).TanhTransform(), T(l).ExpTransform()], 0)
+        .log_abs_det_jacobian(x, T(l).StackTransform([T(l).TanhTransform(), T(l).ExpTransform()], 0)(x))
+        + T(l).StackTransform([T(l).TanhTransform(), T(l).ExpTransform()], 0)(x), In((2, 3)))
+    add("ReshapeTransform.call", lambda l, x: T(l).ReshapeTransform((2, 3), (3, 2))(x).exp(), In((4, 2, 3)))
+    add("CumulativeDistributionTransform.call_ladj", lambda l, m, s, x: T(l).CumulativeDistributionTransform(
+        D(l).Normal(m, s))(x) + T(l).CumulativeDistributionTransform(D(l).Normal(m, s)).log_abs_det_jacobian(x, x),
+        real, pos, real)
+    add("biject_to.interval", lambda l, x: D(l).biject_to(D(l).constraints.interval(-1.0, 3.0))(x)
+        + D(l).biject_to(D(l).constraints.interval(-1.0, 3.0)).log_abs_det_jacobian(x, x), real)
+    add("transform_to.greater_than", lambda l, x: D(l).transform_to(D(l).constraints.greater_than(2.0))(x), real)
+    add("biject_to.simplex.ladj", lambda l, x: D(l).biject_to(D(l).constraints.simplex).log_abs_det_jacobian(
+        x, D(l).biject_to(D(l).constraints.simplex)(x)), In((2, 3)))
     return cases
 
 

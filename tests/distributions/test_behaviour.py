@@ -282,3 +282,41 @@ def test_transform_caching_inverse_and_domains():
         nd = D.TransformedDistribution(D.Normal(npgrad.zeros(2, 3), 1.0), [T.IndependentTransform(T.ExpTransform(), 1)])
         assert tuple(td.batch_shape) == tuple(nd.batch_shape) and tuple(td.event_shape) == tuple(nd.event_shape)
         assert repr(td.support) == repr(nd.support)
+
+
+REGISTRY_CONSTRAINTS = ["real", "positive", "nonnegative", "unit_interval", "simplex", "real_vector",
+                        "lower_cholesky", "positive_definite", "positive_semidefinite", "boolean"]
+
+
+@pytest.mark.parametrize("registry", ["biject_to", "transform_to"])
+@pytest.mark.parametrize("name", REGISTRY_CONSTRAINTS)
+def test_constraint_registry(registry, name):
+    constraint = getattr(C, name)
+    try:
+        ours = getattr(D, registry)(constraint)
+    except NotImplementedError as e:
+        ours = e
+    if isinstance(ours, Exception):
+        assert str(ours).startswith("Cannot transform ")
+    else:  # the transform lands in the constraint's set
+        x = npgrad.randn(2, 3, 3) if constraint.event_dim == 2 else npgrad.randn(2, 3)
+        y = ours(x)
+        assert bool(constraint.check(y).all()), (name, y)
+    if HAS_TORCH:
+        tc = getattr(torch.distributions.constraints, name)
+        try:
+            theirs = repr(getattr(torch.distributions, registry)(tc))
+        except NotImplementedError as e:
+            theirs = e
+        if isinstance(theirs, Exception):
+            assert str(theirs) == str(ours)
+        else:
+            assert repr(ours) == theirs
+
+
+def test_constraint_registry_registers_new_classes():
+    reg = D.constraint_registry.ConstraintRegistry()
+    with pytest.raises(TypeError):
+        reg.register(int, lambda c: None)
+    reg.register(C.boolean, lambda c: D.transforms.SigmoidTransform())
+    assert isinstance(reg(C.boolean), D.transforms.SigmoidTransform)

@@ -9,6 +9,7 @@ from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .chi2 import Chi2
+from .constraint_registry import biject_to, transform_to
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -39,4 +40,4 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
            "Independent", "Laplace", "LogNormal", "Multinomial", "MultivariateNormal", "Normal",
            "OneHotCategorical", "Pareto", "Poisson", "StudentT", "TransformedDistribution", "Uniform", "Weibull",
-           "kl_divergence", "register_kl"] + list(_transforms_all)
+           "biject_to", "kl_divergence", "register_kl", "transform_to"] + list(_transforms_all)

@@ -540,3 +540,12 @@ class AffineTransform(Transform):
 
     def inverse_shape(self, shape):
         return torch.broadcast_shapes(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
+
+
+# The vector/matrix transforms live in their own module; they belong to this namespace, as in torch.
+from ._structured_transforms import (CatTransform, CumulativeDistributionTransform,  # noqa: E402
+                                     LowerCholeskyTransform, PositiveDefiniteTransform, ReshapeTransform,
+                                     SoftmaxTransform, StackTransform, StickBreakingTransform)
+from . import _structured_transforms as _structured  # noqa: E402
+
+__all__ = sorted(__all__ + _structured.__all__)
