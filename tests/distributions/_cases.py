@@ -312,6 +312,23 @@ def _cases():
     add("transform_to.greater_than", lambda l, x: D(l).transform_to(D(l).constraints.greater_than(2.0))(x), real)
     add("biject_to.simplex.ladj", lambda l, x: D(l).biject_to(D(l).constraints.simplex).log_abs_det_jacobian(
         x, D(l).biject_to(D(l).constraints.simplex)(x)), In((2, 3)))
+    # InverseGamma, LogisticNormal, relaxed distributions
+    add("InverseGamma.log_prob", lambda l, a, r, x: D(l).InverseGamma(a, r).log_prob(x), conc, pos, In((3,), **POS))
+    add("InverseGamma.entropy", lambda l, a, r: D(l).InverseGamma(a, r).entropy(), conc, pos)
+    add("InverseGamma.moments", lambda l, a, r: D(l).InverseGamma(a, r).mean + D(l).InverseGamma(a, r).variance
+        + D(l).InverseGamma(a, r).mode, In((3,), values=lambda r: np.array([2.5, 3.0, 4.0])), pos)
+    add("InverseGamma.moments_infinite", lambda l, a, r: D(l).InverseGamma(a, r).mean
+        + D(l).InverseGamma(a, r).variance, In((3,), values=lambda r: np.array([0.5, 1.5, 4.0])), pos, fd=False)
+    add("LogisticNormal.log_prob", lambda l, m, s, z: D(l).LogisticNormal(m, s).log_prob(z.softmax(-1)), In((2, 3)),
+        In((2, 3), **POS), In((2, 4)))
+    add("RelaxedBernoulli.log_prob", lambda l, t, p, x: D(l).RelaxedBernoulli(t, probs=p).log_prob(x),
+        In((), low=0.3, high=2.0), unit, unit)
+    add("RelaxedBernoulli.logits.log_prob", lambda l, t, z, x: D(l).RelaxedBernoulli(t, logits=z).log_prob(x),
+        In((3,), low=0.3, high=2.0), real, unit)
+    add("RelaxedOneHotCategorical.log_prob", lambda l, t, p, z: D(l).RelaxedOneHotCategorical(t, probs=p)
+        .log_prob(z.softmax(-1)), In((), low=0.3, high=2.0), In((2, 3), values=_simplex((2, 3))), In((2, 3)))
+    add("RelaxedOneHotCategorical.logits.log_prob", lambda l, t, q, z: D(l).RelaxedOneHotCategorical(t, logits=q)
+        .log_prob(z.softmax(-1)), In((), low=0.3, high=2.0), In((2, 3)), In((2, 3)))
     return cases
 
 

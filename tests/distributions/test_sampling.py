@@ -42,6 +42,7 @@ MOMENTS = {
                 [1 - np.pi / 4]),
     "Geometric": (lambda: D.Geometric(probs=npgrad.tensor([0.3])), [7 / 3], [(7 / 3) / 0.3]),
     "StudentT": (lambda: D.StudentT(npgrad.tensor([10.0]), 1.0, 2.0), [1.0], [4 * 10 / 8]),
+    "InverseGamma": (lambda: D.InverseGamma(npgrad.tensor([6.0]), npgrad.tensor([2.0])), [0.4], [4 / (25 * 4)]),
     "MultivariateNormal": (lambda: D.MultivariateNormal(npgrad.tensor([1.0, -1.0]), npgrad.tensor([[2.0, 0.6],
                                                                                                 [0.6, 1.0]])),
                            [1.0, -1.0], [2.0, 1.0]),
@@ -179,3 +180,23 @@ def test_standard_gamma_gradient_is_the_implicit_derivative():
     if HAS_TORCH:  # torch's own approximation is good to ~1e-4 relative
         t = torch._standard_gamma_grad(torch.tensor(a), torch.tensor(x)).numpy()
         np.testing.assert_allclose(g, t, rtol=1e-3)
+
+
+def test_relaxed_samplers_concentrate_at_low_temperature():
+    npgrad.manual_seed(4)
+    probs = npgrad.tensor([0.2, 0.3, 0.5])
+    x = D.RelaxedOneHotCategorical(npgrad.tensor(0.05), probs=probs).rsample((N,)).numpy()
+    np.testing.assert_allclose(x.sum(-1), 1.0, rtol=1e-5)
+    assert np.all(np.abs(np.bincount(x.argmax(-1), minlength=3) / N - probs.numpy()) < 0.01)
+    b = D.RelaxedBernoulli(npgrad.tensor(0.05), probs=npgrad.tensor([0.3])).rsample((N,)).numpy()
+    assert abs((b > 0.5).mean() - 0.3) < 0.01 and ((b < 0.01) | (b > 0.99)).mean() > 0.9
+
+
+def test_straight_through_gradient_is_the_probs_gradient():
+    probs = npgrad.tensor([0.2, 0.3, 0.5], requires_grad=True)
+    x = D.OneHotCategoricalStraightThrough(probs=probs).rsample((7,))
+    assert set(x.detach().numpy().ravel().tolist()) <= {0.0, 1.0}
+    (x * npgrad.tensor([1.0, 2.0, 3.0])).sum().backward()
+    # d/dp of sum_k c_k (p_k / sum(p)) with sum(p) == 1: c - sum(c * p), times 7 samples
+    c = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(probs.grad.numpy(), 7 * (c - (c * probs.detach().numpy()).sum()), rtol=1e-5)
