@@ -329,6 +329,34 @@ def _cases():
         .log_prob(z.softmax(-1)), In((), low=0.3, high=2.0), In((2, 3), values=_simplex((2, 3))), In((2, 3)))
     add("RelaxedOneHotCategorical.logits.log_prob", lambda l, t, q, z: D(l).RelaxedOneHotCategorical(t, logits=q)
         .log_prob(z.softmax(-1)), In((), low=0.3, high=2.0), In((2, 3)), In((2, 3)))
+    # FisherSnedecor, NegativeBinomial, Kumaraswamy, MixtureSameFamily
+    dfs = In((3,), low=5.0, high=9.0)
+    add("FisherSnedecor.log_prob", lambda l, a, b, x: D(l).FisherSnedecor(a, b).log_prob(x), dfs, dfs, In((3,), **POS))
+    add("FisherSnedecor.moments", lambda l, a, b: D(l).FisherSnedecor(a, b).mean + D(l).FisherSnedecor(a, b).variance
+        + D(l).FisherSnedecor(a, b).mode, dfs, dfs)
+    add("FisherSnedecor.moments_nan", lambda l, a, b: D(l).FisherSnedecor(a, b).mean
+        + D(l).FisherSnedecor(a, b).variance + D(l).FisherSnedecor(a, b).mode,
+        In((3,), values=lambda r: np.array([1.0, 3.0, 6.0])), In((3,), values=lambda r: np.array([1.5, 3.0, 6.0])),
+        fd=False)
+    add("NegativeBinomial.probs.log_prob", lambda l, n, p, x: D(l).NegativeBinomial(n, probs=p).log_prob(x),
+        In((3,), low=0.5, high=4.0), unit, counts)
+    add("NegativeBinomial.logits.log_prob", lambda l, n, z, x: D(l).NegativeBinomial(n, logits=z).log_prob(x),
+        In((3,), low=0.5, high=4.0), real, counts)
+    add("NegativeBinomial.moments", lambda l, n, p: D(l).NegativeBinomial(n, probs=p).mean
+        + D(l).NegativeBinomial(n, probs=p).variance, In((3,), low=0.5, high=4.0), unit)
+    add("Kumaraswamy.log_prob", lambda l, a, b, x: D(l).Kumaraswamy(a, b).log_prob(x), conc, conc, unit)
+    add("Kumaraswamy.entropy_moments", lambda l, a, b: D(l).Kumaraswamy(a, b).entropy() + D(l).Kumaraswamy(a, b).mean
+        + D(l).Kumaraswamy(a, b).variance + D(l).Kumaraswamy(a, b).mode, In((3,), low=1.5, high=3.0),
+        In((3,), low=1.5, high=3.0))
+    add("MixtureSameFamily.log_prob", lambda l, z, m, s, x: D(l).MixtureSameFamily(
+        D(l).Categorical(logits=z), D(l).Normal(m, s)).log_prob(x), In((2, 3)), In((2, 3)), In((2, 3), **POS),
+        In((4, 2)))
+    add("MixtureSameFamily.moments_cdf", lambda l, z, m, s, x: D(l).MixtureSameFamily(
+        D(l).Categorical(logits=z), D(l).Normal(m, s)).cdf(x) + D(l).MixtureSameFamily(
+        D(l).Categorical(logits=z), D(l).Normal(m, s)).mean + D(l).MixtureSameFamily(
+        D(l).Categorical(logits=z), D(l).Normal(m, s)).variance, In((2, 3)), In((2, 3)), In((2, 3), **POS), In((2,)))
+    add("MixtureSameFamily.event", lambda l, z, m, s, x: D(l).MixtureSameFamily(D(l).Categorical(logits=z),
+        D(l).Independent(D(l).Normal(m, s), 1)).log_prob(x), In((3,)), In((3, 2)), In((3, 2), **POS), In((4, 2)))
     return cases
 
 

@@ -45,6 +45,10 @@ PARAM_ERRORS = {
     "not_a_tensor": lambda l: l.distributions.Normal(0.0, 1.0).log_prob(0.5),
     "geometric_zero": lambda l: l.distributions.Geometric(probs=l.tensor([0.0, 0.5])),
     "pareto_support": lambda l: l.distributions.Pareto(l.tensor([2.0]), 1.0).log_prob(l.tensor([1.0])),
+    "mixture_not_categorical": lambda l: l.distributions.MixtureSameFamily(l.distributions.Normal(0.0, 1.0),
+                                                                           l.distributions.Normal(l.zeros(2), 1.0)),
+    "mixture_components": lambda l: l.distributions.MixtureSameFamily(l.distributions.Categorical(logits=l.zeros(3)),
+                                                                      l.distributions.Normal(l.zeros(2), 1.0)),
     "independent_ndims": lambda l: l.distributions.Independent(l.distributions.Normal(l.zeros(2), 1.0), 2),
 }
 
@@ -103,6 +107,12 @@ SHAPES = {
     "RelaxedBernoulli": lambda l: l.distributions.RelaxedBernoulli(l.tensor(0.5), probs=l.full((3,), 0.3)),
     "RelaxedOneHotCategorical": lambda l: l.distributions.RelaxedOneHotCategorical(l.tensor(0.5), logits=l.zeros(2, 4)),
     "OneHotCategoricalStraightThrough": lambda l: l.distributions.OneHotCategoricalStraightThrough(logits=l.zeros(4)),
+    "FisherSnedecor": lambda l: l.distributions.FisherSnedecor(l.full((3,), 5.0), 7.0),
+    "NegativeBinomial": lambda l: l.distributions.NegativeBinomial(l.full((3,), 2.0), probs=l.full((3,), 0.4)),
+    "Kumaraswamy": lambda l: l.distributions.Kumaraswamy(l.ones(3), 2.0),
+    "MixtureSameFamily": lambda l: l.distributions.MixtureSameFamily(
+        l.distributions.Categorical(logits=l.zeros(2, 3)),
+        l.distributions.Independent(l.distributions.Normal(l.zeros(2, 3, 4), 1.0), 1)),
     "Poisson": lambda l: l.distributions.Poisson(l.ones(3)),
     "Binomial": lambda l: l.distributions.Binomial(5, probs=l.full((2,), 0.3)),
     "Multinomial": lambda l: l.distributions.Multinomial(4, probs=l.ones(2, 3)),
