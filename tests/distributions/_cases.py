@@ -357,6 +357,34 @@ def _cases():
         D(l).Categorical(logits=z), D(l).Normal(m, s)).variance, In((2, 3)), In((2, 3)), In((2, 3), **POS), In((2,)))
     add("MixtureSameFamily.event", lambda l, z, m, s, x: D(l).MixtureSameFamily(D(l).Categorical(logits=z),
         D(l).Independent(D(l).Normal(m, s), 1)).log_prob(x), In((3,)), In((3, 2)), In((3, 2), **POS), In((4, 2)))
+    # LowRankMultivariateNormal (and its KL terms through MultivariateNormal's formulas)
+    LR = lambda l: l.distributions.LowRankMultivariateNormal  # noqa: E731
+    wf, dg = In((2, 3, 2), low=-1.0, high=1.0), In((2, 3), low=0.5, high=1.5)
+    add("LowRankMultivariateNormal.log_prob", lambda l, m, w, d, x: LR(l)(m, w, d).log_prob(x), loc3, wf, dg, x3)
+    add("LowRankMultivariateNormal.entropy_variance", lambda l, w, d: LR(l)(l.zeros(3, dtype=w.dtype), w, d)
+        .entropy().unsqueeze(-1) + LR(l)(l.zeros(3, dtype=w.dtype), w, d).variance, wf, dg)
+    add("LowRankMultivariateNormal.matrices", lambda l, w, d: LR(l)(l.zeros(3, dtype=w.dtype), w, d).scale_tril
+        + LR(l)(l.zeros(3, dtype=w.dtype), w, d).covariance_matrix
+        + LR(l)(l.zeros(3, dtype=w.dtype), w, d).precision_matrix, wf, dg)
+    # GeneralizedPareto: positive, zero and negative concentration
+    xi = In((3,), values=lambda r: np.array([0.3, 0.05, -0.2]))
+    xi0 = In((3,), values=lambda r: np.zeros(3), grad=False)  # the exponential limit (no xi-gradient, as torch)
+    # torch 2.13 compares concentration with a float32 zero in log_prob and icdf, which raises for float64
+    # ("Double did not match Float"): those rows are compared in float32 only (finite differences cover float64)
+    gp_loc, gp_x = In((3,), low=-0.5, high=0.0), In((3,), values=lambda r: np.array([0.5, 1.0, 1.5]))
+    add("GeneralizedPareto.log_prob", lambda l, m, s, c, x: D(l).GeneralizedPareto(m, s, c).log_prob(x),
+        gp_loc, pos, xi, gp_x, dtypes=(np.float32,))
+    add("GeneralizedPareto.cdf_icdf", lambda l, m, s, c, x, q: D(l).GeneralizedPareto(m, s, c).cdf(x)
+        + D(l).GeneralizedPareto(m, s, c).icdf(q), gp_loc, pos, xi, gp_x, unit, dtypes=(np.float32,))
+    add("GeneralizedPareto.zero_concentration", lambda l, m, s, c, x, q: D(l).GeneralizedPareto(m, s, c).log_prob(x)
+        + D(l).GeneralizedPareto(m, s, c).cdf(x) + D(l).GeneralizedPareto(m, s, c).icdf(q), gp_loc, pos, xi0, gp_x,
+        unit, dtypes=(np.float32,))
+    add("GeneralizedPareto.moments", lambda l, m, s, c: D(l).GeneralizedPareto(m, s, c).entropy()
+        + D(l).GeneralizedPareto(m, s, c).mean + D(l).GeneralizedPareto(m, s, c).variance, real, pos,
+        In((3,), values=lambda r: np.array([0.3, 0.1, -0.2])))
+    add("GeneralizedPareto.moments_nan", lambda l, m, s, c: D(l).GeneralizedPareto(m, s, c).mean
+        + D(l).GeneralizedPareto(m, s, c).variance, real, pos, In((3,), values=lambda r: np.array([1.5, 0.7, 0.2])),
+        fd=False)
     return cases
 
 

@@ -49,6 +49,9 @@ PARAM_ERRORS = {
                                                                            l.distributions.Normal(l.zeros(2), 1.0)),
     "mixture_components": lambda l: l.distributions.MixtureSameFamily(l.distributions.Categorical(logits=l.zeros(3)),
                                                                       l.distributions.Normal(l.zeros(2), 1.0)),
+    "lowrank_factor_shape": lambda l: l.distributions.LowRankMultivariateNormal(l.zeros(3), l.ones(2, 1), l.ones(3)),
+    "lowrank_diag_shape": lambda l: l.distributions.LowRankMultivariateNormal(l.zeros(3), l.ones(3, 1), l.ones(2)),
+    "lowrank_batch": lambda l: l.distributions.LowRankMultivariateNormal(l.zeros(2, 3), l.ones(4, 3, 1), l.ones(3)),
     "independent_ndims": lambda l: l.distributions.Independent(l.distributions.Normal(l.zeros(2), 1.0), 2),
 }
 
@@ -113,6 +116,9 @@ SHAPES = {
     "MixtureSameFamily": lambda l: l.distributions.MixtureSameFamily(
         l.distributions.Categorical(logits=l.zeros(2, 3)),
         l.distributions.Independent(l.distributions.Normal(l.zeros(2, 3, 4), 1.0), 1)),
+    "LowRankMultivariateNormal": lambda l: l.distributions.LowRankMultivariateNormal(l.zeros(2, 3), l.ones(3, 1),
+                                                                                    l.ones(3)),
+    "GeneralizedPareto": lambda l: l.distributions.GeneralizedPareto(l.zeros(3), 1.0, l.tensor([0.2, 0.0, -0.3])),
     "Poisson": lambda l: l.distributions.Poisson(l.ones(3)),
     "Binomial": lambda l: l.distributions.Binomial(5, probs=l.full((2,), 0.3)),
     "Multinomial": lambda l: l.distributions.Multinomial(4, probs=l.ones(2, 3)),

@@ -17,8 +17,8 @@ TRIGAMMA = {"Gamma.entropy", "Chi2.entropy", "Beta.entropy", "Dirichlet.entropy"
 
 
 @pytest.mark.skipif(not HAS_TORCH, reason="PyTorch (the oracle) is not installed")
-@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
-@pytest.mark.parametrize("case", CASES, ids=str)
+@pytest.mark.parametrize("case,dtype", [(c, d) for c in CASES for d in c.dtypes],
+                         ids=[f"{c}-{np.dtype(d).name}" for c in CASES for d in c.dtypes])
 def test_matches_torch(case, dtype):
     if case.name in TRIGAMMA and dtype is np.float64:
         case = dataclasses.replace(case, grad_tol=dict(rtol=1e-8, atol=1e-10))

@@ -52,6 +52,13 @@ MOMENTS = {
     "MixtureSameFamily": (lambda: D.MixtureSameFamily(D.Categorical(probs=npgrad.tensor([0.3, 0.7])),
                                                       D.Normal(npgrad.tensor([-1.0, 2.0]), npgrad.tensor([0.5, 1.0]))),
                           [1.1], [0.3 * 0.25 + 0.7 + 0.3 * 2.1 ** 2 + 0.7 * 0.9 ** 2]),
+    "LowRankMultivariateNormal": (lambda: D.LowRankMultivariateNormal(npgrad.tensor([1.0, -1.0]),
+                                                                      npgrad.tensor([[1.0], [0.5]]),
+                                                                      npgrad.tensor([0.5, 1.25])),
+                                  [1.0, -1.0], [1.5, 1.5]),
+    "GeneralizedPareto": (lambda: D.GeneralizedPareto(npgrad.tensor([1.0, 0.0, 0.0]), npgrad.tensor([2.0, 1.0, 1.0]),
+                                                      npgrad.tensor([0.0, 0.1, -0.5])),
+                          [3.0, 1 / 0.9, 1 / 1.5], [4.0, 1 / (0.81 * 0.8), 1 / (2.25 * 2.0)]),
     "MultivariateNormal": (lambda: D.MultivariateNormal(npgrad.tensor([1.0, -1.0]), npgrad.tensor([[2.0, 0.6],
                                                                                                 [0.6, 1.0]])),
                            [1.0, -1.0], [2.0, 1.0]),
@@ -70,6 +77,8 @@ def test_sample_moments(name):
     d = make()
     if name == "MultivariateNormal":
         np.testing.assert_allclose(np.cov(x.T), [[2.0, 0.6], [0.6, 1.0]], atol=0.05)
+    if name == "LowRankMultivariateNormal":
+        np.testing.assert_allclose(np.cov(x.T), [[1.5, 0.5], [0.5, 1.5]], atol=0.05)
     if name != "Categorical":
         np.testing.assert_allclose(d.mean.numpy(), mean, rtol=1e-6)
         np.testing.assert_allclose(d.variance.numpy(), var, rtol=1e-6)
