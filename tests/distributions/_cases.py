@@ -385,6 +385,10 @@ def _cases():
     add("GeneralizedPareto.moments_nan", lambda l, m, s, c: D(l).GeneralizedPareto(m, s, c).mean
         + D(l).GeneralizedPareto(m, s, c).variance, real, pos, In((3,), values=lambda r: np.array([1.5, 0.7, 0.2])),
         fd=False)
+    # VonMises
+    add("VonMises.log_prob", lambda l, m, k, x: D(l).VonMises(m, k).log_prob(x), real, In((3,), low=0.2, high=5.0), real)
+    add("VonMises.variance", lambda l, m, k: D(l).VonMises(m, k).variance + D(l).VonMises(m, k).mean, real,
+        In((3,), low=0.2, high=5.0))
     return cases
 
 

@@ -119,6 +119,7 @@ SHAPES = {
     "LowRankMultivariateNormal": lambda l: l.distributions.LowRankMultivariateNormal(l.zeros(2, 3), l.ones(3, 1),
                                                                                     l.ones(3)),
     "GeneralizedPareto": lambda l: l.distributions.GeneralizedPareto(l.zeros(3), 1.0, l.tensor([0.2, 0.0, -0.3])),
+    "VonMises": lambda l: l.distributions.VonMises(l.zeros(3), 2.0),
     "Poisson": lambda l: l.distributions.Poisson(l.ones(3)),
     "Binomial": lambda l: l.distributions.Binomial(5, probs=l.full((2,), 0.3)),
     "Multinomial": lambda l: l.distributions.Multinomial(4, probs=l.ones(2, 3)),

@@ -20,6 +20,13 @@ TRIGAMMA = {"Gamma.entropy", "Chi2.entropy", "Beta.entropy", "Dirichlet.entropy"
 @pytest.mark.parametrize("case,dtype", [(c, d) for c in CASES for d in c.dtypes],
                          ids=[f"{c}-{np.dtype(d).name}" for c in CASES for d in c.dtypes])
 def test_matches_torch(case, dtype):
+    if case.name.startswith("VonMises"):
+        # torch evaluates log I0 / I1 with a rational approximation good to ~1e-8 relative (its derivative to
+        # ~1e-6); npgrad uses its i0e/i1e, which the finite-difference test checks at 1e-6
+        tol = DIST_TOL[np.float32] if dtype is np.float32 else dict(rtol=1e-7, atol=1e-8)
+        gtol = DIST_TOL[np.float32] if dtype is np.float32 else dict(rtol=1e-5, atol=1e-8)
+        check_against_torch(dataclasses.replace(case, grad_tol=gtol), dtype, tol=tol)
+        return
     if case.name in TRIGAMMA and dtype is np.float64:
         case = dataclasses.replace(case, grad_tol=dict(rtol=1e-8, atol=1e-10))
     check_against_torch(case, dtype, tol=DIST_TOL[dtype])

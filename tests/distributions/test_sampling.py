@@ -218,3 +218,15 @@ def test_straight_through_gradient_is_the_probs_gradient():
     # d/dp of sum_k c_k (p_k / sum(p)) with sum(p) == 1: c - sum(c * p), times 7 samples
     c = np.array([1.0, 2.0, 3.0])
     np.testing.assert_allclose(probs.grad.numpy(), 7 * (c - (c * probs.detach().numpy()).sum()), rtol=1e-5)
+
+
+def test_von_mises_circular_moments():
+    npgrad.manual_seed(5)
+    d = D.VonMises(npgrad.tensor([0.5, -2.0, 3.0], dtype=npgrad.float64), npgrad.tensor([2.0, 0.3, 1e-6],
+                                                                                        dtype=npgrad.float64))
+    x = d.sample((N,)).numpy()
+    assert x.dtype == np.float64 and np.all((x >= -np.pi) & (x < np.pi))
+    resultant = np.exp(1j * x).mean(0)
+    # E[exp(i x)] = exp(i loc) I1(k) / I0(k) = exp(i loc) (1 - circular variance)
+    np.testing.assert_allclose(np.abs(resultant), 1 - d.variance.numpy(), atol=5 / np.sqrt(N))
+    assert abs(np.angle(resultant[0]) - 0.5) < 0.01 and abs(np.angle(resultant[1]) + 2.0) < 0.05
