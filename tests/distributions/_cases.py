@@ -389,6 +389,17 @@ def _cases():
     add("VonMises.log_prob", lambda l, m, k, x: D(l).VonMises(m, k).log_prob(x), real, In((3,), low=0.2, high=5.0), real)
     add("VonMises.variance", lambda l, m, k: D(l).VonMises(m, k).variance + D(l).VonMises(m, k).mean, real,
         In((3,), low=0.2, high=5.0))
+    # ContinuousBernoulli: probs away from 1/2 (closed forms) and inside the Taylor window around 1/2
+    cbp = In((3,), values=lambda r: np.array([0.1, 0.3, 0.8]))
+    cbh = In((3,), values=lambda r: np.array([0.4995, 0.5, 0.5008]))
+    CB = lambda l: l.distributions.ContinuousBernoulli  # noqa: E731
+    for tag, p in (("", cbp), ("_near_half", cbh)):
+        add(f"ContinuousBernoulli.log_prob{tag}", lambda l, p, x: CB(l)(probs=p).log_prob(x), p, unit)
+        add(f"ContinuousBernoulli.cdf_icdf{tag}", lambda l, p, x, q: CB(l)(probs=p).cdf(x) + CB(l)(probs=p).icdf(q),
+            p, unit, unit)
+        add(f"ContinuousBernoulli.moments{tag}", lambda l, p: CB(l)(probs=p).mean + CB(l)(probs=p).variance
+            + CB(l)(probs=p).entropy(), p)
+    add("ContinuousBernoulli.logits.log_prob", lambda l, z, x: CB(l)(logits=z).log_prob(x), real, unit)
     return cases
 
 

@@ -52,6 +52,8 @@ PARAM_ERRORS = {
     "lowrank_factor_shape": lambda l: l.distributions.LowRankMultivariateNormal(l.zeros(3), l.ones(2, 1), l.ones(3)),
     "lowrank_diag_shape": lambda l: l.distributions.LowRankMultivariateNormal(l.zeros(3), l.ones(3, 1), l.ones(2)),
     "lowrank_batch": lambda l: l.distributions.LowRankMultivariateNormal(l.zeros(2, 3), l.ones(4, 3, 1), l.ones(3)),
+    "continuous_bernoulli_probs": lambda l: l.distributions.ContinuousBernoulli(probs=l.tensor([1.5]),
+                                                                                validate_args=True),
     "independent_ndims": lambda l: l.distributions.Independent(l.distributions.Normal(l.zeros(2), 1.0), 2),
 }
 
@@ -120,6 +122,7 @@ SHAPES = {
                                                                                     l.ones(3)),
     "GeneralizedPareto": lambda l: l.distributions.GeneralizedPareto(l.zeros(3), 1.0, l.tensor([0.2, 0.0, -0.3])),
     "VonMises": lambda l: l.distributions.VonMises(l.zeros(3), 2.0),
+    "ContinuousBernoulli": lambda l: l.distributions.ContinuousBernoulli(probs=l.full((3,), 0.3)),
     "Poisson": lambda l: l.distributions.Poisson(l.ones(3)),
     "Binomial": lambda l: l.distributions.Binomial(5, probs=l.full((2,), 0.3)),
     "Multinomial": lambda l: l.distributions.Multinomial(4, probs=l.ones(2, 3)),

@@ -59,6 +59,8 @@ MOMENTS = {
     "GeneralizedPareto": (lambda: D.GeneralizedPareto(npgrad.tensor([1.0, 0.0, 0.0]), npgrad.tensor([2.0, 1.0, 1.0]),
                                                       npgrad.tensor([0.0, 0.1, -0.5])),
                           [3.0, 1 / 0.9, 1 / 1.5], [4.0, 1 / (0.81 * 0.8), 1 / (2.25 * 2.0)]),
+    "ContinuousBernoulli": (lambda: D.ContinuousBernoulli(probs=npgrad.tensor([0.2, 0.5])), [None, 0.5],
+                            [None, 1 / 12]),
     "MultivariateNormal": (lambda: D.MultivariateNormal(npgrad.tensor([1.0, -1.0]), npgrad.tensor([[2.0, 0.6],
                                                                                                 [0.6, 1.0]])),
                            [1.0, -1.0], [2.0, 1.0]),
@@ -69,6 +71,10 @@ MOMENTS = {
 def test_sample_moments(name):
     npgrad.manual_seed(0)
     make, mean, var = MOMENTS[name]
+    if name == "ContinuousBernoulli":  # closed forms at p = 0.2 (integrals of x C(p) p^x (1-p)^(1-x) over [0, 1])
+        p = 0.2
+        mean = [p / (2 * p - 1) + 1 / np.log((1 - p) / p), 0.5]
+        var = [p * (p - 1) / (1 - 2 * p) ** 2 + 1 / np.log((1 - p) / p) ** 2, 1 / 12]
     x = make().sample((N,)).numpy().astype(np.float64)
     mean, var = np.array(mean), np.array(var)
     assert np.all(np.abs(x.mean(0) - mean) <= 5 * np.sqrt(var / N)), (x.mean(0), mean)
