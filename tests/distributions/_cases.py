@@ -400,6 +400,17 @@ def _cases():
         add(f"ContinuousBernoulli.moments{tag}", lambda l, p: CB(l)(probs=p).mean + CB(l)(probs=p).variance
             + CB(l)(probs=p).entropy(), p)
     add("ContinuousBernoulli.logits.log_prob", lambda l, z, x: CB(l)(logits=z).log_prob(x), real, unit)
+    # CorrCholeskyTransform and LKJCholesky
+    add("CorrCholeskyTransform.call_ladj", lambda l, x: T(l).CorrCholeskyTransform()(x)
+        + T(l).CorrCholeskyTransform().log_abs_det_jacobian(x, T(l).CorrCholeskyTransform()(x))[..., None, None],
+        In((2, 6)))
+    # the round trip passes tanh values near +-1 through atanh, which loses float32 digits: float64 only
+    add("CorrCholeskyTransform.inv", lambda l, x: T(l).CorrCholeskyTransform().inv(T(l).CorrCholeskyTransform()(x)),
+        In((2, 6)), dtypes=(np.float64,))
+    add("LKJCholesky.log_prob", lambda l, c, x: D(l).LKJCholesky(4, c).log_prob(T(l).CorrCholeskyTransform()(x)),
+        In((2,), low=0.5, high=3.0), In((3, 2, 6)))
+    add("utils.tril_vec_roundtrip", lambda l, x: l.distributions.utils.vec_to_tril_matrix(
+        l.distributions.utils.tril_matrix_to_vec(x, -1), -1), In((2, 4, 4)))
     return cases
 
 

@@ -54,6 +54,7 @@ PARAM_ERRORS = {
     "lowrank_batch": lambda l: l.distributions.LowRankMultivariateNormal(l.zeros(2, 3), l.ones(4, 3, 1), l.ones(3)),
     "continuous_bernoulli_probs": lambda l: l.distributions.ContinuousBernoulli(probs=l.tensor([1.5]),
                                                                                 validate_args=True),
+    "lkj_dim": lambda l: l.distributions.LKJCholesky(1, 1.0),
     "independent_ndims": lambda l: l.distributions.Independent(l.distributions.Normal(l.zeros(2), 1.0), 2),
 }
 
@@ -123,6 +124,7 @@ SHAPES = {
     "GeneralizedPareto": lambda l: l.distributions.GeneralizedPareto(l.zeros(3), 1.0, l.tensor([0.2, 0.0, -0.3])),
     "VonMises": lambda l: l.distributions.VonMises(l.zeros(3), 2.0),
     "ContinuousBernoulli": lambda l: l.distributions.ContinuousBernoulli(probs=l.full((3,), 0.3)),
+    "LKJCholesky": lambda l: l.distributions.LKJCholesky(3, l.full((2,), 1.5)),
     "Poisson": lambda l: l.distributions.Poisson(l.ones(3)),
     "Binomial": lambda l: l.distributions.Binomial(5, probs=l.full((2,), 0.3)),
     "Multinomial": lambda l: l.distributions.Multinomial(4, probs=l.ones(2, 3)),
@@ -310,7 +312,8 @@ def test_transform_caching_inverse_and_domains():
 
 
 REGISTRY_CONSTRAINTS = ["real", "positive", "nonnegative", "unit_interval", "simplex", "real_vector",
-                        "lower_cholesky", "positive_definite", "positive_semidefinite", "boolean"]
+                        "lower_cholesky", "positive_definite", "positive_semidefinite", "boolean",
+                        "corr_cholesky"]
 
 
 @pytest.mark.parametrize("registry", ["biject_to", "transform_to"])

@@ -236,3 +236,17 @@ def test_von_mises_circular_moments():
     # E[exp(i x)] = exp(i loc) I1(k) / I0(k) = exp(i loc) (1 - circular variance)
     np.testing.assert_allclose(np.abs(resultant), 1 - d.variance.numpy(), atol=5 / np.sqrt(N))
     assert abs(np.angle(resultant[0]) - 0.5) < 0.01 and abs(np.angle(resultant[1]) + 2.0) < 0.05
+
+
+def test_lkj_cholesky_correlations():
+    # an LKJ(eta) correlation's off-diagonal entry is 2 B - 1 with B ~ Beta(a, a), a = eta - 1 + d / 2:
+    # mean 0 and variance 1 / (2 a + 1)
+    npgrad.manual_seed(6)
+    L = D.LKJCholesky(4, npgrad.tensor(2.0, dtype=npgrad.float64)).sample((N // 4,))
+    assert bool(D.constraints.corr_cholesky.check(L).all())
+    C = (L @ L.mT).numpy()
+    np.testing.assert_allclose(np.diagonal(C, axis1=-2, axis2=-1), 1.0, rtol=1e-12)
+    r = C[:, [1, 2, 2, 3, 3, 3], [0, 0, 1, 0, 1, 2]]
+    a = 2.0 - 1 + 2.0
+    assert np.all(np.abs(r.mean(0)) < 5 * np.sqrt(1 / (2 * a + 1) / (N // 4)))
+    np.testing.assert_allclose(r.var(0), 1 / (2 * a + 1), rtol=0.05)

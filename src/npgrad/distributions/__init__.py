@@ -25,6 +25,7 @@ from .half_normal import HalfNormal
 from .independent import Independent
 from .inverse_gamma import InverseGamma
 from .kumaraswamy import Kumaraswamy
+from .lkj_cholesky import LKJCholesky
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
@@ -51,8 +52,8 @@ from .weibull import Weibull
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet",
            "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto",
            "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy",
-           "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
-           "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
-           "StudentT", "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to", "kl_divergence",
-           "register_kl", "transform_to"] + list(_transforms_all)
+           "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
+           "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
+           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "VonMises", "Weibull",
+           "biject_to", "kl_divergence", "register_kl", "transform_to"] + list(_transforms_all)

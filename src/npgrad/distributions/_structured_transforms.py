@@ -9,7 +9,7 @@ from . import _torch as torch
 from . import constraints
 from .transforms import Transform, _clipped_sigmoid
 
-__all__ = ["CatTransform", "CumulativeDistributionTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+__all__ = ["CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
            "ReshapeTransform", "SoftmaxTransform", "StackTransform", "StickBreakingTransform"]
 
 
@@ -322,3 +322,49 @@ class StackTransform(Transform):
     @constraints.dependent_property
     def codomain(self):
         return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+
+class CorrCholeskyTransform(Transform):
+    """R^(D(D-1)/2) -> Cholesky factors of D x D correlation matrices: tanh to (-1, 1), then each row is
+    stick-broken so that its squared entries sum to 1 (a unit row and a positive diagonal)."""
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x):
+        from .utils import _eps, vec_to_tril_matrix
+        eps = _eps(x.dtype)
+        r = vec_to_tril_matrix(torch.tanh(x).clamp(min=-1 + eps, max=1 - eps), diag=-1)
+        remaining = (1 - r ** 2).sqrt().cumprod(-1)
+        r = r + torch.eye(r.shape[-1], dtype=r.dtype)
+        return r * torch.functional.pad(remaining[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        from .utils import tril_matrix_to_vec
+        left = 1 - torch.cumsum(y * y, dim=-1)
+        left_shifted = torch.functional.pad(left[..., :-1], [1, 0], value=1)
+        t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(left_shifted, diag=-1).sqrt()
+        return (t.log1p() - t.neg().log1p()) / 2
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        from .utils import tril_matrix_to_vec
+        left = 1 - (y * y).cumsum(dim=-1)
+        stick_logdet = 0.5 * tril_matrix_to_vec(left, diag=-2).log().sum(-1)
+        tanh_logdet = -2 * (x + torch.functional.softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        return stick_logdet + tanh_logdet
+
+    def forward_shape(self, shape):
+        _need_dims(shape)
+        N = shape[-1]
+        D = round((0.25 + 2 * N) ** 0.5 + 0.5)
+        if D * (D - 1) // 2 != N:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return shape[:-1] + (D, D)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        D = shape[-1]
+        return shape[:-2] + (D * (D - 1) // 2,)

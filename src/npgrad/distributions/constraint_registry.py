@@ -94,3 +94,5 @@ transform_to.register(constraints.simplex, lambda c: transforms.SoftmaxTransform
 transform_to.register(constraints.lower_cholesky, lambda c: transforms.LowerCholeskyTransform())
 for _c in (constraints.positive_definite, constraints.positive_semidefinite):
     transform_to.register(_c, lambda c: transforms.PositiveDefiniteTransform())
+for _registry in (biject_to, transform_to):
+    _registry.register(constraints.corr_cholesky, lambda c: transforms.CorrCholeskyTransform())

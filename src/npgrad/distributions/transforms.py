@@ -543,7 +543,7 @@ class AffineTransform(Transform):
 
 
 # The vector/matrix transforms live in their own module; they belong to this namespace, as in torch.
-from ._structured_transforms import (CatTransform, CumulativeDistributionTransform,  # noqa: E402
+from ._structured_transforms import (CatTransform, CorrCholeskyTransform, CumulativeDistributionTransform,  # noqa: E402,E501
                                      LowerCholeskyTransform, PositiveDefiniteTransform, ReshapeTransform,
                                      SoftmaxTransform, StackTransform, StickBreakingTransform)
 from . import _structured_transforms as _structured  # noqa: E402

@@ -5,7 +5,8 @@ import numpy as np
 
 from . import _torch as torch
 
-__all__ = ["broadcast_all", "clamp_probs", "logits_to_probs", "probs_to_logits", "lazy_property", "euler_constant"]
+__all__ = ["broadcast_all", "clamp_probs", "logits_to_probs", "probs_to_logits", "lazy_property", "euler_constant",
+           "tril_matrix_to_vec", "vec_to_tril_matrix"]
 
 euler_constant = 0.57721566490153286060
 
@@ -83,3 +84,28 @@ class lazy_property:
 class _lazy_property_and_property(lazy_property, property):
     def __init__(self, wrapped):
         property.__init__(self, wrapped)
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The lower-triangular entries (below ``diag``-th diagonal inclusive) of each matrix, row by row."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    rows, cols = np.tril_indices(n, diag)
+    return mat[..., torch.tensor(rows), torch.tensor(cols)]
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """The inverse of tril_matrix_to_vec: a batch of lower-triangular matrices filled row by row."""
+    k = 1 + 2 * diag
+    n = (-k + (k ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if round(n) - n > _eps(vec.dtype):
+        raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be expressed as the lower "
+                         "triangular part of a square D x D matrix.")
+    n = round(n)
+    rows, cols = np.tril_indices(n, diag)
+    # a constant 0/1 placement matrix keeps the map linear and differentiable: mat.flat = vec @ P
+    place = np.zeros((len(rows), n * n))
+    place[np.arange(len(rows)), rows * n + cols] = 1.0
+    flat = torch.matmul(vec, torch.tensor(place, dtype=vec.dtype))
+    return flat.reshape(tuple(vec.shape[:-1]) + (n, n))
