@@ -386,7 +386,8 @@ def _cases():
         + D(l).GeneralizedPareto(m, s, c).variance, real, pos, In((3,), values=lambda r: np.array([1.5, 0.7, 0.2])),
         fd=False)
     # VonMises
-    add("VonMises.log_prob", lambda l, m, k, x: D(l).VonMises(m, k).log_prob(x), real, In((3,), low=0.2, high=5.0), real)
+    add("VonMises.log_prob", lambda l, m, k, x: D(l).VonMises(m, k).log_prob(x), real, In((3,), low=0.2, high=5.0),
+        real)
     add("VonMises.variance", lambda l, m, k: D(l).VonMises(m, k).variance + D(l).VonMises(m, k).mean, real,
         In((3,), low=0.2, high=5.0))
     # ContinuousBernoulli: probs away from 1/2 (closed forms) and inside the Taylor window around 1/2

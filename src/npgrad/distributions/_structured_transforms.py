@@ -9,7 +9,8 @@ from . import _torch as torch
 from . import constraints
 from .transforms import Transform, _clipped_sigmoid
 
-__all__ = ["CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+__all__ = ["CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform", "LowerCholeskyTransform",
+           "PositiveDefiniteTransform",
            "ReshapeTransform", "SoftmaxTransform", "StackTransform", "StickBreakingTransform"]
 
 

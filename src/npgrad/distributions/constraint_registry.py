@@ -51,7 +51,8 @@ def _independent(registry):
 
 
 def _above(constraint):
-    return transforms.ComposeTransform([transforms.ExpTransform(), transforms.AffineTransform(constraint.lower_bound, 1)])
+    return transforms.ComposeTransform([transforms.ExpTransform(),
+                                        transforms.AffineTransform(constraint.lower_bound, 1)])
 
 
 def _below(constraint):

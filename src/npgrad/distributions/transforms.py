@@ -543,7 +543,8 @@ class AffineTransform(Transform):
 
 
 # The vector/matrix transforms live in their own module; they belong to this namespace, as in torch.
-from ._structured_transforms import (CatTransform, CorrCholeskyTransform, CumulativeDistributionTransform,  # noqa: E402,E501
+from ._structured_transforms import (CatTransform, CorrCholeskyTransform,  # noqa: E402
+                                     CumulativeDistributionTransform,
                                      LowerCholeskyTransform, PositiveDefiniteTransform, ReshapeTransform,
                                      SoftmaxTransform, StackTransform, StickBreakingTransform)
 from . import _structured_transforms as _structured  # noqa: E402
