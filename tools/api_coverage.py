@@ -32,6 +32,8 @@ NAMESPACES = {
     "torch.special": "npgrad.special",
     "torch.utils.data": "npgrad.utils.data",
     "torch.func": "npgrad.func",
+    "torch.distributions": "npgrad.distributions",
+    "torch.optim": "npgrad.optim",
 }
 
 _SPARSE = "sparse tensors: npgrad stores dense NumPy arrays only"
@@ -57,6 +59,7 @@ EXCLUDED = [
     ("torch.Tensor", r"^(eig|symeig|lstsq|solve|reinforce)$", _REMOVED),
     ("torch.Tensor", r"^(storage|untyped_storage|storage_type|storage_offset_|set_|is_set_to)$", _STORAGE),
     ("*", r"^bfloat16$", "bfloat16: NumPy has no bfloat16 dtype"),
+    ("torch.optim", r"^SparseAdam$", _SPARSE + ": SparseAdam refuses dense gradients"),
     ("torch.Tensor", r"^index$", "functorch's first-class dimensions (torchdim), an experimental separate API, not "
                                  "indexing"),
     ("*", r"^batch_norm_(stats|elemt|gather_stats|gather_stats_with_counts|update_stats|backward_elemt|backward_reduce)$",
@@ -112,10 +115,13 @@ def read_pytorch():
     data = sorted(n for n in torch.utils.data.__all__ if not n.startswith("_"))
     tensor = sorted(n for n in dir(torch.Tensor) if not n.startswith("_"))
     func = sorted(n for n in _public(torch.func) if callable(getattr(torch.func, n)))
+    distributions = sorted(torch.distributions.__all__)
+    optim = sorted(n for n in torch.optim.__all__ if not n.startswith("_"))
     return {"version": torch.__version__.split("+")[0], "out_functions": _out_functions(torch),
             "names": {"torch": top, "torch.Tensor": tensor, "torch.nn": modules, "torch.nn.functional": functional,
                       "torch.nn.init": init, "torch.linalg": linalg, "torch.special": special,
-                      "torch.utils.data": data, "torch.func": func}}
+                      "torch.utils.data": data, "torch.func": func, "torch.distributions": distributions,
+                      "torch.optim": optim}}
 
 
 def _out_functions(torch):
