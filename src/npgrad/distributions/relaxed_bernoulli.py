@@ -1,62 +1,33 @@
 """RelaxedBernoulli (binary Concrete / Gumbel-sigmoid) and its logit-space base LogitRelaxedBernoulli."""
-from numbers import Number
-
 from . import _torch as torch
 from . import constraints
+from ._binary_param import BinaryParameter
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(BinaryParameter, Distribution):
     """(logit(p) + Logistic noise) / temperature."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(torch.Size() if is_scalar else self._param.size(), validate_args=validate_args)
+        _, batch_shape = self._set_binary_param(probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
         batch_shape = torch.Size(batch_shape)
         new.temperature = self.temperature
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
+        self._expand_binary_param(new, batch_shape)
         Distribution.__init__(new, batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def rsample(self, sample_shape=torch.Size()):
         shape = self._extended_shape(sample_shape)
