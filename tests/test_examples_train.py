@@ -408,3 +408,26 @@ def test_word_language_model_other_cells_run(text_file, model, capsys):
     best = ex.main(["--smoke", "--data-dir", str(text_file), "--model", model, "--val-chars", "200"])
     assert math.isfinite(best)
     assert f"{model}: 2 layers" in capsys.readouterr().out
+
+
+# -- the variational autoencoder ------------------------------------------------------------------------------
+def test_vae_elbo_parts_and_learning(fake_mnist, capsys):
+    ex = load_example("vae")
+    npgrad.manual_seed(0)
+    model = ex.VAE(latent=4, hidden=32)
+    x = ex.load(str(fake_mnist), True, limit=16).tensors[0]
+    loss, rec, kl = model(x)
+    assert loss.shape == (16,) and bool((kl >= 0).all())
+    np.testing.assert_allclose(loss.detach().numpy(), (rec + kl).detach().numpy(), rtol=1e-6)
+    # the KL of a diagonal Normal against N(0, I), written out
+    q = model.posterior(x)
+    mu, sigma = q.base_dist.loc, q.base_dist.scale
+    closed = (0.5 * (sigma ** 2 + mu ** 2 - 1) - sigma.log()).sum(-1)
+    np.testing.assert_allclose(kl.detach().numpy(), closed.detach().numpy(), rtol=1e-5, atol=1e-6)
+    loss.mean().backward()                       # rsample: the encoder gets gradients through the draw
+    assert all(p.grad is not None and bool(p.grad.abs().sum() > 0) for p in model.encoder.parameters())
+    r = ex.main(["--data-dir", str(fake_mnist), "--epochs", "3", "--batch-size", "32", "--limit", "256",
+                 "--latent", "4"])
+    first, last = r["history"][0][0], r["history"][-1][0]
+    assert last < first, r["history"]
+    assert "final test negative ELBO" in capsys.readouterr().out
