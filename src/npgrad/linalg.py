@@ -154,8 +154,39 @@ def cholesky(A, *, upper=False, out=None):
     return _out(_d.cholesky_op(A, upper, "linalg.cholesky"), out)
 
 
+def _partial_cholesky(a):
+    """LAPACK's potrf on one matrix, as PyTorch returns it when the factorization fails: the columns before the
+    failing one factored, that diagonal entry the non-positive pivot, the rest A's lower triangle; and info, the
+    order of the first leading minor that is not positive-definite (0: success)."""
+    L = np.tril(a).astype(a.dtype, copy=True)
+    for j in range(a.shape[-1]):
+        pivot = L[j, j] - L[j, :j] @ L[j, :j]
+        if not pivot > 0:  # (NaN fails too)
+            L[j, j] = pivot
+            return L, j + 1
+        L[j, j] = np.sqrt(pivot)
+        L[j + 1:, j] = (L[j + 1:, j] - L[j + 1:, :j] @ L[j, :j]) / L[j, j]
+    return L, 0
+
+
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
-    return _rt.linalg_cholesky_ex(cholesky(A, upper=upper), _info(A))
+    """Like cholesky, but a matrix that is not positive-definite gives a nonzero ``info`` (and LAPACK's partial
+    factor, not differentiable) instead of an error, unless ``check_errors``."""
+    try:
+        L = cholesky(A, upper=upper)
+        if np.isfinite(np.diagonal(L._data, axis1=-2, axis2=-1)).all():
+            return _rt.linalg_cholesky_ex(L, _info(A))
+    except RuntimeError as e:
+        if check_errors or "not positive-definite" not in str(e):
+            raise type(e)(str(e).replace("linalg.cholesky:", "linalg.cholesky_ex:")) from None
+    a = A._data  # some pivot failed (or was NaN): LAPACK's partial factors and their info
+    flat = a.reshape((-1,) + a.shape[-2:])
+    parts = [_partial_cholesky(m) for m in flat]
+    L = np.stack([p[0] for p in parts]).reshape(a.shape) if parts else np.empty_like(a)
+    info = np.array([p[1] for p in parts], np.int32).reshape(a.shape[:-2])
+    if upper:
+        L = np.swapaxes(L, -1, -2).copy()
+    return _rt.linalg_cholesky_ex(Tensor._wrap(L), Tensor._wrap(info))
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):

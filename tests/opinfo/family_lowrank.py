@@ -20,6 +20,9 @@ def _fd(name, fn, inputs):
 
 
 def _lowrank(L, x, y):
+    # The result does not depend on the random draw in exact arithmetic, its rounding does: a fixed seed keeps
+    # the tolerances from depending on which tests ran before (seen once in a double-backward row).
+    L.manual_seed(0)
     return x @ y
 
 
