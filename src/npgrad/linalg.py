@@ -145,9 +145,18 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
         n = A._data.shape[-1]
         eye = np.eye(n, dtype=A._data.dtype)
         tri = tri * Tensor._wrap(1 - eye) + Tensor._wrap(eye)
+    try:
+        if not left:
+            return _out(_d.matrix_solve(tri.mT, B.mT).mT, out)
+        return _out(_d.matrix_solve(tri, B), out)
+    except RuntimeError as e:
+        if "singular" not in str(e):
+            raise
+    # A zero on the diagonal: substitution gives inf/NaN where LAPACK's trtrs does, as PyTorch returns them.
+    from .ops.decomp_lu import trisolve
     if not left:
-        return _out(_d.matrix_solve(tri.mT, B.mT).mT, out)
-    return _out(_d.matrix_solve(tri, B), out)
+        return _out(trisolve(tri.mT, B.mT, not upper, unitriangular).mT, out)
+    return _out(trisolve(tri, B, upper, unitriangular), out)
 
 
 def cholesky(A, *, upper=False, out=None):

@@ -1,5 +1,6 @@
-"""linalg.cholesky_ex on matrices that are not positive-definite: info is the order of the first failing leading
-minor and L is LAPACK's partial factor, as PyTorch returns them; check_errors raises PyTorch's error."""
+"""Linear algebra on matrices where the factorization or solve fails, answered as PyTorch answers: cholesky_ex's
+info (the order of the first failing leading minor) and LAPACK's partial factor; solve_triangular's inf/NaN for a
+zero on the diagonal (substitution, as LAPACK's trtrs), not an error."""
 import numpy as np
 import pytest
 
@@ -63,3 +64,22 @@ def test_positive_definite_input_stays_differentiable():
     assert info.item() == 0 and L.grad_fn is not None
     L.sum().backward()
     assert a.grad is not None
+
+
+TRI = np.array([[1.0, 0.0], [2.0, 0.0]])
+RHS = np.array([[1.0], [1.0]])
+TRIANGULAR = [  # (id, call(L, A, B), expected)
+    ("lower", lambda L, A, B: L.linalg.solve_triangular(A, B, upper=False), [[1.0], [-np.inf]]),
+    ("upper", lambda L, A, B: L.linalg.solve_triangular(A.mT, B, upper=True), [[-np.inf], [np.inf]]),
+    ("right", lambda L, A, B: L.linalg.solve_triangular(A, B.mT, upper=False, left=False), [[-np.inf, np.inf]]),
+    ("unit_diagonal_is_fine", lambda L, A, B: L.linalg.solve_triangular(A, B, upper=False, unitriangular=True),
+     [[1.0], [-1.0]]),
+]
+
+
+@pytest.mark.parametrize("call, expected", [c[1:] for c in TRIANGULAR], ids=[c[0] for c in TRIANGULAR])
+def test_solve_triangular_with_a_zero_pivot(call, expected):
+    got = call(npgrad, npgrad.tensor(TRI), npgrad.tensor(RHS)).numpy()
+    np.testing.assert_array_equal(got, np.array(expected))
+    if HAS_TORCH:
+        np.testing.assert_array_equal(got, call(torch, torch.tensor(TRI), torch.tensor(RHS)).numpy())
