@@ -2,6 +2,7 @@
 import numpy as np
 
 from . import _differentiable, _ops
+from .optimizer import check_nonnegative
 from .optimizer import Optimizer, _scalar, check_lr, increment_step, new_step, run_update, with_grads, zeros_like
 
 __all__ = ["Adagrad"]
@@ -15,12 +16,10 @@ class Adagrad(Optimizer):
         check_lr(lr)
         if not 0.0 <= lr_decay:
             raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_nonnegative("weight_decay", weight_decay)
         if not 0.0 <= initial_accumulator_value:
             raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        check_nonnegative("epsilon", eps)
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,

@@ -2,6 +2,7 @@
 import numpy as np
 
 from . import _differentiable, _ops
+from .optimizer import check_nonnegative
 from .optimizer import (Optimizer, _scalar, check_betas, check_capturable, check_lr, increment_step, new_step,
                         run_update, with_grads, zeros_like)
 
@@ -14,11 +15,9 @@ class Adamax(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
         check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        check_nonnegative("epsilon", eps)
         check_betas(betas)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_nonnegative("weight_decay", weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize,
                         differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)

@@ -2,6 +2,7 @@
 import numpy as np
 
 from . import _differentiable, _ops
+from .optimizer import check_nonnegative
 from .optimizer import (Optimizer, _scalar, check_capturable, check_lr, increment_step, new_step, run_update,
                         tensor_scalars, with_grads, zeros_like)
 
@@ -14,8 +15,7 @@ class ASGD(Optimizer):
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
                  maximize=False, differentiable=False, capturable=False):
         check_lr(lr)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_nonnegative("weight_decay", weight_decay)
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)

@@ -54,6 +54,12 @@ def check_lr(lr):
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
+def check_nonnegative(label, value):
+    """PyTorch's ``if not 0.0 <= value`` checks of eps and weight_decay (NaN is refused too)."""
+    if not 0.0 <= value:
+        raise ValueError(f"Invalid {label} value: {value}")
+
+
 def check_betas(betas):
     """The beta checks of the Adam family: each in [0, 1)."""
     if not 0.0 <= betas[0] < 1.0:
