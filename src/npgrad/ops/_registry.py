@@ -98,16 +98,19 @@ def _with_out(fn, rec):
     except (TypeError, ValueError):
         return fn
     name = rec.name
+    # One wrapper, not two stacked: an operator that also takes NumPy's spellings renames here.
+    inner, renames = (fn.__wrapped__, fn._renames) if hasattr(fn, "_renames") else (fn, {})
 
     def call(*args, out=None, **kwargs):
+        if kwargs and renames:
+            _rename(kwargs, renames)
         if out is None:
-            return fn(*args, **kwargs)
+            return inner(*args, **kwargs)
         from . import _out
         _out.check_out(name, out, args, kwargs)
-        return _out.write_out(name, fn(*args, **kwargs), out)
+        return _out.write_out(name, inner(*args, **kwargs), out)
 
-    call.__name__, call.__qualname__, call.__module__ = fn.__name__, fn.__qualname__, fn.__module__
-    call.__doc__, call.__wrapped__ = fn.__doc__, fn
+    _like(call, inner)
     sig = inspect.signature(fn)
     params = list(sig.parameters.values())
     at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
@@ -137,15 +140,25 @@ def _with_numpy_spellings(fn, name):
 
     def call(*args, **kwargs):
         if kwargs:
-            for alias, canonical in renames.items():
-                # With both spellings given, the alias stays and the call fails as PyTorch's does.
-                if alias in kwargs and canonical not in kwargs:
-                    kwargs[canonical] = kwargs.pop(alias)
+            _rename(kwargs, renames)
         return fn(*args, **kwargs)
 
+    _like(call, fn)
+    call._renames = renames
+    return call
+
+
+def _rename(kwargs, renames):
+    for alias, canonical in renames.items():
+        # With both spellings given, the alias stays and the call fails as PyTorch's does.
+        if alias in kwargs and canonical not in kwargs:
+            kwargs[canonical] = kwargs.pop(alias)
+
+
+def _like(call, fn):
+    """``call`` presented as ``fn`` (name, docstring, ``inspect.signature`` through ``__wrapped__``)."""
     call.__name__, call.__qualname__, call.__module__ = fn.__name__, fn.__qualname__, fn.__module__
     call.__doc__, call.__wrapped__ = fn.__doc__, fn
-    return call
 
 
 def method(name, fn):
