@@ -77,6 +77,10 @@ def write_lazy_index(path=None):
     """Regenerate ``_lazy_index.py`` from the records of the lazily loaded families (in a fresh process:
     ``python -m npgrad.ops``); returns its text."""
     from ..tensor import Tensor
+    if _lazy_loaded[0]:
+        # The stubs are gone once the families load: the index would come out without its methods.
+        raise RuntimeError("write_lazy_index must run before the lazy families load: use `python -m npgrad.ops` "
+                           "in a fresh process")
     eager = {m for m in _registry.METHODS if not getattr(vars(Tensor)[m], "_lazy_stub", False)}
     load_lazy_families()
     names = {n: rec.family for n, rec in _registry.OPS.items() if rec.family in LAZY_FAMILIES}
