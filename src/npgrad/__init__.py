@@ -6,7 +6,7 @@ import warnings as _warnings
 
 from . import dtypes as _dtypes
 from .dtypes import (dtype, float16, float32, float64, int8, int16, int32, int64, uint8, bool, half, float,  # noqa: A004
-                     double, short, int, long, get_default_dtype, set_default_dtype, promote_types, result_type,
+                     double, short, int, long, complex64, complex128, cfloat, cdouble, get_default_dtype, set_default_dtype, promote_types, result_type,
                      can_cast)
 from .tensor import Tensor, Size, Device as device  # noqa: F401
 from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode  # noqa: F401

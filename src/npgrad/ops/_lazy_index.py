@@ -82,6 +82,7 @@ LAZY_NAMES = {
     'index_put': 'index_put',
     'index_reduce': 'scatter_reduce',
     'inverse': 'decomp',
+    'is_complex': 'predicates',
     'is_floating_point': 'predicates',
     'is_nonzero': 'predicates',
     'is_same_size': 'predicates',

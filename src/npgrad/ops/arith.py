@@ -5,6 +5,7 @@ into what PyTorch would compute (an int tensor times 2.5 is a float32 tensor, no
 the Op. Broadcasting needs nothing here: the engine sums each gradient back to its input's shape.
 """
 import math
+import warnings
 
 import numpy as np
 
@@ -200,6 +201,9 @@ class ToCopy(Op):
 
     @staticmethod
     def forward(ctx, x, np_dtype):
+        if x.dtype.kind == "c" and np.dtype(np_dtype).kind != "c":
+            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
+            x = x.real
         return x.astype(np_dtype)
 
     @staticmethod
@@ -218,6 +222,8 @@ def _check_int_division(a, b, kernel):
         # PyTorch's kernel meets a zero divisor only if the (broadcast) result has elements
         if np.any(np.asarray(b) == 0) and np.broadcast(a, b).size:
             raise RuntimeError("ZeroDivisionError")
+    elif ka == "c":  # promotion made both operands complex; PyTorch has no such kernel for them
+        raise _dt.not_implemented(kernel, np.asarray(a).dtype)
 
 
 # -- promotion ---------------------------------------------------------------------------------------------
@@ -273,7 +279,7 @@ def promote(a, b):
     kind = a._data.dtype.kind
     tv = type(v)
     if tv is float:
-        if kind != "f":
+        if kind != "f" and kind != "c":
             a = a._cast(_dt.get_default_dtype())
     elif tv is int:
         if kind == "b":

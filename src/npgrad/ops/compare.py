@@ -18,7 +18,7 @@ def _broadcast_error(x, y):
         RuntimeError(f"shapes {list(np.shape(x))} and {list(np.shape(y))} cannot be broadcast")
 
 
-def _compare(ufunc, name):
+def _compare(ufunc, name, ordered=False):
     def compare(input, other):
         if not isinstance(input, Tensor):
             raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(input).__name__}")
@@ -27,6 +27,8 @@ def _compare(ufunc, name):
                 return name == "ne"
             raise TypeError(f"{name}(): argument 'other' must be Tensor or Number, not {type(other).__name__}")
         x, y = _operands(input, other)
+        if ordered and x.dtype.kind == "c":  # promotion made both complex if either was
+            raise _dt.not_implemented(f"{name}_cpu", x.dtype)
         try:
             return Tensor._wrap(np.asarray(ufunc(x, y)))
         except ValueError:
@@ -37,10 +39,10 @@ def _compare(ufunc, name):
 
 eq = op(methods=("eq", "__eq__"))(_compare(np.equal, "eq"))
 ne = op("not_equal", methods=("ne", "not_equal", "__ne__"))(_compare(np.not_equal, "ne"))
-lt = op("less")(_compare(np.less, "lt"))
-le = op("less_equal")(_compare(np.less_equal, "le"))
-gt = op("greater")(_compare(np.greater, "gt"))
-ge = op("greater_equal")(_compare(np.greater_equal, "ge"))
+lt = op("less")(_compare(np.less, "lt", True))
+le = op("less_equal")(_compare(np.less_equal, "le", True))
+gt = op("greater")(_compare(np.greater, "gt", True))
+ge = op("greater_equal")(_compare(np.greater_equal, "ge", True))
 
 def _ordering(fn):
     # `tensor < "a"` answers NotImplemented, so Python raises its own "'<' not supported between ..." as PyTorch.

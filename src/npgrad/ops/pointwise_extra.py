@@ -269,7 +269,10 @@ def fix(input):
 
 @op(inplace="generic")
 def sgn(input):
-    # the sign of a real tensor (PyTorch's sgn differs from sign only for complex numbers)
+    # the sign of a real tensor (PyTorch's sgn differs from sign only for complex numbers: z / |z|)
+    if input._data.dtype.kind == "c":
+        from .complex_math import complex_sgn
+        return complex_sgn(input)
     return input.sign()
 
 
