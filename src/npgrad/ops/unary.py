@@ -54,9 +54,13 @@ def _sign_np(x):
 def sgn_np(z):
     """z / |z|, and 0 at 0 (PyTorch's sgn of complex numbers)."""
     r = np.abs(z)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        s = z / r
-    s[r == 0] = 0
+    zero = r == 0
+    r[zero] = 1
+    # part by part: NumPy's complex / real division goes through |r|^2, which underflows for subnormal |z|
+    s = np.empty_like(z)
+    np.divide(z.real, r, out=s.real)
+    np.divide(z.imag, r, out=s.imag)
+    s[zero] = 0
     return s
 
 
