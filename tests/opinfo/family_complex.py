@@ -64,6 +64,17 @@ OPS = [
         _r("view_as_complex_odd_stride", lambda L: L.view_as_complex(L.ones(3, 3)[:, :2])),
         _r("view_as_complex_0d", lambda L: L.view_as_complex(T(L, 1.0))),
     ]),
+    _entry("view_as_real_copy", [
+        _c("view_as_real_copy", lambda L, z: L.view_as_real_copy(z) * 2, [Z2]),
+        _x("view_as_real_copy_is_a_copy", lambda L: (lambda t: [L.view_as_real_copy(t).mul_(2), t])(T(L, [1 + 2j]))),
+    ]),
+    _entry("view_as_complex_copy", [
+        # (PyTorch has no derivative for it: "does not support automatic differentiation for outputs with complex
+        # dtype"; npgrad's is view_as_complex's)
+        _x("view_as_complex_copy", lambda L: L.view_as_complex_copy(L.arange(12.0).reshape(2, 3, 2))),
+        _x("view_as_complex_copy_is_a_copy", lambda L: (lambda t: [L.view_as_complex_copy(t).mul_(2), t])(
+            T(L, [[1.0, 2.0]]))),
+    ]),
     _entry("conj", [
         _c("conj", lambda L, z: L.conj(z) * z.exp(), [Z2]),
         _c("conj_method_mul", lambda L, z, w: z.conj() * w, [Z, Z]),

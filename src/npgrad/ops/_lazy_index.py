@@ -175,6 +175,8 @@ LAZY_NAMES = {
     'unsafe_split': 'view_copy',
     'unsafe_split_with_sizes': 'view_copy',
     'unsqueeze_copy': 'view_copy',
+    'view_as_complex_copy': 'view_copy',
+    'view_as_real_copy': 'view_copy',
     'view_copy': 'view_copy',
     'vsplit': 'movement_extra',
     'xlog1py': 'special',

@@ -267,11 +267,12 @@ class Angle(Op):
         zd = P.data_of(z)
         if zd.dtype.kind != "c":
             return P.zeros_like(g)
-        r2 = zd.real * zd.real + zd.imag * zd.imag
-        zero = r2 == 0
+        x, y = _re(z), _im(z)
+        r2 = x * x + y * y
+        zero = P.data_of(r2) == 0
         # d angle = (x dy - y dx) / |z|^2, so the gradient is g * (-y + i x) / |z|^2 = g * i z / |z|^2
-        scale = np.where(zero, 0, 1 / np.where(zero, 1, r2)).astype(r2.dtype)
-        return _times_i(g * _re(z) * scale) - g * _im(z) * scale
+        scale = P.where(zero, 0.0, 1.0 / P.where(zero, 1.0, r2))
+        return _times_i(g * x * scale) - g * y * scale
 
 
 @op()
@@ -296,9 +297,8 @@ class Sgn(Op):
     def backward(ctx, g):
         z, s = ctx.saved_tensors
         r = P.abs(z)
-        rd = P.data_of(r)
-        zero = rd == 0
-        inv = np.where(zero, 0, 1 / np.where(zero, 1, rd)).astype(rd.dtype)
+        zero = P.data_of(r) == 0
+        inv = P.where(zero, 0.0, 1.0 / P.where(zero, 1.0, r))
         # s = z/|z|: ds = dz/|z| - s Re(conj(s) dz)/|z|, so the gradient is (g - Re(g conj(s)) s) / |z|
         return (g - _re(g * _conj(s)) * s) * inv
 
@@ -314,14 +314,14 @@ class Polar(Op):
 
     @staticmethod
     def forward(ctx, r, theta):
-        w = _complex_of(np.cos(theta), np.sin(theta))
-        out = r * w
-        ctx.save_for_backward(w, out)
-        return out
+        ctx.save_for_backward(r, theta)
+        return r * _complex_of(np.cos(theta), np.sin(theta))
 
     @staticmethod
     def backward(ctx, g):
-        w, out = ctx.saved_tensors
+        r, theta = ctx.saved_tensors
+        w = _complex_of(P.cos(theta), P.sin(theta))  # recomputed from the inputs: differentiable again
+        out = r * w
         # dz = w dr + i z dtheta; dL = Re(conj(g) dz)
         gr = _re(g * _conj(w)) if ctx.needs_input_grad[0] else None
         gt = _im(g * _conj(out)) if ctx.needs_input_grad[1] else None  # Re(conj(g) i z) = Im(g conj(z))
