@@ -196,6 +196,9 @@ OTHER_SAMPLES = [_u(n) for n in _UNARY] + [
     _c("where_complex", lambda L, a, b: L.where(L.tensor([True, False, True]), a, b), [Z, Z]),
     _c("gather_complex", lambda L, a: L.gather(a, 1, L.tensor([[0, 2], [1, 1]])), [Z2]),
     _c("abs_square_loss", lambda L, a: (a.abs() ** 2).sum(), [Z2]),
+    _c("norm_complex", lambda L, a: a.norm(), [Z2]),
+    _c("norm_p_dim_complex", lambda L, a: L.norm(a, 3, dim=1), [Z2]),
+    _c("vector_norm_complex", lambda L, a: L.linalg.vector_norm(a, 1.5, dim=0), [Z2]),
     _c("cast_real_to_complex", lambda L, x: x.to(L.complex64 if x.dtype == L.float32 else L.complex128) * (1 + 1j),
        [RM]),
     _c("addcmul_complex", lambda L, a, b, c: L.addcmul(a, b, c, value=2), [Z, Z, Z]),
@@ -227,4 +230,13 @@ ERROR_ROWS = [_r(name, fn) for name, fn in [
     ("remainder_complex", lambda L: _z(L) % 2), ("floor_divide_complex", lambda L: _z(L) // 2),
     ("fmod_complex", lambda L: L.fmod(_z(L), 2)),
     ("backward_of_complex", lambda L: L.ones(1, dtype=L.cfloat, requires_grad=True).sum().backward()),
+]]
+ERROR_ROWS += [_r(name, fn) for name, fn in [
+    ("round_complex", lambda L: _z(L).round()), ("erf_complex", lambda L: _z(L).erf()),
+    ("erfc_complex", lambda L: L.erfc(_z(L))), ("lgamma_complex", lambda L: _z(L).lgamma()),
+    ("digamma_complex", lambda L: _z(L).digamma()), ("erfinv_complex", lambda L: _z(L).erfinv()),
+    ("atan2_complex", lambda L: L.atan2(_z(L), _z(L))), ("cummax_complex", lambda L: _z(L).cummax(0)),
+    ("cummin_complex", lambda L: L.cummin(_z(L), 0)), ("median_complex", lambda L: _z(L).median()),
+    ("nanmedian_complex", lambda L: _z(L).nanmedian()), ("mode_complex", lambda L: _z(L).mode()),
+    ("unique_complex", lambda L: _z(L).unique()), ("isin_complex", lambda L: L.isin(_z(L), _z(L))),
 ]]

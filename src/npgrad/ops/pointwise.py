@@ -331,6 +331,8 @@ def _float_operands(input, other):
     int8 -1 would wrap to 255 first). Python scalars become 0-d arrays of that type."""
     rt = _dt.result_type(input, other)
     if not rt.is_floating_point:
+        if rt.is_complex:
+            raise _dt.not_implemented("atan2_cpu", rt)
         rt = _dt.get_default_dtype()
     return [x._cast(rt) if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x, rt.np)) for x in (input, other)]
 

@@ -282,8 +282,8 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
         raise TypeError("isin() received an invalid combination of arguments - got (elements, test_elements) "
                         "that are both scalars, but expected at least one Tensor")
     for x in (elements, test_elements):
-        if isinstance(x, Tensor) and x._data.dtype.kind == "b":
-            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+        if isinstance(x, Tensor) and x._data.dtype.kind in "bc":
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {_dt.scalar_name(x._data.dtype)}")
     e, t = np.asarray(_data(elements)), np.asarray(_data(test_elements))
     return Tensor._wrap(np.isin(e, t.ravel(), assume_unique=assume_unique, invert=invert).reshape(e.shape))
 

@@ -613,6 +613,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     dims = canon_dims(dim, input._data.ndim)
     if input._data.size == 0 and (p < 0 or p == np.inf):
         _empty_norm_check(input, p, dim)
+    if input._data.dtype.kind == "c":
+        input = input.abs()  # a complex vector's norm is its moduli's: real, differentiable through abs
     return Norm.apply(input, p, dims, keepdim)
 
 

@@ -224,8 +224,9 @@ class Nanmedian(Median):
 def _median(input, dim, keepdim, ignore_nan):
     name = "nanmedian" if ignore_nan else "median"
     x = input._data
-    if x.dtype.kind == "b":
-        raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
+    if x.dtype.kind in "bc":  # (PyTorch's nanmedian of complex names the median kernel)
+        raise NotImplementedError(f"\"{name if x.dtype.kind == 'b' else 'median'}_cpu\" not implemented for "
+                                  f"'{_scalar_name(x.dtype)}'")
     if dim is None:
         return (Nanmedian if ignore_nan else Median).apply(input, ignore_nan)
     d = canon_dim(dim, x.ndim)
@@ -271,6 +272,8 @@ def _mode_index(x, d):
 @op()
 def mode(input, dim=-1, keepdim=False):
     x = input._data
+    if x.dtype.kind == "c":
+        raise NotImplementedError(f"\"mode_cpu\" not implemented for '{_scalar_name(x.dtype)}'")
     d = canon_dim(dim, x.ndim)
     if x.ndim == 0:
         return _scalar_result(mode(_as_1d(input), 0, keepdim), _rt.mode)

@@ -281,8 +281,8 @@ class Round(Op):
 @op(inplace="generic")
 def round(input, *, decimals=0):  # noqa: A001
     if input._data.dtype.kind != "f":
-        if input._data.dtype.kind == "b":
-            raise NotImplementedError("\"round_vml_cpu\" not implemented for 'Bool'")
+        if input._data.dtype.kind in "bc":
+            raise _dt.not_implemented("round_vml_cpu", input._data.dtype)
         return input.clone()
     return (RoundDecimals if decimals else Round).apply(input, decimals)
 
