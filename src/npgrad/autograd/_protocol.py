@@ -85,13 +85,14 @@ def sum_to(g, shape, node=None, index=None):
 
 
 def cast(g, np_dtype):
-    """Cast a gradient to its input's dtype; a complex gradient of a real input keeps its real part (PyTorch's
-    convention: a real input's gradient is the real part of the complex one)."""
     if isinstance(g, Tensor):
-        if g._data.dtype.kind == "c" and np.dtype(np_dtype).kind != "c":
-            g = g.real
         return _tensor_cast(g, np.dtype(np_dtype))
-    g = np.asarray(g)
-    if g.dtype.kind == "c" and np.dtype(np_dtype).kind != "c":
+    return np.asarray(g).astype(np_dtype)
+
+
+def cast_grad(g, np_dtype):
+    """Cast a gradient to its input's dtype (the engine's only cast, when they differ): a complex gradient of a
+    real input keeps its real part, PyTorch's convention, without the warning a user's cast gives."""
+    if np.asarray(g._data if isinstance(g, Tensor) else g).dtype.kind == "c" and np.dtype(np_dtype).kind != "c":
         g = g.real
-    return g.astype(np_dtype)
+    return cast(g, np_dtype)

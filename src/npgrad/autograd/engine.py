@@ -18,7 +18,7 @@ from heapq import heappop, heappush
 import numpy as np
 
 from . import anomaly as _anomaly
-from ._protocol import as_tensor as _as_tensor, cast as _cast, data_of as _data_of, like_mode as _like_mode
+from ._protocol import as_tensor as _as_tensor, cast_grad as _cast, data_of as _data_of, like_mode as _like_mode
 from ._protocol import sum_to as _sum_to
 from .function import Function, _new_node, _type_name
 from .grad_mode import state as _grad_state

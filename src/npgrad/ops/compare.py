@@ -13,6 +13,25 @@ def _operands(a, b):
     return a._data, (b._data if isinstance(b, Tensor) else b)
 
 
+def _ordered_operands(a, b, name):
+    """``_operands`` for <, <=, >, >=, which PyTorch refuses for complex numbers. The common cases (equal
+    dtypes; a float tensor and a Python number) skip promote(), which has nothing to do for them, so the
+    complex check costs nothing over the general path."""
+    x = a._data
+    if isinstance(b, Tensor):
+        y = b._data
+        if x.dtype is y.dtype and x.dtype.kind != "c":
+            return x, y
+    else:
+        t = type(b)
+        if (t is float or t is int) and x.dtype.kind == "f":
+            return x, b
+    x, y = _operands(a, b)
+    if x.dtype.kind == "c":  # promotion made both complex if either was
+        raise _dt.not_implemented(f"{name}_cpu", x.dtype)
+    return x, y
+
+
 def _broadcast_error(x, y):
     return broadcast_error(np.shape(x), np.shape(y)) or \
         RuntimeError(f"shapes {list(np.shape(x))} and {list(np.shape(y))} cannot be broadcast")
@@ -26,9 +45,7 @@ def _compare(ufunc, name, ordered=False):
             if name in ("eq", "ne"):
                 return name == "ne"
             raise TypeError(f"{name}(): argument 'other' must be Tensor or Number, not {type(other).__name__}")
-        x, y = _operands(input, other)
-        if ordered and x.dtype.kind == "c":  # promotion made both complex if either was
-            raise _dt.not_implemented(f"{name}_cpu", x.dtype)
+        x, y = _ordered_operands(input, other, name) if ordered else _operands(input, other)
         try:
             return Tensor._wrap(np.asarray(ufunc(x, y)))
         except ValueError:
