@@ -240,3 +240,6 @@ ERROR_ROWS += [_r(name, fn) for name, fn in [
     ("nanmedian_complex", lambda L: _z(L).nanmedian()), ("mode_complex", lambda L: _z(L).mode()),
     ("unique_complex", lambda L: _z(L).unique()), ("isin_complex", lambda L: L.isin(_z(L), _z(L))),
 ]]
+ERROR_ROWS += [_r("xlogy_complex", lambda L: L.xlogy(_z(L), _z(L)))]
+OTHER_SAMPLES += [_c("dist_complex", lambda L, a, b: L.dist(a, b), [Z2, Z2]),
+                  _c("dist_p1_complex", lambda L, a, b: L.dist(a, b, 1), [Z2, Z2])]

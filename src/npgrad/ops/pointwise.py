@@ -321,18 +321,18 @@ def clamp_max(input, max):  # noqa: A002
 
 @op("arctan2", inplace="generic")
 def atan2(input, other):
-    a, b = _float_operands(input, other)
+    a, b = _float_operands(input, other, "atan2_cpu")
     return _apply2(Atan2, a, b)
 
 
-def _float_operands(input, other):
+def _float_operands(input, other, kernel):
     """Operands of an operator whose integer inputs compute in the default float type: each is cast
     straight to the float result type (never through the promoted integer type, where uint8 with an
     int8 -1 would wrap to 255 first). Python scalars become 0-d arrays of that type."""
     rt = _dt.result_type(input, other)
     if not rt.is_floating_point:
         if rt.is_complex:
-            raise _dt.not_implemented("atan2_cpu", rt)
+            raise _dt.not_implemented(kernel, rt)
         rt = _dt.get_default_dtype()
     return [x._cast(rt) if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x, rt.np)) for x in (input, other)]
 
@@ -469,7 +469,7 @@ class Hypot(Op):
 @op(inplace="generic")
 def xlogy(input, other):
     _check_shapes(input, other)
-    a, b = _float_operands(input, other)
+    a, b = _float_operands(input, other, "xlogy_cpu")
     return _apply2(Xlogy, a, b)
 
 
