@@ -29,8 +29,15 @@ Z, Z2, ZM, ZK, R, RM = ((3,), "c"), ((2, 3), "c"), ((3, 4), "c"), ((4, 2), "c"),
 ZB, ZB2 = ((2, 3, 4), "c"), ((2, 4, 2), "c")
 
 
-def _entry(name, samples, aliases=()):
-    return OpInfo(name, F, samples=samples, aliases=aliases)
+def _entry(name, samples, aliases=(), empty=()):
+    return OpInfo(name, F, samples=samples, aliases=aliases, empty=empty)
+
+
+def _empty(fn, grad=True):
+    """Empty-tensor rows (tests/reliability/test_empty_tensors.py): complex inputs, which its generic real
+    patterns cannot reach. (grad=False for view_as_real: PyTorch's own backward of an empty one fails, "Tensor
+    must have a last dimension with stride 1".)"""
+    return [("complex64 (0, 3)", fn, ((0, 3), "complex64", grad)), ("complex128 (2, 0)", fn, ((2, 0), "complex128"))]
 
 
 OPS = [
@@ -41,14 +48,14 @@ OPS = [
         _x("real_of_real_is_itself", lambda L: (lambda t: L.real(t) is t)(T(L, [1.0]))),
         _x("real_setter", lambda L: _set(L, "real")),
     ]),
-    _entry("imag", [
+    _entry("imag", empty=_empty(lambda L, z: L.imag(z)), samples=[
         _c("imag", lambda L, z: L.imag(z) * 3, [Z2]),
         _c("imag_write_through", lambda L, z: _written(L, z, "imag"), [Z2]),
         _x("imag_setter", lambda L: _set(L, "imag")),
         _x("imag_of_conj_is_neg", lambda L: [(t := T(L, [1 + 2j]).conj()).imag.is_neg(), t.imag, t.real.is_neg()]),
         _r("imag_of_real", lambda L: T(L, [1.0]).imag),
     ]),
-    _entry("view_as_real", [
+    _entry("view_as_real", empty=_empty(lambda L, z: L.view_as_real(z), False), samples=[
         _c("view_as_real", lambda L, z: L.view_as_real(z) ** 2, [Z2]),
         _x("view_as_real_shares_memory", lambda L: _va_write(L)),
         _r("view_as_real_of_real", lambda L: L.view_as_real(T(L, [1.0]))),
@@ -64,7 +71,7 @@ OPS = [
         _r("view_as_complex_odd_stride", lambda L: L.view_as_complex(L.ones(3, 3)[:, :2])),
         _r("view_as_complex_0d", lambda L: L.view_as_complex(T(L, 1.0))),
     ]),
-    _entry("view_as_real_copy", [
+    _entry("view_as_real_copy", empty=_empty(lambda L, z: L.view_as_real_copy(z), False), samples=[
         _c("view_as_real_copy", lambda L, z: L.view_as_real_copy(z) * 2, [Z2]),
         _x("view_as_real_copy_is_a_copy", lambda L: (lambda t: [L.view_as_real_copy(t).mul_(2), t])(T(L, [1 + 2j]))),
     ]),
