@@ -131,6 +131,7 @@ OPS = [
         _r("polar_int", lambda L: L.polar(L.ones(2, dtype=L.int64), L.ones(2, dtype=L.int64))),
     ]),
     _entry("is_complex", [
+        _x("isreal_complex", lambda L: [L.isreal(T(L, [1 + 0j, 2j, -0.0j])), T(L, [1.0]).isreal()]),
         _x("is_complex", lambda L: [L.is_complex(T(L, [1j])), L.is_complex(T(L, [1.0])), T(L, 1j).is_complex()]),
         _r("is_complex_scalar", lambda L: L.is_complex(1j)),
     ]),
@@ -250,3 +251,10 @@ ERROR_ROWS += [_r(name, fn) for name, fn in [
 ERROR_ROWS += [_r("xlogy_complex", lambda L: L.xlogy(_z(L), _z(L)))]
 OTHER_SAMPLES += [_c("dist_complex", lambda L, a, b: L.dist(a, b), [Z2, Z2]),
                   _c("dist_p1_complex", lambda L, a, b: L.dist(a, b, 1), [Z2, Z2])]
+ERROR_ROWS += [_r(name, fn) for name, fn in [
+    ("copysign_complex", lambda L: L.copysign(_z(L), _z(L))), ("heaviside_complex", lambda L: L.heaviside(_z(L), _z(L))),
+    ("signbit_complex", lambda L: _z(L).signbit()), ("isposinf_complex", lambda L: _z(L).isposinf()),
+    ("isneginf_complex", lambda L: L.isneginf(_z(L))),
+]]
+OTHER_SAMPLES += [_c("logsumexp_complex", lambda L, a: L.logsumexp(a, 1), [Z2]),
+                  _c("logsumexp_all_complex", lambda L, a: a.logsumexp((0, 1), keepdim=True), [Z2])]

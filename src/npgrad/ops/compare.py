@@ -93,8 +93,10 @@ def equal(input, other):
     return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
 
 
-def _unary_pred(fn, name):
+def _unary_pred(fn, name, complex_error=None):
     def pred(input):
+        if complex_error is not None and input._data.dtype.kind == "c":
+            raise complex_error
         return Tensor._wrap(np.asarray(fn(input._data)))
     pred.__name__ = name
     return op()(pred)
@@ -103,10 +105,10 @@ def _unary_pred(fn, name):
 isnan = _unary_pred(np.isnan, "isnan")
 isinf = _unary_pred(np.isinf, "isinf")
 isfinite = _unary_pred(np.isfinite, "isfinite")
-isposinf = _unary_pred(np.isposinf, "isposinf")
-isneginf = _unary_pred(np.isneginf, "isneginf")
-signbit = _unary_pred(np.signbit, "signbit")
-isreal = _unary_pred(lambda a: np.ones(a.shape, bool), "isreal")
+isposinf = _unary_pred(np.isposinf, "isposinf", RuntimeError("isposinf does not support complex inputs."))
+isneginf = _unary_pred(np.isneginf, "isneginf", RuntimeError("isneginf does not support complex inputs."))
+signbit = _unary_pred(np.signbit, "signbit", NotImplementedError("signbit is not implemented for complex tensors."))
+isreal = _unary_pred(lambda a: a.imag == 0 if a.dtype.kind == "c" else np.ones(a.shape, bool), "isreal")
 
 
 def _logical(ufunc, name):

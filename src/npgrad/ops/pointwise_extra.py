@@ -27,6 +27,8 @@ def _float_operands(input, other):
     """Both operands promoted together, then to the default float type when that is integral or bool."""
     a, b = promote(input, other)
     if a._data.dtype.kind not in "f":
+        if a._data.dtype.kind == "c":  # (copysign's, the one caller PyTorch refuses complex for)
+            raise _not_implemented("copysign_cpu", a._data.dtype)
         fl = _dt.get_default_dtype()
         a = a._cast(fl)
         if isinstance(b, Tensor):
@@ -214,6 +216,8 @@ def heaviside(input, values):
     _require_tensor("heaviside", "values", 2, values)
     if input._data.dtype != values._data.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    if input._data.dtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     return _apply2(Heaviside, input, values)
 
 

@@ -512,7 +512,8 @@ class LogSumExp(Op):
         if x.size == 0:
             out = np.full(_reduced(x.shape, dims, keepdim), -np.inf, x.dtype)
         else:
-            m = np.max(x, axis=dims, keepdims=True)
+            # any finite shift is exact; the largest real part keeps exp() in range for complex numbers too
+            m = np.max(x if x.dtype.kind != "c" else x.real, axis=dims, keepdims=True)
             m = np.where(np.isfinite(m), m, 0).astype(x.dtype)
             s = np.sum(np.exp(x - m), axis=dims, keepdims=True)
             out = np.log(s) + m
@@ -531,7 +532,7 @@ class LogSumExp(Op):
 
 @op()
 def logsumexp(input, dim=None, keepdim=False):
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fc":
         input = input._cast(_dt.get_default_dtype())
     dims = canon_dims(dim, input._data.ndim)
     return LogSumExp.apply(input, dims, keepdim)
