@@ -4,9 +4,11 @@
 """
 import warnings as _warnings
 
+from numpy import exceptions as _np_exceptions
+
 from . import dtypes as _dtypes
 from .dtypes import (dtype, float16, float32, float64, int8, int16, int32, int64, uint8, bool, half, float,  # noqa: A004
-                     double, short, int, long, get_default_dtype, set_default_dtype, promote_types, result_type,
+                     double, short, int, long, complex64, complex128, cfloat, cdouble, get_default_dtype, set_default_dtype, promote_types, result_type,
                      can_cast)
 from .tensor import Tensor, Size, Device as device  # noqa: F401
 from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode  # noqa: F401
@@ -28,6 +30,8 @@ __version__ = "0.1.0"
 
 # NumPy warns on overflow, 0/0 and log(0) inside operators; PyTorch silently returns inf/nan, and so do we.
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"npgrad\.")
+# ... but not casting a complex tensor to a real dtype, which PyTorch warns about with the same words as NumPy.
+_warnings.filterwarnings("default", category=_np_exceptions.ComplexWarning, module=r"npgrad\.")
 
 from . import _process_tuning  # noqa: E402
 

@@ -31,12 +31,12 @@ def _infer_array(data, exact=False):
         return np.asarray(data, np.bool_)
     if t is int:
         return np.asarray(data, np.int64)
+    if t is complex:
+        return np.asarray(data, np.complex128 if exact else _dt.default_complex_dtype().np)
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
         parts = [_infer_array(x, exact) for x in data]
         arr = np.array(parts)
     elif not isinstance(data, (list, tuple, _builtin_range)):
-        if t is complex:
-            raise TypeError("npgrad has no complex tensors")
         if t is str:
             raise TypeError("new(): invalid data type 'str'")
         raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
@@ -52,8 +52,8 @@ def _infer_array(data, exact=False):
         return arr.astype(np.int64)
     if arr.dtype.kind in "OUS":
         raise _bad_leaf_error(data)
-    if arr.dtype.kind == "c":
-        raise TypeError("npgrad has no complex tensors")
+    if arr.dtype.kind == "c" and not exact and not _contains_numpy_scalars(data):
+        return arr.astype(_dt.default_complex_dtype().np)  # Python complex numbers: the default complex type
     return arr
 
 
@@ -93,7 +93,7 @@ def _bad_leaf_error(data):
             stack[:0] = list(x)
         elif isinstance(x, str):
             return TypeError("new(): invalid data type 'str'")
-        elif not isinstance(x, (int, float, bool, np.generic, Tensor)):
+        elif not isinstance(x, (int, float, bool, complex, np.generic, Tensor)):
             return RuntimeError(f"Could not infer dtype of {type(x).__name__}")
     return TypeError(f"new(): invalid data type '{type(data).__name__}'")
 
@@ -123,7 +123,7 @@ def _finish(arr, dtype, requires_grad, copy):
         arr = arr.copy()
     t = Tensor._wrap(arr)
     if requires_grad:
-        if arr.dtype.kind != "f":
+        if arr.dtype.kind not in "fc":
             raise RuntimeError(_REQUIRES_GRAD_MSG)
         t._requires_grad = True
     return t

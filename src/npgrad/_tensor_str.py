@@ -98,6 +98,19 @@ class _Formatter:
         return s.rjust(self.width)
 
 
+class _ComplexFormatter:
+    """PyTorch's complex layout: real and imaginary parts each get their own format (``1.0000+2.0000e-05j``)."""
+
+    def __init__(self, shown):
+        self.re, self.im = _Formatter(shown.real), _Formatter(shown.imag)
+        self.width = self.re.width + self.im.width + 1  # the extra column is the ``j``
+
+    def format(self, v):
+        real = self.re.format(v.real)
+        imag = (self.im.format(v.imag) + "j").lstrip()
+        return real + imag if imag[0] in "+-" else real + "+" + imag
+
+
 def _summarized(arr):
     """The elements a summarised print shows: ``edgeitems`` at both ends of every dimension."""
     e = _OPTS.edgeitems
@@ -139,7 +152,7 @@ def _body(arr, indent):
     if arr.dtype == np.float16:
         arr = arr.astype(np.float32)  # as PyTorch: half values are formatted through float
     summarize = arr.size > _OPTS.threshold
-    fmt = _Formatter(_summarized(arr) if summarize else arr)
+    fmt = (_ComplexFormatter if arr.dtype.kind == "c" else _Formatter)(_summarized(arr) if summarize else arr)
     return _nested(arr, indent, summarize, fmt)
 
 
@@ -171,7 +184,7 @@ def tensor_repr(t):
             suffixes.append(f"dtype={dt!r}")
         body = "[]"
     else:
-        if dt not in (_dt.get_default_dtype(), _dt.int64, _dt.bool):
+        if dt not in (_dt.get_default_dtype(), _dt.default_complex_dtype(), _dt.int64, _dt.bool):
             suffixes.append(f"dtype={dt!r}")
         body = _body(arr, indent)
     fn = t._grad_fn

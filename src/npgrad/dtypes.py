@@ -3,13 +3,13 @@
 A ``dtype`` wraps a NumPy dtype. Promotion follows PyTorch rather than NumPy where they differ:
 an integer tensor combined with a float keeps (or takes) a float type instead of widening to
 float64, and 0-d tensors and Python scalars only decide the result's *category*
-(bool < integer < floating), not its width.
+(bool < integer < floating < complex), not its width.
 """
 import numpy as np
 
 __all__ = [
     "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool",
-    "half", "float", "double", "short", "int", "long",
+    "half", "float", "double", "short", "int", "long", "complex64", "complex128", "cfloat", "cdouble",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast",
 ]
 
@@ -19,15 +19,16 @@ _builtin_bool, _builtin_int, _builtin_float = bool, int, float
 class dtype:
     """A tensor element type. ``npgrad.float32.is_floating_point``, ``.itemsize``, ``.np``."""
 
-    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_category")
+    __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize", "_category")
 
     def __init__(self, name, np_dtype, category):
         self.name = name
         self.np = np.dtype(np_dtype)
         self.is_floating_point = category == 2
-        self.is_signed = self.np.kind in "fi"
+        self.is_complex = category == 3
+        self.is_signed = self.np.kind in "fic"
         self.itemsize = self.np.itemsize
-        self._category = category  # 0 bool, 1 integer, 2 floating
+        self._category = category  # 0 bool, 1 integer, 2 floating, 3 complex
 
     def __repr__(self):
         return "npgrad." + self.name
@@ -47,8 +48,16 @@ class dtype:
     def __hash__(self):
         return hash(self.np)
 
-    def to_complex(self):  # pragma: no cover - complex tensors are not supported
-        raise TypeError("npgrad has no complex dtypes")
+    def to_complex(self):
+        """The complex dtype with this float's precision (float32 -> complex64); complex stays itself."""
+        c = _TO_COMPLEX.get(self.name)
+        if c is None:
+            raise RuntimeError(f"Unknown Complex ScalarType for {_SCALAR_NAMES[self.name]}")
+        return c
+
+    def to_real(self):
+        """The real dtype of a complex one's parts (complex64 -> float32); a real dtype stays itself."""
+        return _TO_REAL.get(self.name, self)
 
 
 float16 = dtype("float16", np.float16, 2)
@@ -60,25 +69,38 @@ int32 = dtype("int32", np.int32, 1)
 int64 = dtype("int64", np.int64, 1)
 uint8 = dtype("uint8", np.uint8, 1)
 bool = dtype("bool", np.bool_, 0)  # noqa: A001 - PyTorch spells it npgrad.bool
+complex64 = dtype("complex64", np.complex64, 3)
+complex128 = dtype("complex128", np.complex128, 3)
 
 half, float, double = float16, float32, float64  # noqa: A001 - PyTorch aliases
 short, int, long = int16, int32, int64  # noqa: A001
+cfloat, cdouble = complex64, complex128
 
-_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
+_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool, complex64, complex128)
+# float16's complex partner (PyTorch's complex32) has no NumPy type: half precision widens to complex64.
+_TO_COMPLEX = {"float16": complex64, "float32": complex64, "float64": complex128, "complex64": complex64,
+               "complex128": complex128}
+_TO_REAL = {"complex64": float32, "complex128": float64}
 _FROM_NP = {d.np: d for d in _ALL}
 _FROM_NP.update({d.np.type: d for d in _ALL})
 # As PyTorch: ``dtype=float`` means float64 (a Python float is a double), whatever the default type.
-_FROM_PY = {_builtin_float: float64, _builtin_int: int64, _builtin_bool: bool}
+_FROM_PY = {_builtin_float: float64, _builtin_int: int64, _builtin_bool: bool, complex: complex128}
 
 # The C++ scalar-type names PyTorch's messages use ("not implemented for 'Float'").
 _SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char", "int16": "Short",
-                 "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
+                 "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+                 "complex128": "ComplexDouble"}
 
 
 def scalar_name(d):
     """PyTorch's name for a dtype in error messages: ``Float`` for float32, ``Long`` for int64."""
     d = d if type(d) is dtype else from_numpy_dtype(d)
     return _SCALAR_NAMES[d.name]
+
+
+def not_implemented(kernel, d):
+    """PyTorch's error for a kernel without this dtype: ``"max_all" not implemented for 'ComplexFloat'``."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(d)}'")
 
 
 def _by_name(name):
@@ -93,7 +115,7 @@ def from_numpy_dtype(np_dtype):
         if d is None:
             raise TypeError(
                 f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types are: "
-                "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
+                "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool.")
     return d
 
 
@@ -113,6 +135,11 @@ def get_default_dtype():
     return _default[0]
 
 
+def default_complex_dtype():
+    """The dtype a Python complex number gets: complex128 under a float64 default, else complex64."""
+    return complex128 if _default[0] is float64 else complex64
+
+
 def set_default_dtype(d):
     d = to_dtype(d)
     if not d.is_floating_point:
@@ -121,10 +148,14 @@ def set_default_dtype(d):
 
 
 def promote_types(a, b):
-    """PyTorch's promote_types: a float beats any integer whatever its width."""
+    """PyTorch's promote_types: a float beats any integer whatever its width; complex beats both,
+    taking a float's precision (float64 with complex64 is complex128)."""
     a, b = to_dtype(a), to_dtype(b)
     if a is b:
         return a
+    if 3 in (a._category, b._category):
+        wide = complex128 in (a, b) or float64 in (a, b)
+        return complex128 if wide else complex64
     if a._category != b._category and 2 in (a._category, b._category):
         return a if a._category == 2 else b
     return _FROM_NP[np.promote_types(a.np, b.np)]
@@ -134,7 +165,11 @@ def _combine(higher, lower):
     # Mirrors c10's combine_categories: `higher` comes from the stronger participant group.
     if higher is None:
         return lower
-    if lower is None or higher.is_floating_point:
+    if lower is None or higher._category == 3:
+        return higher
+    if lower._category == 3:  # a complex scalar keeps a float tensor's precision (float64 -> complex128)
+        return higher.to_complex() if higher._category == 2 else lower
+    if higher.is_floating_point:
         return higher
     if higher is bool or lower.is_floating_point:
         return promote_types(higher, lower)
@@ -149,6 +184,8 @@ def _scalar_dtype(x):
         return int64
     if t is _builtin_float or isinstance(x, np.floating):
         return _default[0]
+    if t is complex or isinstance(x, np.complexfloating):
+        return default_complex_dtype()
     raise TypeError(f"unsupported scalar type {t.__name__}")
 
 
@@ -190,5 +227,5 @@ def result_np_dtype(a, b):
 
 
 def can_cast(from_, to):
-    """PyTorch's can_cast: no casting to a lower category (float -> int, int -> bool)."""
+    """PyTorch's can_cast: no casting to a lower category (complex -> float, float -> int, int -> bool)."""
     return to_dtype(from_)._category <= to_dtype(to)._category

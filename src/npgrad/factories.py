@@ -207,8 +207,13 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 
 # -- random ----------------------------------------------------------------------------------------------------
 
-def _random_float(draw, size, dtype, kernel="check_uniform_bounds"):
+def _random_float(draw, size, dtype, kernel="check_uniform_bounds", complex_scale=1.0):
     npd = np.dtype(_float_dtype(dtype))
+    if npd.kind == "c":
+        # real and imaginary parts drawn independently; randn scales each to variance 1/2 so |z|^2 has mean 1
+        part = npd.type(0).real.dtype
+        z = draw(tuple(size) + (2,), part).view(npd)[..., 0]
+        return z * npd.type(complex_scale) if complex_scale != 1.0 else z
     if npd.kind != "f":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dt.scalar_name(npd)}'")
     if npd == np.float16:
@@ -228,7 +233,7 @@ def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, 
     _check_device(device)
     g = rng(generator)
     return _make(_random_float(lambda s, d: g.standard_normal(s, dtype=d), _size(sizes, "randn", size), dtype,
-                               "normal_kernel_cpu"), requires_grad, out)
+                               "normal_kernel_cpu", complex_scale=0.5 ** 0.5), requires_grad, out)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,

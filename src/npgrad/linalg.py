@@ -29,6 +29,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # 
     if dtype is not None:
         x = x._cast(_dt.to_dtype(dtype))
     if x._data.dtype.kind != "f":
+        if x._data.dtype.kind == "c":
+            return vector_norm(x.abs(), ord, dim, keepdim, out=out)  # |z|'s norm: real, differentiable via abs
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_dt.scalar_name(x._data.dtype)}")
     if isinstance(ord, str):

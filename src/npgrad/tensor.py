@@ -156,10 +156,10 @@ class Tensor:
         return self._data.dtype.kind == "f"
 
     def is_complex(self):
-        return False
+        return self._data.dtype.kind == "c"
 
     def is_signed(self):
-        return self._data.dtype.kind in "fi"
+        return self._data.dtype.kind in "fic"
 
     def is_contiguous(self, memory_format=None):
         return self._data.flags.c_contiguous
@@ -192,7 +192,7 @@ class Tensor:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                 "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
-        if value and self._data.dtype.kind != "f":
+        if value and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = value
 
@@ -321,6 +321,11 @@ class Tensor:
     def numpy(self, force=False):
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        d = self.__dict__
+        if d and not force and (d.get("_is_conj") or d.get("_is_neg")):
+            bit, fix = ("conjugate", "resolve_conj") if d.get("_is_conj") else ("negative", "resolve_neg")
+            raise RuntimeError(f"Can't call numpy() on Tensor that has {bit} bit set. Use tensor.{fix}().numpy() "
                                "instead.")
         return self._data
 
@@ -472,6 +477,12 @@ class Tensor:
     def bool(self):
         return self._cast(_dt.bool)
 
+    def cfloat(self):
+        return self._cast(_dt.complex64)
+
+    def cdouble(self):
+        return self._cast(_dt.complex128)
+
     def cpu(self):
         return self
 
@@ -557,13 +568,16 @@ def _check_device(device):
 _LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
                       "float16": "torch.HalfTensor", "int64": "torch.LongTensor", "int32": "torch.IntTensor",
                       "int16": "torch.ShortTensor", "int8": "torch.CharTensor", "uint8": "torch.ByteTensor",
-                      "bool": "torch.BoolTensor"}
+                      "bool": "torch.BoolTensor", "complex64": "torch.ComplexFloatTensor",
+                      "complex128": "torch.ComplexDoubleTensor"}
 
 # How PyTorch's messages name dtypes: the C type, and the scalar type.
 _C_TYPE_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "int64": "long int", "int32": "int",
-                 "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+                 "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+                 "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 _SCALAR_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int",
-                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+                 "complex128": "ComplexDouble"}
 
 # The ufuncs NumPy calls when an ndarray or NumPy scalar is on the left of an operator (or a ufunc is
 # called on tensors), with the Tensor method computing `a <op> b` from a (forward) and from b (reflected).

@@ -40,6 +40,7 @@ import family_special_functions
 import family_unary
 import family_view_copy
 import family_volumetric
+import family_complex
 
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
          *family_movement.OPS, *family_broadcast.OPS, *family_reduce.OPS, *family_softmax.OPS, *family_special.OPS,
@@ -55,6 +56,7 @@ OP_DB += [*family_products_extra.OPS, *family_decomp_lu.OPS, *family_decomp_more
 OP_DB += [*family_special_functions.OPS]
 OP_DB += [*family_activation_inplace.OPS]
 OP_DB += [*family_volumetric.OPS]
+OP_DB += [*family_complex.OPS]
 BY_NAME = {op.name: op for op in OP_DB}
 
 

@@ -88,3 +88,11 @@ def cast(g, np_dtype):
     if isinstance(g, Tensor):
         return _tensor_cast(g, np.dtype(np_dtype))
     return np.asarray(g).astype(np_dtype)
+
+
+def cast_grad(g, np_dtype):
+    """Cast a gradient to its input's dtype (the engine's only cast, when they differ): a complex gradient of a
+    real input keeps its real part, PyTorch's convention, without the warning a user's cast gives."""
+    if np.asarray(g._data if isinstance(g, Tensor) else g).dtype.kind == "c" and np.dtype(np_dtype).kind != "c":
+        g = g.real
+    return cast(g, np_dtype)

@@ -102,7 +102,7 @@ def check_nan(node, grads, data_of):
         if g is None:
             continue
         arr = data_of(g)
-        if arr.dtype.kind == "f" and np.isnan(arr).any():
+        if arr.dtype.kind in "fc" and np.isnan(arr).any():
             trace = node._trace
             msg = f"Function '{node.name()}' returned nan values in its {i}th output."
             if trace:

@@ -18,7 +18,7 @@ from heapq import heappop, heappush
 import numpy as np
 
 from . import anomaly as _anomaly
-from ._protocol import as_tensor as _as_tensor, cast as _cast, data_of as _data_of, like_mode as _like_mode
+from ._protocol import as_tensor as _as_tensor, cast_grad as _cast, data_of as _data_of, like_mode as _like_mode
 from ._protocol import sum_to as _sum_to
 from .function import Function, _new_node, _type_name
 from .grad_mode import state as _grad_state
@@ -226,6 +226,8 @@ def _run_node(node, buf, buffers, heap, keep_graph, create_graph, captured, accu
 def _call_backward(node, grads, create_graph):
     cls = type(node)
     if cls._array_forward:
+        if node._complex and not cls._complex_native:
+            return _conjugated_backward(cls, node, grads)
         out = cls.backward(node, *grads)  # built-ins handle a None gradient for an unused output
         if type(out) is not tuple:
             out = (out,)
@@ -263,6 +265,24 @@ def _call_backward(node, grads, create_graph):
             raise TypeError(f"function {node.name()} returned a gradient of type {type(o).__name__} at "
                             f"index {k}; expected a Tensor or None")
     return tuple(res)
+
+
+def _conj(g):
+    if g is None:
+        return None
+    if isinstance(g, Tensor):
+        return g.conj_physical() if g._data.dtype.kind == "c" else g
+    return np.conj(g) if g.dtype.kind == "c" else g
+
+
+def _conjugated_backward(cls, node, grads):
+    """A built-in formula on a complex node computes ``g * f'(z)`` (the real-analytic chain rule); PyTorch's
+    convention is ``g * conj(f'(z))``. For a formula linear in g that is conj(formula(conj(g))), which also
+    gives a real input the real part of its gradient (the engine's cast), as PyTorch does."""
+    out = cls.backward(node, *[_conj(g) for g in grads])
+    if type(out) is not tuple:
+        out = (out,)
+    return tuple([_conj(o) for o in out])
 
 
 def _materialize(node, grads, as_tensor):
@@ -382,6 +402,8 @@ def _root_grads(outputs, grad_outputs, create_graph):
         if g is None:
             if t._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if t._data.dtype.kind == "c":
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got torch.{t._data.dtype.name}")
             arr = np.ones(t._data.shape, t._data.dtype)
             grads.append(Tensor._wrap(arr) if create_graph else arr)
             continue

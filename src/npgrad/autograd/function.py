@@ -126,6 +126,11 @@ class Function:
     # (Op sets it; multi-output nodes and hook registration clear it per node).
     _plain = False
     _dirty = ()
+    # _complex: the node has a complex output (set per node by record.py). _complex_native: the class's
+    # backward already follows PyTorch's complex convention (grad_in = grad_out * conj(df/dz) for a
+    # holomorphic f) instead of the real formula g * f'(z) the engine conjugates around.
+    _complex = False
+    _complex_native = False
 
     # -- the API a subclass writes -------------------------------------------------------------
     @staticmethod
@@ -286,7 +291,7 @@ FREED = _Freed()
 FunctionCtx = Function
 
 # Attributes the machinery itself keeps in a node's __dict__ (none of them an array to release).
-_ENGINE_KEYS = frozenset({"_released", "_n_out", "_plain", "_trace",
+_ENGINE_KEYS = frozenset({"_released", "_n_out", "_plain", "_trace", "_complex",
                           "_pre_hooks", "_post_hooks", "_non_diff", "_materialize", "_dirty", "_out_shapes",
                           "_metadata"})
 
@@ -392,7 +397,7 @@ def once_differentiable(fn):
         fakes = []
         for k in pos:
             f = outs[k].detach()
-            f._requires_grad = f._data.dtype.kind == "f"
+            f._requires_grad = f._data.dtype.kind in "fc"
             fakes.append(f)
         wrapped = _DelayedError.apply(*fakes) if fakes else ()
         for k, w in zip(pos, wrapped):

@@ -12,6 +12,11 @@ They must agree within ``atol + rtol * |numerical|``. A mismatch raises ``Gradch
 ``raise_exception=False``. ``gradgradcheck`` runs ``gradcheck`` on the function that maps
 ``(inputs, grad_outputs)`` to the first-order gradients taken with ``create_graph=True``, which
 checks second derivatives. Both are meant for float64 inputs; float32 ones draw PyTorch's warning.
+
+Complex inputs and outputs are checked as PyTorch's are, on real coordinates: each complex element is two
+(its real and imaginary parts, in view_as_real order), the numerical Jacobian perturbs each part, and the
+analytical one reads PyTorch's convention (upstream 1 gives d Re(y)/dx + i d Re(y)/dy, upstream 1j the same for
+Im(y)), so a backward formula missing a conjugate fails.
 """
 import warnings
 
@@ -41,7 +46,23 @@ def _as_tuple(x):
 def _diff_outputs(out):
     """The outputs a Jacobian is checked for: floating-point Tensors."""
     T = _tensor_cls()
-    return [o for o in _as_tuple(out) if isinstance(o, T) and o._data.dtype.kind == "f"]
+    return [o for o in _as_tuple(out) if isinstance(o, T) and o._data.dtype.kind in "fc"]
+
+
+def _coords(a):
+    """An array's real coordinates, flat: a complex element gives its real then its imaginary part."""
+    a = np.asarray(a)
+    if a.dtype.kind == "c":
+        return np.stack([a.real, a.imag], -1).astype(np.float64).ravel()
+    return a.astype(np.float64).ravel()
+
+
+def _coord_shape(a):
+    return tuple(a.shape) + ((2,) if a.dtype.kind == "c" else ())
+
+
+def _n_coords(a):
+    return a.size * (2 if a.dtype.kind == "c" else 1)
 
 
 def _fail(msg, raise_exception):
@@ -57,7 +78,7 @@ def _check_inputs(inputs):
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them "
                          "have requires_grad=True.")
     for i in idx:
-        if inputs[i]._data.dtype != np.float64:
+        if inputs[i]._data.dtype not in (np.float64, np.complex128):
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point or "
                           "complex. This check will likely fail if all the inputs are not of double precision "
                           "floating point or complex. ", UserWarning, stacklevel=3)
@@ -72,18 +93,19 @@ def _numerical_jacobians(fn, inputs, diff_idx, n_out_sizes, eps):
     def evaluate(args):
         with enable_grad():  # gradgradcheck's function differentiates inside
             outs = _diff_outputs(fn(*args))
-        return [o._data.astype(np.float64).ravel() for o in outs]
+        return [_coords(o._data) for o in outs]
 
     result = []
     for i in diff_idx:
         x = inputs[i]
         base = np.array(x._data, dtype=x._data.dtype, copy=True)
-        jac = [np.zeros((base.size, n)) for n in n_out_sizes]
-        for k in range(base.size):
+        jac = [np.zeros((_n_coords(base), n)) for n in n_out_sizes]
+        steps = (eps, eps * 1j) if base.dtype.kind == "c" else (eps,)
+        for k in range(_n_coords(base)):
             vals = []
             for sign in (1.0, -1.0):
                 pert = base.copy()
-                pert.flat[k] += sign * eps
+                pert.flat[k // len(steps)] += sign * steps[k % len(steps)]
                 t = T._wrap(pert)
                 t._requires_grad = x.requires_grad
                 args = list(inputs)
@@ -100,13 +122,14 @@ def _analytical_jacobians(outputs, inputs, diff_idx, check_grad_dtypes):
     from .engine import grad as autograd_grad
     T = _tensor_cls()
     diff_inputs = [inputs[i] for i in diff_idx]
-    result = [[np.zeros((inputs[i]._data.size, o._data.size)) for o in outputs] for i in diff_idx]
+    result = [[np.zeros((_n_coords(inputs[i]._data), _n_coords(o._data))) for o in outputs] for i in diff_idx]
     for j, out in enumerate(outputs):
         if not out.requires_grad:
             continue  # its Jacobian is zero; the numerical one must be too
-        for col in range(out._data.size):
+        units = (1, 1j) if out._data.dtype.kind == "c" else (1,)
+        for col in range(_n_coords(out._data)):
             onehot = np.zeros(out._data.shape, out._data.dtype)
-            onehot.flat[col] = 1
+            onehot.flat[col // len(units)] = units[col % len(units)]
             grads = autograd_grad(out, diff_inputs, T._wrap(onehot), retain_graph=True, allow_unused=True)
             for a, (i, g) in enumerate(zip(diff_idx, grads)):
                 if g is None:
@@ -118,7 +141,7 @@ def _analytical_jacobians(outputs, inputs, diff_idx, check_grad_dtypes):
                 if check_grad_dtypes and g._data.dtype != x._data.dtype:
                     raise GradcheckError(f"Gradient has dtype mismatch: input #{i} is {x.dtype} but its "
                                          f"gradient is {g.dtype}")
-                result[a][j][:, col] = g._data.astype(np.float64).ravel()
+                result[a][j][:, col] = _coords(g._data)
     return result
 
 
@@ -155,14 +178,15 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     if not outputs:
         return _fail("gradcheck: the function returned no floating-point Tensor output", raise_exception)
     analytical = _analytical_jacobians(outputs, inputs, diff_idx, check_grad_dtypes)
-    numerical = _numerical_jacobians(func, inputs, diff_idx, [o._data.size for o in outputs], eps)
+    numerical = _numerical_jacobians(func, inputs, diff_idx, [_n_coords(o._data) for o in outputs], eps)
     for a, i in enumerate(diff_idx):
         for j, out in enumerate(outputs):
             num, ana = numerical[a][j], analytical[a][j]
             bad = ~(np.abs(ana - num) <= atol + rtol * np.abs(num))
             bad &= ~(np.isnan(ana) & np.isnan(num))
             if bad.any():
-                msg = _report(i, j, tuple(inputs[i].shape), tuple(out.shape), num, ana, bad)
+                # a complex element's coordinates are listed with a last index 0 (real part) or 1 (imaginary)
+                msg = _report(i, j, _coord_shape(inputs[i]._data), _coord_shape(out._data), num, ana, bad)
                 return _fail(msg, raise_exception)
     return True
 
@@ -188,7 +212,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         for o in outs:
             if not o.requires_grad:
                 continue
-            g = Tensor._wrap(rng.standard_normal(o._data.shape).astype(o._data.dtype))
+            g = rng.standard_normal(o._data.shape)
+            if o._data.dtype.kind == "c":
+                g = g + 1j * rng.standard_normal(o._data.shape)
+            g = Tensor._wrap(g.astype(o._data.dtype))
             g._requires_grad = True
             grad_outputs.append(g)
     grad_outputs = list(_as_tuple(grad_outputs))

@@ -119,6 +119,9 @@ def _apply_op(cls, args):
             result._requires_grad = True
             result._grad = result._vc = result._view_of = None
             result._out_idx = 0
+        elif out.dtype.kind == "c":
+            result = T._wrap(out, node)
+            _mark_complex(node)
         else:
             result = T._wrap(out)
         if node._saved is not None:
@@ -167,9 +170,20 @@ def _wrap_outputs(node, out):
             continue
         if type(o) is not np.ndarray:
             o = _as_array_output(node, o)
-        diff = o.dtype.kind == "f" and not any(o is nd for nd in non_diff)
+        kind = o.dtype.kind
+        diff = kind in "fc" and not any(o is nd for nd in non_diff)
+        if diff and kind == "c":
+            _mark_complex(node)
         res.append(T._wrap(o, node, i) if diff else T._wrap(o))
     return tuple(res)
+
+
+def _mark_complex(node):
+    """A node with a complex output runs through the engine's general path, which applies PyTorch's
+    conjugate-Wirtinger convention around formulas written as ``g * f'(z)`` (see engine._call_backward).
+    Decided here, where the output's dtype is already known, so real graphs pay nothing for it."""
+    node._plain = False
+    node._complex = True
 
 
 def _as_array_output(node, out):
@@ -325,7 +339,7 @@ def _apply_function(cls, args, kwargs):
             _rebase_dirty(o)  # the input itself becomes this output, as PyTorch does for in-place Functions
         elif any(o is a for a in args) or o._grad_fn is not None or o._requires_grad:
             o = o._alias()  # an input returned as-is gets a new identity, as PyTorch makes a view
-        if o._data.dtype.kind == "f" and not any(o is nd for nd in non_diff):
+        if o._data.dtype.kind in "fc" and not any(o is nd for nd in non_diff):
             o._grad_fn, o._out_idx, o._requires_grad = node, i, True
         res.append(o)
         shapes.append((o._data.shape, o._data.dtype))

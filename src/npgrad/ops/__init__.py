@@ -7,6 +7,7 @@ exports every public name the records declare.
 from . import _registry
 from . import arith, broadcast, unary, reduce, movement, indexing, products, pointwise, compare  # noqa: F401
 from . import softmax  # noqa: F401,E402
+from . import complex_math  # noqa: F401,E402  (eager: Tensor.real/.imag are properties)
 from . import inplace  # noqa: F401  (after the families: it makes their in-place variants)
 from . import tensor_attrs  # noqa: F401,E402  (Tensor properties: they cannot be lazy method stubs)
 from ._lazy_index import LAZY_METHODS, LAZY_NAMES

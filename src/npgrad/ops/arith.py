@@ -200,6 +200,8 @@ class ToCopy(Op):
 
     @staticmethod
     def forward(ctx, x, np_dtype):
+        # complex -> real keeps the real part, with NumPy's ComplexWarning (PyTorch's message, word for word;
+        # npgrad/__init__.py lets it through): no dtype check here on every cast
         return x.astype(np_dtype)
 
     @staticmethod
@@ -218,6 +220,8 @@ def _check_int_division(a, b, kernel):
         # PyTorch's kernel meets a zero divisor only if the (broadcast) result has elements
         if np.any(np.asarray(b) == 0) and np.broadcast(a, b).size:
             raise RuntimeError("ZeroDivisionError")
+    elif ka == "c":  # promotion made both operands complex; PyTorch has no such kernel for them
+        raise _dt.not_implemented(kernel, np.asarray(a).dtype)
 
 
 # -- promotion ---------------------------------------------------------------------------------------------
@@ -273,7 +277,7 @@ def promote(a, b):
     kind = a._data.dtype.kind
     tv = type(v)
     if tv is float:
-        if kind != "f":
+        if kind != "f" and kind != "c":
             a = a._cast(_dt.get_default_dtype())
     elif tv is int:
         if kind == "b":

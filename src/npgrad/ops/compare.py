@@ -13,12 +13,31 @@ def _operands(a, b):
     return a._data, (b._data if isinstance(b, Tensor) else b)
 
 
+def _ordered_operands(a, b, name):
+    """``_operands`` for <, <=, >, >=, which PyTorch refuses for complex numbers. The common cases (equal
+    dtypes; a float tensor and a Python number) skip promote(), which has nothing to do for them, so the
+    complex check costs nothing over the general path."""
+    x = a._data
+    if isinstance(b, Tensor):
+        y = b._data
+        if x.dtype is y.dtype and x.dtype.kind != "c":
+            return x, y
+    else:
+        t = type(b)
+        if (t is float or t is int) and x.dtype.kind == "f":
+            return x, b
+    x, y = _operands(a, b)
+    if x.dtype.kind == "c":  # promotion made both complex if either was
+        raise _dt.not_implemented(f"{name}_cpu", x.dtype)
+    return x, y
+
+
 def _broadcast_error(x, y):
     return broadcast_error(np.shape(x), np.shape(y)) or \
         RuntimeError(f"shapes {list(np.shape(x))} and {list(np.shape(y))} cannot be broadcast")
 
 
-def _compare(ufunc, name):
+def _compare(ufunc, name, ordered=False):
     def compare(input, other):
         if not isinstance(input, Tensor):
             raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(input).__name__}")
@@ -26,7 +45,7 @@ def _compare(ufunc, name):
             if name in ("eq", "ne"):
                 return name == "ne"
             raise TypeError(f"{name}(): argument 'other' must be Tensor or Number, not {type(other).__name__}")
-        x, y = _operands(input, other)
+        x, y = _ordered_operands(input, other, name) if ordered else _operands(input, other)
         try:
             return Tensor._wrap(np.asarray(ufunc(x, y)))
         except ValueError:
@@ -37,10 +56,10 @@ def _compare(ufunc, name):
 
 eq = op(methods=("eq", "__eq__"))(_compare(np.equal, "eq"))
 ne = op("not_equal", methods=("ne", "not_equal", "__ne__"))(_compare(np.not_equal, "ne"))
-lt = op("less")(_compare(np.less, "lt"))
-le = op("less_equal")(_compare(np.less_equal, "le"))
-gt = op("greater")(_compare(np.greater, "gt"))
-ge = op("greater_equal")(_compare(np.greater_equal, "ge"))
+lt = op("less")(_compare(np.less, "lt", True))
+le = op("less_equal")(_compare(np.less_equal, "le", True))
+gt = op("greater")(_compare(np.greater, "gt", True))
+ge = op("greater_equal")(_compare(np.greater_equal, "ge", True))
 
 def _ordering(fn):
     # `tensor < "a"` answers NotImplemented, so Python raises its own "'<' not supported between ..." as PyTorch.
@@ -74,8 +93,10 @@ def equal(input, other):
     return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
 
 
-def _unary_pred(fn, name):
+def _unary_pred(fn, name, complex_error=None):
     def pred(input):
+        if complex_error is not None and input._data.dtype.kind == "c":
+            raise complex_error
         return Tensor._wrap(np.asarray(fn(input._data)))
     pred.__name__ = name
     return op()(pred)
@@ -84,10 +105,10 @@ def _unary_pred(fn, name):
 isnan = _unary_pred(np.isnan, "isnan")
 isinf = _unary_pred(np.isinf, "isinf")
 isfinite = _unary_pred(np.isfinite, "isfinite")
-isposinf = _unary_pred(np.isposinf, "isposinf")
-isneginf = _unary_pred(np.isneginf, "isneginf")
-signbit = _unary_pred(np.signbit, "signbit")
-isreal = _unary_pred(lambda a: np.ones(a.shape, bool), "isreal")
+isposinf = _unary_pred(np.isposinf, "isposinf", RuntimeError("isposinf does not support complex inputs."))
+isneginf = _unary_pred(np.isneginf, "isneginf", RuntimeError("isneginf does not support complex inputs."))
+signbit = _unary_pred(np.signbit, "signbit", NotImplementedError("signbit is not implemented for complex tensors."))
+isreal = _unary_pred(lambda a: a.imag == 0 if a.dtype.kind == "c" else np.ones(a.shape, bool), "isreal")
 
 
 def _logical(ufunc, name):

@@ -30,6 +30,9 @@ def _results(values, inverse, counts, return_inverse, return_counts):
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
     # PyTorch sorts the result whether or not sorted=True is asked for; NaNs stay distinct.
     x = input._data
+    if x.dtype.kind == "c":
+        from ..dtypes import not_implemented
+        raise not_implemented("unique", x.dtype)
     if dim is None:
         vals, inv, cnt = np.unique(x.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False)
         return _results(_wrap(vals), inv.reshape(x.shape), cnt, return_inverse, return_counts)

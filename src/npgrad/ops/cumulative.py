@@ -54,6 +54,8 @@ def _cum_extreme(input, dim, is_min):
     x = input._data
     d = canon_dim(dim, x.ndim)
     rt = _rt.cummin if is_min else _rt.cummax
+    if x.dtype.kind == "c":
+        raise _dt.not_implemented("cummin_cpu" if is_min else "cummax_cpu", x.dtype)
     if x.ndim == 0:
         return rt(input.clone(), Tensor._wrap(np.zeros((), np.int64)))
     if x.dtype.kind == "b":

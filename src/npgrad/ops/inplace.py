@@ -112,6 +112,7 @@ class CopySlices(Op):
     """The base of a view that was modified in place: the view's region takes the view's gradient."""
 
     node_name = "torch::autograd::CopySlices"
+    _complex_native = True  # a .real/.imag view splits the gradient into parts: not linear over complex numbers
 
     __slots__ = ()
 
@@ -125,12 +126,25 @@ class CopySlices(Op):
         chain = ctx.chain
         gb = gv = None
         if ctx.needs_input_grad[0]:  # the view's region was overwritten: no gradient flows there
-            region = np.zeros(tuple(g.shape), bool)
-            replay(chain, region)[...] = True
-            gb = P.where(region, 0.0, g)
+            if P.data_of(g).dtype.kind == "c":
+                gb = _complex_region_grad(chain, g)
+            else:
+                region = np.zeros(tuple(g.shape), bool)
+                replay(chain, region)[...] = True
+                gb = P.where(region, 0.0, g)
         if ctx.needs_input_grad[1]:
             gv = replay(chain, g)
         return gb, gv, None
+
+
+def _complex_region_grad(chain, g):
+    """A complex base's gradient outside the overwritten view, part by part: a ``.real``/``.imag`` view covers
+    one part of each element it selects, any other view both."""
+    region = np.zeros(tuple(g.shape), P.data_of(g).dtype)
+    view = replay(chain, region)
+    view[...] = 1 if view.dtype.kind != "c" else 1 + 1j
+    keep_re, keep_im = (1 - region.real).astype(region.real.dtype), (1 - region.imag).astype(region.real.dtype)
+    return g.real * keep_re + (g.imag * keep_im) * 1j
 
 
 def inplace(t, fn, *args, **kwargs):

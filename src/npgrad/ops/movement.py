@@ -281,14 +281,16 @@ def _matrix_transpose(name, hint):
         if nd < 2:
             raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. "
                                f"Got {nd}-D tensor.")
-        return transpose(self, -2, -1)
+        out = transpose(self, -2, -1)
+        return out.conj() if name != "mT" and out._data.dtype.kind == "c" else out
     return get
 
 
 def _H(self):
     nd = self._data.ndim
     if nd == 2:
-        return transpose(self, 0, 1)
+        out = transpose(self, 0, 1)
+        return out.conj() if out._data.dtype.kind == "c" else out
     if nd == 0:
         return _matrix_transpose("H", "Consider using x.conj().")(self)
     more = " For batches of matrices, consider using tensor.mH" if nd > 2 else ""

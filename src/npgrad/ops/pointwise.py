@@ -127,6 +127,9 @@ class Fmin(MaxMin):
 
 
 def _maxmin(cls, input, other):
+    for t in (input, other):
+        if isinstance(t, Tensor) and t._data.dtype.kind == "c":
+            raise RuntimeError(f"{cls.__name__.lower()} not implemented for complex tensors.")
     if not isinstance(input, Tensor):
         other, input = promote(other, input)
     else:
@@ -266,6 +269,8 @@ class ClampMaxTensor(ClampTensor):
 def clamp(input, min=None, max=None):  # noqa: A002 - PyTorch's argument names
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if input._data.dtype.kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return _clamp_tensors(ClampTensor, input, min, max)
     return _clamp_scalar(Clamp, input, min, max)
@@ -316,16 +321,18 @@ def clamp_max(input, max):  # noqa: A002
 
 @op("arctan2", inplace="generic")
 def atan2(input, other):
-    a, b = _float_operands(input, other)
+    a, b = _float_operands(input, other, "atan2_cpu")
     return _apply2(Atan2, a, b)
 
 
-def _float_operands(input, other):
+def _float_operands(input, other, kernel):
     """Operands of an operator whose integer inputs compute in the default float type: each is cast
     straight to the float result type (never through the promoted integer type, where uint8 with an
     int8 -1 would wrap to 255 first). Python scalars become 0-d arrays of that type."""
     rt = _dt.result_type(input, other)
     if not rt.is_floating_point:
+        if rt.is_complex:
+            raise _dt.not_implemented(kernel, rt)
         rt = _dt.get_default_dtype()
     return [x._cast(rt) if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x, rt.np)) for x in (input, other)]
 
@@ -349,7 +356,8 @@ class Atan2(Op):
 
 
 _C_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
 def _check_shapes(*xs):
@@ -365,7 +373,7 @@ def lerp(input, end, weight):
         if isinstance(t, Tensor) and t._data.dtype != input._data.dtype:
             raise RuntimeError(f"expected dtype {_C_NAMES[input._data.dtype.name]} for `{name}` but got dtype "
                                f"{_C_NAMES[t._data.dtype.name]}")
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fc":
         kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dt.scalar_name(input.dtype)}'")
     _check_shapes(input, end, weight)
@@ -461,7 +469,7 @@ class Hypot(Op):
 @op(inplace="generic")
 def xlogy(input, other):
     _check_shapes(input, other)
-    a, b = _float_operands(input, other)
+    a, b = _float_operands(input, other, "xlogy_cpu")
     return _apply2(Xlogy, a, b)
 
 

@@ -27,6 +27,8 @@ def _float_operands(input, other):
     """Both operands promoted together, then to the default float type when that is integral or bool."""
     a, b = promote(input, other)
     if a._data.dtype.kind not in "f":
+        if a._data.dtype.kind == "c":  # (copysign's, the one caller PyTorch refuses complex for)
+            raise _not_implemented("copysign_cpu", a._data.dtype)
         fl = _dt.get_default_dtype()
         a = a._cast(fl)
         if isinstance(b, Tensor):
@@ -214,6 +216,8 @@ def heaviside(input, values):
     _require_tensor("heaviside", "values", 2, values)
     if input._data.dtype != values._data.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    if input._data.dtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     return _apply2(Heaviside, input, values)
 
 
@@ -269,7 +273,10 @@ def fix(input):
 
 @op(inplace="generic")
 def sgn(input):
-    # the sign of a real tensor (PyTorch's sgn differs from sign only for complex numbers)
+    # the sign of a real tensor (PyTorch's sgn differs from sign only for complex numbers: z / |z|)
+    if input._data.dtype.kind == "c":
+        from .complex_math import complex_sgn
+        return complex_sgn(input)
     return input.sign()
 
 
@@ -279,8 +286,8 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
         raise TypeError("isin() received an invalid combination of arguments - got (elements, test_elements) "
                         "that are both scalars, but expected at least one Tensor")
     for x in (elements, test_elements):
-        if isinstance(x, Tensor) and x._data.dtype.kind == "b":
-            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+        if isinstance(x, Tensor) and x._data.dtype.kind in "bc":
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {_dt.scalar_name(x._data.dtype)}")
     e, t = np.asarray(_data(elements)), np.asarray(_data(test_elements))
     return Tensor._wrap(np.isin(e, t.ravel(), assume_unique=assume_unique, invert=invert).reshape(e.shape))
 

@@ -1,4 +1,4 @@
-"""torch.* spellings of Tensor queries, loaded on first use: is_floating_point, is_signed, is_nonzero,
+"""torch.* spellings of Tensor queries, loaded on first use: is_floating_point, is_complex, is_signed, is_nonzero,
 is_same_size, get_device, and torch.detach."""
 from ..tensor import Tensor
 from ._registry import op
@@ -13,6 +13,12 @@ def _require_tensor(fname, x, argname="input", pos=1):
 def is_floating_point(input):
     _require_tensor("is_floating_point", input)
     return input.is_floating_point()
+
+
+@op(methods=())
+def is_complex(input):
+    _require_tensor("is_complex", input)
+    return input.is_complex()
 
 
 @op(methods=())

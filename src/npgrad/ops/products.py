@@ -134,7 +134,8 @@ def _dt_name(t):
 def cpp_type_name(np_dtype):
     """The C++ type name some PyTorch messages use for a dtype ("float", "long int")."""
     return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"} \
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"} \
         .get(np.dtype(np_dtype).name, np.dtype(np_dtype).name)
 
 
@@ -180,7 +181,13 @@ def mv(input, vec):
     return matmul(input, vec)
 
 
-@op("vdot")
+@op()
+def vdot(input, other):
+    """sum(conj(input) * other): dot with the first vector conjugated (the same as dot for real vectors)."""
+    return dot(input.conj() if input._data.dtype.kind == "c" else input, other)
+
+
+@op()
 def dot(input, other):
     if input._data.ndim != 1 or other._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {other._data.ndim}D tensors")

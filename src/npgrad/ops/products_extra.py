@@ -104,6 +104,8 @@ def dist(input, other, p=2):
             raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
                                f"{_dtname(t)} instead.")
     diff = input - other
+    if diff._data.dtype.kind == "c":
+        diff = diff.abs()  # the norm of complex differences is their moduli's: real
     return Norm.apply(diff, float(p), tuple(range(diff._data.ndim)), False)
 
 

@@ -118,7 +118,7 @@ def _reduced(shape, dims, keepdim):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         input = input._cast(_dt.to_dtype(dtype))
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fc":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
                            f"or complex dtype. Got: {_dt.scalar_name(input._data.dtype)}")
     dims = canon_dims(dim, input._data.ndim)
@@ -127,7 +127,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 @op()
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fc":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
                            f"{_dt.scalar_name(input._data.dtype)}")
     keep = input == input
@@ -279,6 +279,9 @@ class MaxDim(Op):
 def _minmax(input, dim, keepdim, is_min, name, other=None):
     if other is not None and isinstance(dim, Tensor):
         other = dim
+    if input._data.dtype.kind == "c" and not isinstance(dim, Tensor):
+        raise _dt.not_implemented(f"{name}_all", input.dtype) if dim is None else \
+            RuntimeError(f"{name}(): does not support complex input")
     if isinstance(dim, Tensor):
         from .pointwise import maximum, minimum
         return (minimum if is_min else maximum)(input, dim)
@@ -309,6 +312,8 @@ def min(input, dim=None, keepdim=False):  # noqa: A001
 
 @op()
 def amax(input, dim=(), keepdim=False):
+    if input._data.dtype.kind == "c":
+        raise _dt.not_implemented("max_values_cpu", input.dtype)
     dims = canon_dims(dim, input._data.ndim)
     _empty_check(input, "amax", dim)
     return AMax.apply(input, dims, keepdim, False)
@@ -316,6 +321,8 @@ def amax(input, dim=(), keepdim=False):
 
 @op()
 def amin(input, dim=(), keepdim=False):
+    if input._data.dtype.kind == "c":
+        raise _dt.not_implemented("min_values_cpu", input.dtype)
     dims = canon_dims(dim, input._data.ndim)
     _empty_check(input, "amin", dim)
     return AMax.apply(input, dims, keepdim, True)
@@ -323,6 +330,8 @@ def amin(input, dim=(), keepdim=False):
 
 @op()
 def aminmax(input, *, dim=None, keepdim=False):
+    if input._data.dtype.kind == "c":
+        raise _dt.not_implemented("aminmax_cpu", input.dtype)
     dims = () if dim is None else dim
     if input._data.size == 0:
         if dim is None:
@@ -336,8 +345,8 @@ def aminmax(input, *, dim=None, keepdim=False):
 
 def _arg(input, dim, keepdim, fn, name):
     x = input._data
-    if x.dtype.kind == "b":
-        raise RuntimeError(f"{name}(): does not support bool input")
+    if x.dtype.kind in "bc":
+        raise RuntimeError(f"{name}(): does not support {'bool' if x.dtype.kind == 'b' else 'complex'} input")
     if dim is None:
         if x.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
@@ -404,6 +413,9 @@ def _var_np(x, dims, keepdim, denom):
         # give exactly 0, as PyTorch's Welford does, and tiny spreads around a large mean keep their digits
         d -= np.mean(d, axis=dims, keepdims=True)
         # PyTorch clamps the divisor at 0 (inf/nan), but its gradient uses n - correction as is.
+        if d.dtype.kind == "c":  # |d|^2: the variance of complex numbers is real
+            sq = d.real * d.real + d.imag * d.imag
+            return np.asarray(np.sum(sq, axis=dims, keepdims=keepdim) / _builtin_max(denom, 0)).astype(sq.dtype)
         return np.asarray(np.sum(d * d, axis=dims, keepdims=keepdim) / _builtin_max(denom, 0)).astype(x.dtype)
 
 
@@ -455,7 +467,7 @@ def _mean_keep(x, dims):
 def _var_args(name, input, dim, unbiased, keepdim, correction):
     if isinstance(dim, bool):  # var(x, unbiased) positional form
         unbiased, dim = dim, None
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fc":
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims, c = canon_dims(dim, input._data.ndim), _correction(unbiased, correction)
     kept = 1  # PyTorch's reduction factor: input numel over output numel (0 for an empty input)
@@ -500,7 +512,8 @@ class LogSumExp(Op):
         if x.size == 0:
             out = np.full(_reduced(x.shape, dims, keepdim), -np.inf, x.dtype)
         else:
-            m = np.max(x, axis=dims, keepdims=True)
+            # any finite shift is exact; the largest real part keeps exp() in range for complex numbers too
+            m = np.max(x if x.dtype.kind != "c" else x.real, axis=dims, keepdims=True)
             m = np.where(np.isfinite(m), m, 0).astype(x.dtype)
             s = np.sum(np.exp(x - m), axis=dims, keepdims=True)
             out = np.log(s) + m
@@ -519,7 +532,7 @@ class LogSumExp(Op):
 
 @op()
 def logsumexp(input, dim=None, keepdim=False):
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fc":
         input = input._cast(_dt.get_default_dtype())
     dims = canon_dims(dim, input._data.ndim)
     return LogSumExp.apply(input, dims, keepdim)
@@ -590,7 +603,7 @@ def _norm_np(x, p, dims, keepdim):
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         input = input._cast(_dt.to_dtype(dtype))
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fc":
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_dt.scalar_name(input._data.dtype)}")
     if p == "fro" or p is None:
@@ -601,6 +614,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     dims = canon_dims(dim, input._data.ndim)
     if input._data.size == 0 and (p < 0 or p == np.inf):
         _empty_norm_check(input, p, dim)
+    if input._data.dtype.kind == "c":
+        input = input.abs()  # a complex vector's norm is its moduli's: real, differentiable through abs
     return Norm.apply(input, p, dims, keepdim)
 
 

@@ -9,6 +9,7 @@ gradient (and higher-order gradients) follow by composition.
 """
 import numpy as np
 
+from ..dtypes import scalar_name as _scalar_name
 from .. import return_types as _rt
 from ..autograd.function import Op
 from ..tensor import Tensor
@@ -95,9 +96,14 @@ def _scalar_result(res, result_type):
 
 # -- sort / argsort / msort --------------------------------------------------------------------------------------
 
+_NO_COMPLEX_SORT = " Sort does not support complex dtypes on CPU"
+
+
 @op()
 def sort(input, dim=-1, descending=False, *, stable=False):
     x = input._data
+    if x.dtype.kind == "c":
+        raise RuntimeError(_NO_COMPLEX_SORT)
     d = canon_dim(dim, x.ndim)
     if x.ndim == 0:
         return _scalar_result(sort(_as_1d(input), 0, descending, stable=stable), _rt.sort)
@@ -108,6 +114,8 @@ def sort(input, dim=-1, descending=False, *, stable=False):
 @op()
 def argsort(input, dim=-1, descending=False, *, stable=False):
     x = input._data
+    if x.dtype.kind == "c":
+        raise RuntimeError(_NO_COMPLEX_SORT)
     d = canon_dim(dim, x.ndim)
     if x.ndim == 0:
         return Tensor._wrap(np.zeros((), np.int64))
@@ -125,8 +133,9 @@ def msort(input):
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's argument name
     x = input._data
     d = canon_dim(dim, x.ndim)
-    if x.dtype.kind == "b":
-        raise RuntimeError("topk does not support bool dtypes on CPU")
+    if x.dtype.kind in "bc":
+        raise RuntimeError("topk does not support bool dtypes on CPU" if x.dtype.kind == "b" else
+                           " topk does not support complex dtypes on CPU")
     n = x.shape[d] if x.ndim else 1
     k = int(k)
     if not 0 <= k <= n:
@@ -149,8 +158,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's
 def kthvalue(input, k, dim=-1, keepdim=False):
     x = input._data
     d = canon_dim(dim, x.ndim)
-    if x.dtype.kind == "b":
-        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
+    if x.dtype.kind in "bc":
+        raise NotImplementedError(f"\"kthvalue_cpu\" not implemented for '{_scalar_name(x.dtype)}'")
     n = x.shape[d] if x.ndim else 1
     k = int(k)
     if n == 0:
@@ -215,8 +224,9 @@ class Nanmedian(Median):
 def _median(input, dim, keepdim, ignore_nan):
     name = "nanmedian" if ignore_nan else "median"
     x = input._data
-    if x.dtype.kind == "b":
-        raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
+    if x.dtype.kind in "bc":  # (PyTorch's nanmedian of complex names the median kernel)
+        raise NotImplementedError(f"\"{name if x.dtype.kind == 'b' else 'median'}_cpu\" not implemented for "
+                                  f"'{_scalar_name(x.dtype)}'")
     if dim is None:
         return (Nanmedian if ignore_nan else Median).apply(input, ignore_nan)
     d = canon_dim(dim, x.ndim)
@@ -262,6 +272,8 @@ def _mode_index(x, d):
 @op()
 def mode(input, dim=-1, keepdim=False):
     x = input._data
+    if x.dtype.kind == "c":
+        raise NotImplementedError(f"\"mode_cpu\" not implemented for '{_scalar_name(x.dtype)}'")
     d = canon_dim(dim, x.ndim)
     if x.ndim == 0:
         return _scalar_result(mode(_as_1d(input), 0, keepdim), _rt.mode)

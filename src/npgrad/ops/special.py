@@ -349,15 +349,22 @@ class Entr(Op):
 
 # -- the functions -----------------------------------------------------------------------------------------------------
 
-def _float_in(input):
+def _float_in(input, kernel=None):
     if input._data.dtype.kind != "f":
+        if input._data.dtype.kind == "c":  # PyTorch has no complex kernel for these (npgrad's are real)
+            raise _dt.not_implemented(kernel or "special function", input._data.dtype)
         return input._cast(_dt.get_default_dtype())
     return input
 
 
+_COMPLEX_KERNELS = {"digamma": "digamma", "sinc": "sinc (complex input, not supported by npgrad)"}
+
+
 def _unary(cls, name):
+    kernel = _COMPLEX_KERNELS.get(name, name + "_vml_cpu")
+
     def fn(input):
-        return cls.apply(_float_in(input))
+        return cls.apply(_float_in(input, kernel))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name}, differentiable."
     return op(inplace="generic")(fn)
@@ -376,12 +383,12 @@ def entr(input):
 
 @op(inplace="generic")
 def erf(input):
-    return Erf.apply(_float_in(input))
+    return Erf.apply(_float_in(input, "erf_vml_cpu"))
 
 
 @op(inplace="generic")
 def erfc(input):
-    return Erfc.apply(_float_in(input))
+    return Erfc.apply(_float_in(input, "erfc_vml_cpu"))
 
 
 @op(methods=())  # Tensor.polygamma(n) takes n after the tensor: below

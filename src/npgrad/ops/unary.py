@@ -46,11 +46,36 @@ def _sign_np(x):
     # PyTorch's sign is (0 < x) - (x < 0): sign(nan) is 0, where np.sign gives nan.
     if x.dtype.kind == "f":
         return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+    if x.dtype.kind == "c":  # abs's derivative on complex numbers: z / |z| (0 at 0), PyTorch's sgn
+        return sgn_np(x)
     return np.sign(x)
 
 
+def sgn_np(z):
+    """z / |z|, and 0 at 0 (PyTorch's sgn of complex numbers)."""
+    r = np.abs(z)
+    zero = r == 0
+    r[zero] = 1
+    # part by part: NumPy's complex / real division goes through |r|^2, which underflows for subnormal |z|
+    s = np.empty_like(z)
+    np.divide(z.real, r, out=s.real)
+    np.divide(z.imag, r, out=s.imag)
+    s[zero] = 0
+    return s
+
+
 def _sign(x):
-    return x.sign() if isinstance(x, Tensor) else _sign_np(x)
+    if isinstance(x, Tensor):
+        return x.sgn() if x._data.dtype.kind == "c" else x.sign()
+    return _sign_np(x)
+
+
+def _acosh_deriv(x):
+    if P.data_of(x).dtype.kind == "c":
+        # sqrt(z - 1) sqrt(z + 1), not sqrt(z^2 - 1): the latter has a branch cut on the imaginary axis, where
+        # acosh is analytic
+        return 1.0 / (P.sqrt(x - 1.0) * P.sqrt(x + 1.0))
+    return 1.0 / P.sqrt(x * x - 1.0)
 
 
 class _Unary(Op):
@@ -134,7 +159,7 @@ _TABLE = [
     ("cosh", np.cosh, "x", lambda x, y: P.sinh(x), False),
     ("tanh", np.tanh, "y", lambda x, y: 1.0 - y * y, False),
     ("asinh", np.arcsinh, "x", lambda x, y: 1.0 / P.sqrt(x * x + 1.0), False),
-    ("acosh", np.arccosh, "x", lambda x, y: 1.0 / P.sqrt(x * x - 1.0), False),
+    ("acosh", np.arccosh, "x", lambda x, y: _acosh_deriv(x), False),
     ("atanh", np.arctanh, "x", lambda x, y: 1.0 / (1.0 - x * x), False),
     ("sigmoid", _sigmoid_np, "y", lambda x, y: y * (1.0 - y), False),
     ("abs", np.abs, "x", lambda x, y: _sign(x), True),
@@ -161,6 +186,10 @@ def _make(name, fn, saves, deriv, keeps_int):
     def unary(input):
         kind = input._data.dtype.kind
         if kind != "f":
+            if kind == "c":
+                if name in _COMPLEX_REFUSED:
+                    raise _COMPLEX_REFUSED[name]()
+                return _apply_op(cls, (input,))
             if kind == "b":
                 _check_bool(name, input)
                 if name == "sign":
@@ -179,6 +208,16 @@ def _make(name, fn, saves, deriv, keeps_int):
     methods = (name,) + aliases + (("__abs__",) if name == "abs" else ())
     globals()[name] = op(*aliases, methods=methods, inplace="generic")(unary)
     return unary
+
+
+# PyTorch's refusals of complex input (the other rows compute on complex numbers, as NumPy does).
+_COMPLEX_REFUSED = {
+    "sign": lambda: NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. "
+                                        "Please use torch.sgn instead."),
+    "relu": lambda: NotImplementedError("clamp is not supported for complex types"),
+    **{n: (lambda n=n: NotImplementedError(f"{n} is not supported for complex inputs")) for n in ("floor", "ceil",
+                                                                                                  "trunc")},
+}
 
 
 def _check_bool(name, input):
@@ -242,8 +281,8 @@ class Round(Op):
 @op(inplace="generic")
 def round(input, *, decimals=0):  # noqa: A001
     if input._data.dtype.kind != "f":
-        if input._data.dtype.kind == "b":
-            raise NotImplementedError("\"round_vml_cpu\" not implemented for 'Bool'")
+        if input._data.dtype.kind in "bc":
+            raise _dt.not_implemented("round_vml_cpu", input._data.dtype)
         return input.clone()
     return (RoundDecimals if decimals else Round).apply(input, decimals)
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from ._dims import canon_dim
+from .complex_math import view_as_complex, view_as_real
 from ._registry import op
 
 
@@ -69,6 +70,8 @@ VIEWS = {
     "unfold": lambda input, dimension, size, step: input.unfold(dimension, size, step),
     "unsqueeze": lambda input, dim: input.unsqueeze(dim),
     "view": lambda input, size: input.view(size),  # a shape, or a dtype
+    "view_as_real": lambda input: view_as_real(input),
+    "view_as_complex": lambda input: view_as_complex(input),
 }
 # the view-copies that are Tensor methods too
 METHODS = {"narrow"}

@@ -134,6 +134,11 @@ def run_update(kernel, param, arrays, scratch, *args):
     shaped like the piece being updated. Large contiguous parameters go through in chunks.
     """
     first = arrays[0]
+    if first.dtype.kind == "c":
+        # As PyTorch: a complex parameter is updated as view_as_real of itself, its gradient and its state, so
+        # second moments are per real and imaginary part (|g|^2 would couple them), not g * g
+        arrays = [None if a is None else np.expand_dims(a, -1).view(a.real.dtype) for a in arrays]
+        first = arrays[0]
     n = first.size
     if n <= WHOLE or not all(a.flags.c_contiguous for a in arrays):
         kernel(lambda slot: scratch(first, slot), arrays, *args)

@@ -40,7 +40,9 @@ class Rprop(Optimizer):
                 if len(state) == 0:
                     state["step"] = new_step()
                     state["prev"] = zeros_like(p)
-                    state["step_size"] = zeros_like(p, _scalar(group["lr"]))
+                    lr = _scalar(group["lr"])
+                    # a complex parameter steps its real and imaginary parts each by lr (PyTorch's state: lr + lr*1j)
+                    state["step_size"] = zeros_like(p, lr if not p.is_complex() else complex(lr, lr))
                 increment_step(state)
                 run_update(_rprop, p, [p._data, grad, state["prev"]._data, state["step_size"]._data], scratch,
                            etaminus, etaplus, step_size_min, step_size_max, maximize)

@@ -16,10 +16,12 @@ from ._errors import fail
 
 _NP = {"float16": np.float16, "float32": np.float32, "float64": np.float64, "int8": np.int8,
        "int16": np.int16, "int32": np.int32, "int64": np.int64, "uint8": np.uint8, "bool": np.bool_,
+       "complex64": np.complex64, "complex128": np.complex128,
        "bfloat16": np.uint16}  # bfloat16 is read as its raw bits and widened to float32
 _STORAGES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16",
              "Byte": "uint8", "Char": "int8", "Short": "int16", "Int": "int32", "Long": "int64", "Bool": "bool",
-             "ComplexFloat": "complex64", "ComplexDouble": "complex128", "QInt8": "qint8", "QUInt8": "quint8",
+             "ComplexFloat": "complex64", "ComplexDouble": "complex128", "ComplexHalf": "complex32", "QInt8": "qint8",
+             "QUInt8": "quint8",
              "QInt32": "qint32", "QUInt4x2": "quint4x2", "QUInt2x4": "quint2x4"}
 _TORCH_DTYPES = ("float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "bool",
                  "uint16", "uint32", "uint64", "complex32", "complex64", "complex128", "float8_e4m3fn",
@@ -60,9 +62,7 @@ def reset_context(token):
 def np_dtype_of(dtype, name):
     np_dt = _NP.get(dtype)
     if np_dt is None:
-        kind = "complex tensors (npgrad has no complex dtypes)" if dtype.startswith("complex") else \
-            f"{dtype} tensors, a dtype npgrad does not support"
-        fail(name, f"holds {kind}")
+        fail(name, f"holds {dtype} tensors, a dtype npgrad does not support")
     return np.dtype(np_dt)
 
 

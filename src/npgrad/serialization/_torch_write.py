@@ -23,7 +23,8 @@ from ..tensor import Device, Size, Tensor
 
 _STORAGE_CLASS = {"float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage",
                   "uint8": "ByteStorage", "int8": "CharStorage", "int16": "ShortStorage", "int32": "IntStorage",
-                  "int64": "LongStorage", "bool": "BoolStorage"}
+                  "int64": "LongStorage", "bool": "BoolStorage", "complex64": "ComplexFloatStorage",
+                  "complex128": "ComplexDoubleStorage"}
 _ALIGN = 64
 ARCHIVE = "archive"
 

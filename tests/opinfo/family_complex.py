@@ -1,0 +1,260 @@
+"""Op table: complex numbers (npgrad/ops/complex_math.py, and complex samples of the other families' operators;
+family "complex", run by tests/complex/test_complex_table.py).
+
+``_c`` rows take inputs given as (shape, kind) with kind "c" (complex, the dtype under test: complex64 and
+complex128) or "r" (real, the matching float): values, dtypes and gradients against PyTorch (complex64 rtol 1e-5,
+complex128 1e-10) and against complex finite differences (perturbing real and imaginary parts) without it.
+``_x`` rows must equal PyTorch's results exactly; ``_r`` rows must raise PyTorch's exception and message."""
+from _record import EXACT, OpInfo, Sample
+from _record import raises_like_torch as _r
+
+F = "complex"
+COMPLEX = "complex_grad"  # the check tests/complex/test_complex_table.py runs
+
+
+def _c(name, fn, inputs, fd=True):
+    checks = {COMPLEX, COMPLEX + "_fd"} if fd else {COMPLEX}
+    return Sample(name, fn, tuple(inputs), checks=frozenset(checks))
+
+
+def _x(name, fn):
+    return Sample(name, fn, (), checks=frozenset({EXACT}))
+
+
+def T(L, *a, **k):
+    return L.tensor(*a, **k)
+
+
+Z, Z2, ZM, ZK, R, RM = ((3,), "c"), ((2, 3), "c"), ((3, 4), "c"), ((4, 2), "c"), ((3,), "r"), ((2, 3), "r")
+ZB, ZB2 = ((2, 3, 4), "c"), ((2, 4, 2), "c")
+
+
+def _entry(name, samples, aliases=(), empty=()):
+    return OpInfo(name, F, samples=samples, aliases=aliases, empty=empty)
+
+
+def _empty(fn, grad=True):
+    """Empty-tensor rows (tests/reliability/test_empty_tensors.py): complex inputs, which its generic real
+    patterns cannot reach. (grad=False for view_as_real: PyTorch's own backward of an empty one fails, "Tensor
+    must have a last dimension with stride 1".)"""
+    return [("complex64 (0, 3)", fn, ((0, 3), "complex64", grad)), ("complex128 (2, 0)", fn, ((2, 0), "complex128"))]
+
+
+OPS = [
+    _entry("real", [
+        _c("real", lambda L, z: L.real(z) * 2, [Z2]),
+        _c("real_property", lambda L, z: z.real.exp(), [Z2]),
+        _c("real_write_through", lambda L, z: _written(L, z, "real"), [Z2]),
+        _x("real_of_real_is_itself", lambda L: (lambda t: L.real(t) is t)(T(L, [1.0]))),
+        _x("real_setter", lambda L: _set(L, "real")),
+    ]),
+    _entry("imag", empty=_empty(lambda L, z: L.imag(z)), samples=[
+        _c("imag", lambda L, z: L.imag(z) * 3, [Z2]),
+        _c("imag_write_through", lambda L, z: _written(L, z, "imag"), [Z2]),
+        _x("imag_setter", lambda L: _set(L, "imag")),
+        _x("imag_of_conj_is_neg", lambda L: [(t := T(L, [1 + 2j]).conj()).imag.is_neg(), t.imag, t.real.is_neg()]),
+        _r("imag_of_real", lambda L: T(L, [1.0]).imag),
+    ]),
+    _entry("view_as_real", empty=_empty(lambda L, z: L.view_as_real(z), False), samples=[
+        _c("view_as_real", lambda L, z: L.view_as_real(z) ** 2, [Z2]),
+        _x("view_as_real_shares_memory", lambda L: _va_write(L)),
+        _r("view_as_real_of_real", lambda L: L.view_as_real(T(L, [1.0]))),
+        _r("view_as_real_of_conj", lambda L: L.view_as_real(T(L, [1j]).conj())),
+    ]),
+    _entry("view_as_complex", [
+        _c("view_as_complex", lambda L, x: L.view_as_complex(x.reshape(3, 2)) * (1 + 2j), [((6,), "r")]),
+        _c("view_as_complex_roundtrip", lambda L, z: L.view_as_complex(L.view_as_real(z) * 2), [Z2]),
+        _x("view_as_complex_values", lambda L: L.view_as_complex(L.arange(8.0).reshape(2, 2, 2))),
+        _r("view_as_complex_int", lambda L: L.view_as_complex(L.ones(2, dtype=L.int64))),
+        _r("view_as_complex_size", lambda L: L.view_as_complex(L.ones(3))),
+        _r("view_as_complex_last_stride", lambda L: L.view_as_complex(L.ones(2, 4)[:, ::2])),
+        _r("view_as_complex_odd_stride", lambda L: L.view_as_complex(L.ones(3, 3)[:, :2])),
+        _r("view_as_complex_0d", lambda L: L.view_as_complex(T(L, 1.0))),
+    ]),
+    _entry("view_as_real_copy", empty=_empty(lambda L, z: L.view_as_real_copy(z), False), samples=[
+        _c("view_as_real_copy", lambda L, z: L.view_as_real_copy(z) * 2, [Z2]),
+        _x("view_as_real_copy_is_a_copy", lambda L: (lambda t: [L.view_as_real_copy(t).mul_(2), t])(T(L, [1 + 2j]))),
+    ]),
+    _entry("view_as_complex_copy", [
+        # (PyTorch has no derivative for it: "does not support automatic differentiation for outputs with complex
+        # dtype"; npgrad's is view_as_complex's)
+        _x("view_as_complex_copy", lambda L: L.view_as_complex_copy(L.arange(12.0).reshape(2, 3, 2))),
+        _x("view_as_complex_copy_is_a_copy", lambda L: (lambda t: [L.view_as_complex_copy(t).mul_(2), t])(
+            T(L, [[1.0, 2.0]]))),
+    ]),
+    _entry("conj", [
+        _c("conj", lambda L, z: L.conj(z) * z.exp(), [Z2]),
+        _c("conj_method_mul", lambda L, z, w: z.conj() * w, [Z, Z]),
+        _x("conj_bit", lambda L: [(c := T(L, [1 + 1j]).conj()).is_conj(), c.conj().is_conj(), c, c.resolve_conj().is_conj(),
+                                  T(L, [1.0]).conj().is_conj(), L.is_conj(c), L.resolve_conj(c)]),
+        _x("conj_of_real_is_itself", lambda L: (lambda t: t.conj() is t)(T(L, [1.0]))),
+    ]),
+    _entry("conj_physical", [
+        _c("conj_physical", lambda L, z: L.conj_physical(z) * z, [Z2]),
+        _x("conj_physical_values", lambda L: [(c := L.conj_physical(T(L, [1 + 1j]))), c.is_conj(),
+                                              L.conj_physical(T(L, [1.0, 2.0]))]),
+        _x("conj_physical_inplace", lambda L: (lambda t: [t.conj_physical_(), t])(T(L, [1 + 2j, 3j]))),
+    ]),
+    _entry("is_conj", [_x("is_conj", lambda L: [L.is_conj(T(L, [1j])), L.is_conj(T(L, [1j]).conj())])]),
+    _entry("resolve_conj", [_c("resolve_conj", lambda L, z: z.conj().resolve_conj() * z, [Z])]),
+    _entry("is_neg", [_x("is_neg", lambda L: [L.is_neg(T(L, [1j])), T(L, [1.0]).is_neg()])]),
+    _entry("resolve_neg", [
+        _x("resolve_neg", lambda L: [(n := T(L, [1 + 2j]).conj().imag.resolve_neg()), n.is_neg()]),
+        _c("resolve_neg_grad", lambda L, z: z.conj().imag.resolve_neg() * 2, [Z]),
+    ]),
+    _entry("adjoint", [
+        _c("adjoint", lambda L, z: L.adjoint(z) @ z, [ZM]),
+        _c("adjoint_batched_method", lambda L, z: z.adjoint() * 1.5, [ZB]),
+        _x("adjoint_real", lambda L: L.adjoint(L.arange(6.0).reshape(2, 3))),
+        _r("adjoint_1d", lambda L: T(L, [1j, 2]).adjoint()),
+        _r("matmul_real_complex", lambda L: L.ones(2, 2) @ L.ones(2, 2, dtype=L.complex64)),
+        _c("mH", lambda L, z: z.mH @ z, [ZB]),
+        _c("H", lambda L, z: z.H * 2, [ZM]),
+        _c("mT_no_conj", lambda L, z: z.mT * 2, [ZM]),
+    ]),
+    _entry("angle", [
+        _c("angle", lambda L, z: L.angle(z), [Z2]),
+        _c("angle_real", lambda L, x: L.angle(x), [RM]),
+        _x("angle_real_values", lambda L: L.angle(T(L, [-1.0, 0.0, 2.0, float("nan")]))),
+        _x("angle_int", lambda L: L.angle(T(L, [1, -2]))),
+        _x("angle_at_zero_grad", lambda L: L.autograd.grad(L.angle(t := T(L, [0j, 1j], requires_grad=True)).sum(), t)),
+    ]),
+    _entry("complex", [
+        _c("complex", lambda L, a, b: L.complex(a, b) ** 2, [RM, RM]),
+        _c("complex_broadcast", lambda L, a, b: L.complex(a, b).exp(), [RM, R]),
+        _r("complex_int", lambda L: L.complex(L.ones(2, dtype=L.int64), L.ones(2, dtype=L.int64))),
+        _r("complex_mixed", lambda L: L.complex(L.ones(2), L.ones(2, dtype=L.float64))),
+    ]),
+    _entry("polar", [
+        _c("polar", lambda L, r, t: L.polar(r.abs(), t) * (2 - 1j), [RM, RM]),
+        _x("polar_values", lambda L: L.polar(T(L, [1.0, 2.0]), T(L, [0.0, 3.14159265 / 2]))),
+        _r("polar_int", lambda L: L.polar(L.ones(2, dtype=L.int64), L.ones(2, dtype=L.int64))),
+    ]),
+    _entry("is_complex", [
+        _x("isreal_complex", lambda L: [L.isreal(T(L, [1 + 0j, 2j, -0.0j])), T(L, [1.0]).isreal()]),
+        _x("is_complex", lambda L: [L.is_complex(T(L, [1j])), L.is_complex(T(L, [1.0])), T(L, 1j).is_complex()]),
+        _r("is_complex_scalar", lambda L: L.is_complex(1j)),
+    ]),
+]
+
+
+def _written(L, z, part):
+    w = z * 1  # a non-leaf copy, whose part is then changed in place through the view
+    getattr(w, part).mul_(3)
+    return w * z
+
+
+def _set(L, part):
+    t = T(L, [1 + 2j, 3 - 4j])
+    setattr(t, part, T(L, [5.0, 6.0]))
+    return t
+
+
+def _va_write(L):
+    t = T(L, [1 + 2j, 3 - 4j])
+    L.view_as_real(t)[0, 1] = 9.0
+    return t
+
+
+# Complex samples of operators whose entries live in the other families (one entry per operator there): the
+# arithmetic, unary math, reductions, products and movement PyTorch computes on complex numbers.
+def _u(name, inputs=(Z2,), fd=True):
+    return _c(f"{name}_complex", lambda L, *z: getattr(L, name)(*z), inputs, fd)
+
+
+_UNARY = ["exp", "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin",
+          "acos", "atan", "asinh", "acosh", "atanh", "sigmoid", "square", "expm1", "reciprocal", "neg", "exp2", "abs",
+          "sgn"]
+OTHER_SAMPLES = [_u(n) for n in _UNARY] + [
+    _c("add_complex", lambda L, a, b: a + b, [Z2, Z2]),
+    _c("add_real_complex", lambda L, a, b: a + b, [RM, Z2]),
+    _c("sub_alpha_complex", lambda L, a, b: L.sub(a, b, alpha=2), [Z2, ((3,), "c")]),
+    _c("mul_complex", lambda L, a, b: a * b, [Z2, Z2]),
+    _c("mul_real_complex", lambda L, a, b: a * b, [RM, ((3,), "c")]),
+    _c("mul_python_complex", lambda L, a: a * (2 - 3j), [RM]),
+    _c("div_complex", lambda L, a, b: a / b, [Z2, Z2]),
+    _c("rdiv_complex", lambda L, a: 1j / a, [Z2]),
+    _c("pow_complex", lambda L, a, b: a ** b, [Z2, Z2]),
+    _c("pow_scalar_complex", lambda L, a: a ** 3, [Z2]),
+    _c("pow_float_scalar_complex", lambda L, a: a ** 0.5, [Z2]),
+    _c("rpow_complex", lambda L, a: 2 ** a, [Z2]),
+    _c("sum_complex", lambda L, a: a.sum(), [ZB]),
+    _c("sum_dim_complex", lambda L, a: a.sum(1), [ZB]),
+    _c("mean_complex", lambda L, a: a.mean(0), [ZB]),
+    _c("prod_complex", lambda L, a: a.prod(), [Z2]),
+    _c("prod_dim_complex", lambda L, a: a.prod(1), [Z2]),
+    _c("cumsum_complex", lambda L, a: a.cumsum(1), [Z2]),
+    _c("cumprod_complex", lambda L, a: a.cumprod(1), [Z2]),
+    _c("var_complex", lambda L, a: a.var(1), [ZB]),
+    _c("std_complex", lambda L, a: a.std(), [ZB]),
+    _c("matmul_complex", lambda L, a, b: a @ b, [ZM, ZK]),
+    _c("mm_complex", lambda L, a, b: L.mm(a, b), [ZM, ZK]),
+    _c("bmm_complex", lambda L, a, b: L.bmm(a, b), [ZB, ZB2]),
+    _c("einsum_complex", lambda L, a, b: L.einsum("bij,bjk->bik", a, b), [ZB, ZB2]),
+    _c("dot_complex", lambda L, a, b: L.dot(a, b), [Z, Z]),
+    _c("vdot_complex", lambda L, a, b: L.vdot(a, b), [Z, Z]),
+    _c("inner_complex", lambda L, a, b: L.inner(a, b), [Z2, ((4, 3), "c")]),
+    _c("outer_complex", lambda L, a, b: L.outer(a, b), [Z, ((2,), "c")]),
+    _c("reshape_complex", lambda L, a: a.reshape(3, 2) * 2, [Z2]),
+    _c("transpose_complex", lambda L, a: a.t() * 2, [Z2]),
+    _c("index_complex", lambda L, a: a[1, 1:] * a[0, :2], [Z2]),
+    _c("index_tensor_complex", lambda L, a: a[:, L.tensor([2, 0, 2])], [Z2]),
+    _c("cat_stack_complex", lambda L, a, b: L.stack([L.cat([a, b]), L.cat([b, a])]), [Z, Z]),
+    _c("flip_permute_expand_complex", lambda L, a: a.flip(0).permute(1, 0).unsqueeze(0).expand(2, 3, 2) * 1, [Z2]),
+    _c("where_complex", lambda L, a, b: L.where(L.tensor([True, False, True]), a, b), [Z, Z]),
+    _c("gather_complex", lambda L, a: L.gather(a, 1, L.tensor([[0, 2], [1, 1]])), [Z2]),
+    _c("abs_square_loss", lambda L, a: (a.abs() ** 2).sum(), [Z2]),
+    _c("norm_complex", lambda L, a: a.norm(), [Z2]),
+    _c("norm_p_dim_complex", lambda L, a: L.norm(a, 3, dim=1), [Z2]),
+    _c("vector_norm_complex", lambda L, a: L.linalg.vector_norm(a, 1.5, dim=0), [Z2]),
+    _c("cast_real_to_complex", lambda L, x: x.to(L.complex64 if x.dtype == L.float32 else L.complex128) * (1 + 1j),
+       [RM]),
+    _c("addcmul_complex", lambda L, a, b, c: L.addcmul(a, b, c, value=2), [Z, Z, Z]),
+    _c("lerp_complex", lambda L, a, b: L.lerp(a, b, 0.3), [Z, Z]),
+]
+
+
+# PyTorch's refusals of complex input by operators of the other families (compared by class and message).
+def _z(L):
+    return T(L, [1 + 2j, 3 - 1j])
+
+
+ERROR_ROWS = [_r(name, fn) for name, fn in [
+    ("lt_complex", lambda L: _z(L) < _z(L)), ("gt_scalar_complex", lambda L: _z(L) > 1),
+    ("le_real_complex", lambda L: L.ones(2) <= _z(L)), ("ge_complex", lambda L: L.ge(_z(L), _z(L))),
+    ("max_complex", lambda L: _z(L).max()), ("max_dim_complex", lambda L: _z(L).max(0)),
+    ("min_complex", lambda L: _z(L).min()), ("min_dim_complex", lambda L: L.min(_z(L), 0)),
+    ("amax_complex", lambda L: _z(L).amax()), ("amin_complex", lambda L: _z(L).amin()),
+    ("aminmax_complex", lambda L: _z(L).aminmax()),
+    ("maximum_complex", lambda L: L.maximum(_z(L), _z(L))), ("minimum_complex", lambda L: L.minimum(_z(L), _z(L))),
+    ("sort_complex", lambda L: _z(L).sort()), ("argsort_complex", lambda L: _z(L).argsort()),
+    ("msort_complex", lambda L: _z(L).msort()), ("topk_complex", lambda L: _z(L).topk(1)),
+    ("kthvalue_complex", lambda L: _z(L).kthvalue(1)),
+    ("argmax_complex", lambda L: _z(L).argmax()), ("argmin_complex", lambda L: _z(L).argmin(0)),
+    ("clamp_complex", lambda L: _z(L).clamp(0, 1)), ("clamp_min_complex", lambda L: _z(L).clamp(min=0)),
+    ("relu_complex", lambda L: L.relu(_z(L))), ("sign_complex", lambda L: _z(L).sign()),
+    ("floor_complex", lambda L: _z(L).floor()), ("ceil_complex", lambda L: _z(L).ceil()),
+    ("trunc_complex", lambda L: _z(L).trunc()),
+    ("remainder_complex", lambda L: _z(L) % 2), ("floor_divide_complex", lambda L: _z(L) // 2),
+    ("fmod_complex", lambda L: L.fmod(_z(L), 2)),
+    ("backward_of_complex", lambda L: L.ones(1, dtype=L.cfloat, requires_grad=True).sum().backward()),
+]]
+ERROR_ROWS += [_r(name, fn) for name, fn in [
+    ("round_complex", lambda L: _z(L).round()), ("erf_complex", lambda L: _z(L).erf()),
+    ("erfc_complex", lambda L: L.erfc(_z(L))), ("lgamma_complex", lambda L: _z(L).lgamma()),
+    ("digamma_complex", lambda L: _z(L).digamma()), ("erfinv_complex", lambda L: _z(L).erfinv()),
+    ("atan2_complex", lambda L: L.atan2(_z(L), _z(L))), ("cummax_complex", lambda L: _z(L).cummax(0)),
+    ("cummin_complex", lambda L: L.cummin(_z(L), 0)), ("median_complex", lambda L: _z(L).median()),
+    ("nanmedian_complex", lambda L: _z(L).nanmedian()), ("mode_complex", lambda L: _z(L).mode()),
+    ("unique_complex", lambda L: _z(L).unique()), ("isin_complex", lambda L: L.isin(_z(L), _z(L))),
+]]
+ERROR_ROWS += [_r("xlogy_complex", lambda L: L.xlogy(_z(L), _z(L)))]
+OTHER_SAMPLES += [_c("dist_complex", lambda L, a, b: L.dist(a, b), [Z2, Z2]),
+                  _c("dist_p1_complex", lambda L, a, b: L.dist(a, b, 1), [Z2, Z2])]
+ERROR_ROWS += [_r(name, fn) for name, fn in [
+    ("copysign_complex", lambda L: L.copysign(_z(L), _z(L))), ("heaviside_complex", lambda L: L.heaviside(_z(L), _z(L))),
+    ("signbit_complex", lambda L: _z(L).signbit()), ("isposinf_complex", lambda L: _z(L).isposinf()),
+    ("isneginf_complex", lambda L: L.isneginf(_z(L))),
+]]
+OTHER_SAMPLES += [_c("logsumexp_complex", lambda L, a: L.logsumexp(a, 1), [Z2]),
+                  _c("logsumexp_all_complex", lambda L, a: a.logsumexp((0, 1), keepdim=True), [Z2])]
