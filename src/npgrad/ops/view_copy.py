@@ -8,6 +8,7 @@ as one sequence, where ``permute`` also takes them spread out).
 """
 import numpy as np
 
+from ..autograd.record import DUAL_HOOK
 from ..tensor import Tensor
 from ._dims import canon_dim
 from ._registry import op
@@ -80,6 +81,8 @@ def _fresh(t):
         return t.clone()
     out = Tensor._wrap(np.array(t._data, order="C", copy=True), t._grad_fn, t._out_idx)
     out._requires_grad = t._requires_grad
+    if DUAL_HOOK:  # forward AD: the copy carries (a copy of) the view's tangent
+        DUAL_HOOK[3](t, out)
     return out
 
 
