@@ -278,6 +278,14 @@ def _propagate(cls, args, tans, lvl):
                                           "it has not been implemented yet.") from e
     finally:
         _grad_state.enabled = grad_on
+    rec = None  # the node reverse mode keeps, if any: its saved values get their tangents back
+    if real:
+        for o in outs:
+            if isinstance(o, T) and o._grad_fn is not None and type(o._grad_fn) is cls:
+                rec = o._grad_fn
+                break
+        if rec is not None:
+            _relink(rec, primals, args)
     for i, (o, r) in enumerate(zip(outs, res)):
         if not isinstance(o, T) or not _is_float(o) or (mask is not None and not mask[i]):
             continue  # not differentiable (an index, or an output the op marks non-differentiable)
@@ -292,14 +300,36 @@ def _propagate(cls, args, tans, lvl):
             if not tracked and r._grad_fn is not None:
                 r = r.detach()
         _set(o, lvl, r)
+        if rec is not None and o._grad_fn is rec:
+            fw = rec.__dict__.get("_fw_out")
+            if fw is None:
+                fw = rec.__dict__["_fw_out"] = {}
+            fw[o._out_idx] = (lvl, r)
     return out
+
+
+def _relink(node, primals, args):
+    """The node saved the tangent-free primals; a backward built on it under create_graph inside this level
+    (forward-over-reverse: ``jvp(grad(f))``, ``jacfwd(jacrev(f))``) must see the duals, so that its formulas
+    carry tangents as well."""
+    refs = node._saved_refs
+    if refs is None:
+        return
+    swap = {id(p): a for p, a in zip(primals, args) if p is not a}
+    if not swap:
+        return
+    new = [swap.get(id(r), r) for r in refs]
+    node._saved_refs = tuple(new) if type(refs) is tuple else new
+    versions = node._saved_versions
+    if versions:
+        node._saved_versions = [(swap.get(id(v[0]), v[0]),) + tuple(v[1:]) for v in versions]
 
 
 def _double_vjp(cls, node, tans, outs, mask, tracked):
     """J t for an op without a rule, by the double-VJP trick: ``g(u) = backward(node, u)`` is J^T u, linear
     in the cotangent u; with u a tensor of ones requiring grad, d<g(u), t>/du = J t. Ones rather than
-    zeros: a formula may be linear in u without being differentiable at 0 (logcumsumexp's takes log|u|). Returns one tangent per
-    output (None for outputs the node does not produce: ``mask`` says which it does)."""
+    zeros: a formula may be linear in u without being differentiable at 0 (logcumsumexp's takes log|u|).
+    Returns one tangent per output (None for outputs the node does not produce: ``mask`` says which)."""
     T = _record.Tensor
     us = []
     for o, m in zip(outs, mask):
