@@ -389,3 +389,55 @@ def test_outside_a_level_nothing_changes():
     with fwAD.dual_level():
         assert record.DUAL_HOOK
     assert record.DUAL_HOOK == []
+
+
+# -- torch.func on forward AD ------------------------------------------------------------------------
+
+def _mlp_params(lib):
+    rng = np.random.default_rng(7)
+    return [lib.tensor(rng.standard_normal(s)) for s in [(5, 4), (5,), (3, 5)]]
+
+
+def _mlp(lib, params, x):
+    w1, b1, w2 = params
+    return lib.tanh(x @ w1.T + b1).softmax(-1) @ w2.T
+
+
+def test_func_jvp_runs_on_dual_tensors():
+    seen = []
+
+    def f(x):
+        seen.append(fwAD.unpack_dual(x).tangent)
+        return x.sin()
+    x, t = _f64(0.1, 0.2), _f64(1.0, -1.0)
+    out, jt = npgrad.func.jvp(f, (x,), (t,))
+    assert seen[0] is t  # func saw the dual itself
+    np.testing.assert_allclose(jt.numpy(), np.cos(x.numpy()) * t.numpy(), rtol=1e-15)
+    assert not out.requires_grad and not jt.requires_grad and fwAD.unpack_dual(out).tangent is None
+
+
+def test_func_jacfwd_and_forward_over_reverse_match_torch():
+    params = _mlp_params(npgrad)
+    x = npgrad.tensor(np.random.default_rng(8).standard_normal(4))
+    jac = npgrad.func.jacfwd(lambda v: _mlp(npgrad, params, v))(x)
+    np.testing.assert_allclose(jac.numpy(), npgrad.func.jacrev(lambda v: _mlp(npgrad, params, v))(x).numpy(),
+                               rtol=1e-12, atol=1e-14)
+    t = npgrad.tensor(np.random.default_rng(9).standard_normal(4))
+
+    def loss(lib, v):
+        return (_mlp(lib, _mlp_params(lib), v) ** 2).sum()
+    _, hvp = npgrad.func.jvp(npgrad.func.grad(lambda v: loss(npgrad, v)), (x,), (t,))  # forward-over-reverse
+    hess = npgrad.func.hessian(lambda v: loss(npgrad, v))(x)
+    np.testing.assert_allclose(hvp.numpy(), hess.numpy() @ t.numpy(), rtol=1e-10)
+    if HAS_TORCH:
+        tp = _mlp_params(torch)
+        tx, tt = torch.tensor(x.numpy()), torch.tensor(t.numpy())
+        np.testing.assert_allclose(jac.numpy(), torch.func.jacfwd(lambda v: _mlp(torch, tp, v))(tx).numpy(),
+                                   rtol=1e-10, atol=1e-14)
+        _, thvp = torch.func.jvp(torch.func.grad(lambda v: loss(torch, v)), (tx,), (tt,))
+        np.testing.assert_allclose(hvp.numpy(), thvp.numpy(), rtol=1e-10)
+    # a jvp whose primal requires grad keeps its graph for the caller (grad of a jvp)
+    xr = x.clone().requires_grad_()
+    _, jt = npgrad.func.jvp(lambda v: (v ** 3).sum(), (xr,), (t,))
+    (g,) = npgrad.autograd.grad(jt, xr)
+    np.testing.assert_allclose(g.numpy(), 6 * x.numpy() * t.numpy(), rtol=1e-12)
