@@ -212,8 +212,19 @@ def _dual_apply(cls, args):
                     tans = [None] * len(args)
                 tans[k] = fw[1]
     if tans is None:
-        return _record._apply_op(cls, args, ())
+        return _plain(cls, args)
     return _propagate(cls, args, tans, lvl)
+
+
+def _plain(cls, args):
+    """The op itself, recorded as usual: the hook steps aside for the call."""
+    hook = _record.DUAL_HOOK
+    saved = hook[:]
+    hook.clear()
+    try:
+        return _record._apply_op(cls, args)
+    finally:
+        hook[:] = saved
 
 
 def _propagate(cls, args, tans, lvl):
@@ -237,7 +248,7 @@ def _propagate(cls, args, tans, lvl):
                 forced.append(p)
         _grad_state.enabled = True
         try:
-            out = _record._apply_op(cls, tuple(primals), ())
+            out = _plain(cls, tuple(primals))
         finally:
             _grad_state.enabled = grad_on
         for p in forced:
@@ -255,7 +266,7 @@ def _propagate(cls, args, tans, lvl):
         if node is None:
             return out  # no differentiable output
     else:
-        out = _record._apply_op(cls, tuple(primals), ())
+        out = _plain(cls, tuple(primals))
         outs = out if type(out) is tuple else (out,)
         mask = None
     _grad_state.enabled = tracked
