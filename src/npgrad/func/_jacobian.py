@@ -201,9 +201,8 @@ def _jacfwd_forward_ad(func, args, kwargs, argnums, has_aux, api):
             with forward_ad.dual_level():
                 it = iter(range(len(flat_in)))
 
-                def dual(t):
-                    k = next(it)
-                    return forward_ad.make_dual(t, _basis(t, i) if k == j else _zeros_like(t))
+                def dual(t):  # only input j carries a tangent: the others' would be zero
+                    return forward_ad.make_dual(t, _basis(t, i)) if next(it) == j else t
                 dual_args, _ = wrap_args(args, argnums, dual)
                 outs, tans, out_spec, aux = _dual_run(func, dual_args, kwargs, has_aux, api)
             cols[j].append(_zeros_for(tans, outs))
@@ -219,11 +218,6 @@ def _jacfwd_forward_ad(func, args, kwargs, argnums, has_aux, api):
     if has_aux:
         return jac, tree_map(lambda a: release(a, keep), aux)
     return jac
-
-
-def _zeros_like(t):
-    from ..factories import zeros_like
-    return zeros_like(t)
 
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
