@@ -13,8 +13,8 @@ def __getattr__(name):
     # function, as in PyTorch, while `from npgrad.autograd.gradcheck import GradcheckError` still finds
     # the module in sys.modules. importlib (not `from . import`) so this hook is not re-entered.
     import importlib
-    if name == "functional":
-        return importlib.import_module(".functional", __name__)
+    if name in ("functional", "forward_ad"):
+        return importlib.import_module("." + name, __name__)
     if name in ("gradcheck", "gradgradcheck", "GradcheckError"):
         module = importlib.import_module(".gradcheck", __name__)
         for n in ("gradcheck", "gradgradcheck", "GradcheckError"):

@@ -293,7 +293,7 @@ FunctionCtx = Function
 # Attributes the machinery itself keeps in a node's __dict__ (none of them an array to release).
 _ENGINE_KEYS = frozenset({"_released", "_n_out", "_plain", "_trace", "_complex",
                           "_pre_hooks", "_post_hooks", "_non_diff", "_materialize", "_dirty", "_out_shapes",
-                          "_metadata"})
+                          "_metadata", "_fw_out"})
 
 
 class Op(Function):
@@ -329,7 +329,11 @@ def _as_tensor(node, r):
     if isinstance(r, T):
         return r
     if isinstance(r, _OutputRef):
-        return T._wrap(r.data, node, r.index)
+        t = T._wrap(r.data, node, r.index)
+        fw = node.__dict__.get("_fw_out")
+        if fw is not None and r.index in fw:  # the output's forward-AD tangent (forward_ad._propagate)
+            t.__dict__["_fw"] = fw[r.index]
+        return t
     if type(r) is np.ndarray:
         return T._wrap(r)
     return r

@@ -16,8 +16,17 @@ from .views import refresh_view as _refresh_view
 Tensor = None  # bound by _protocol.register_tensor_type (npgrad.tensor registers the class at import)
 
 
+# Forward-mode AD (forward_ad.py) fills this while a dual level is open: [0] takes over ``_apply_op``,
+# [1] carries a tangent through an in-place write, [2] tells whether any argument has a tangent, [3] and
+# [4] carry tangents for in-place copies and item writes. Empty otherwise, so outside ``dual_level`` an op
+# pays one truth test of a module global (measured: a default argument holding it cost more).
+DUAL_HOOK = []
+
+
 def _apply_op(cls, args):
     """Run an Op: forward on arrays, and record a node when some Tensor input requires grad."""
+    if DUAL_HOOK:
+        return DUAL_HOOK[0](cls, args)
     T = Tensor
     record = False
     n = len(args)
@@ -293,6 +302,12 @@ def relink_saved_output(node, index, vc):
 def _apply_function(cls, args, kwargs):
     """Run a user Function: forward on the Tensors themselves under no_grad, then record."""
     T = Tensor
+    if DUAL_HOOK and DUAL_HOOK[2](*args, *kwargs.values()):
+        if "jvp" not in dir(cls):
+            raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
+                                      "with forward mode AD.")
+        raise NotImplementedError(f"{cls.__name__}.jvp: npgrad's forward-mode AD does not run a custom Function's "
+                                  "jvp yet; compute the tangent outside the Function")
     record = _grad_state.enabled and any(isinstance(a, T) and a._requires_grad for a in args)
     node = _new_node(cls)  # forward may set attributes on ctx whether or not anything is recorded
     node.needs_input_grad = tuple(isinstance(a, T) and a._requires_grad for a in args)

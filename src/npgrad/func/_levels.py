@@ -9,10 +9,22 @@ enclosing transform (or the caller's plain autograd) differentiates through this
 built with ``create_graph=True``; otherwise they are computed once, without graph, and the results are
 detached. That is what lets ``grad(grad(f))`` and ``jacrev(grad(f))`` compose.
 """
+import itertools
+
 from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.record import DUAL_HOOK
 from ..tensor import Tensor
 
-__all__ = ["make_differentiable", "reaches_outer", "release"]
+__all__ = ["make_differentiable", "reaches_outer", "release", "leaf_mark"]
+
+# Every fresh leaf gets the next number: a forward-AD jvp/jacfwd, which makes no leaves of its own, tells
+# the leaves of transforms nested inside it (numbered after its start) from the caller's.
+_leaf_numbers = itertools.count()
+
+
+def leaf_mark():
+    """The number the next fresh leaf will get."""
+    return next(_leaf_numbers)
 
 
 def make_differentiable(t, fresh, tracked):
@@ -23,20 +35,30 @@ def make_differentiable(t, fresh, tracked):
         return t.clone()
     x = t.detach().requires_grad_()
     fresh.add(id(x))
+    x.__dict__["_func_leaf"] = next(_leaf_numbers)
+    if DUAL_HOOK and DUAL_HOOK[2](t):  # under forward AD (func.jvp/jacfwd of this transform): keep the tangent
+        from ..autograd.forward_ad import _carry
+        _carry(t, x, False)
     return x
 
 
-def reaches_outer(tensors, fresh):
-    """Whether the graph of any of ``tensors`` leads to a leaf other than the ``fresh`` ones."""
+def reaches_outer(tensors, fresh, since=None):
+    """Whether the graph of any of ``tensors`` leads to a leaf other than the ``fresh`` ones (and, with
+    ``since``, other than the fresh leaves transforms made after ``leaf_mark()`` returned ``since``)."""
+    def is_fresh(v):
+        return id(v) in fresh or (since is not None and v.__dict__.get("_func_leaf", -1) >= since)
+
     if not is_grad_enabled():
         return False
+    if DUAL_HOOK and DUAL_HOOK[2](*tensors):
+        return True  # forward AD through this transform: its gradients must be built on the duals, with graph
     seen = set()
     stack = []
     for t in tensors:
         if not isinstance(t, Tensor) or not t.requires_grad:
             continue
         if t.grad_fn is None:
-            if id(t) not in fresh:
+            if not is_fresh(t):
                 return True
             continue
         stack.append(t.grad_fn)
@@ -47,7 +69,7 @@ def reaches_outer(tensors, fresh):
         seen.add(id(node))
         if type(node).__name__ == "AccumulateGrad":
             v = node.variable
-            if v is not None and id(v) not in fresh:
+            if v is not None and not is_fresh(v):
                 return True
             continue
         for nxt, _ in node.next_functions:

@@ -12,6 +12,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import return_types as _rt
 from ..autograd.function import Op
+from ..autograd.record import DUAL_HOOK
 from ..tensor import Tensor
 from . import _poly as P
 from ._registry import op
@@ -533,7 +534,8 @@ def svd_op(A, full_matrices=True):
 
 def svdvals_op(A):
     check_matrix("linalg.svdvals", A)
-    if A._requires_grad and _grad_enabled():  # the gradient needs U and V (as in PyTorch)
+    # the gradient needs U and V (as in PyTorch); so does a forward-AD tangent
+    if (A._requires_grad and _grad_enabled()) or (DUAL_HOOK and DUAL_HOOK[2](A)):
         return SVD.apply(A, False)[1]
     return Tensor._wrap(np.linalg.svd(A._data, compute_uv=False))
 

@@ -11,6 +11,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..autograd.grad_mode import state as _grad_state
+from ..autograd.record import DUAL_HOOK
 from ..tensor import Tensor
 from . import _poly as P
 from ._dims import canon_dim
@@ -300,12 +301,16 @@ def _setitem(self, index, value):
                                    "performing the operation.")
             self._data[idx] = v._data if isinstance(v, Tensor) else v
             bump_version(self)
+            if DUAL_HOOK and DUAL_HOOK[2](self, v):  # forward AD: the tangent's region takes v's tangent
+                DUAL_HOOK[4](self, idx, v)
             return
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(VIEW_LEAF_MSG if _basic_part_is_view(idx, self._data.shape) else LEAF_MSG)
         check_inplace(self)
         old = Tensor._wrap(self._data, self._grad_fn, self._out_idx)
         old._requires_grad = self._requires_grad
+        if DUAL_HOOK:
+            DUAL_HOOK[3](self, old)
         if not isinstance(v, Tensor):
             v = Tensor._wrap(np.asarray(v, self._data.dtype))
         # PyTorch writes through a view when the index has a basic part (x[0] = v, x[0, [1, 2]] = v): CopySlices.

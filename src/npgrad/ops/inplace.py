@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Op, bump_version  # noqa: F401 (bump_version: used here and by families)
-from ..autograd.record import relink_saved_output
+from ..autograd.record import DUAL_HOOK, relink_saved_output
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
 from . import _poly as P
@@ -92,6 +92,8 @@ def rebase_after_inplace(t, r):
         r = r._cast(_dt.from_numpy_dtype(t._data.dtype))
     _write(t, r)
     bump_version(t)
+    if DUAL_HOOK:  # forward AD: t's tangent becomes r's
+        DUAL_HOOK[1](t, r)
     if r._grad_fn is None and (not t._requires_grad or not _grad_state.enabled):
         return t  # nothing recorded (e.g. under no_grad): t keeps its place in the graph
     t._grad_fn, t._out_idx, t._requires_grad = r._grad_fn, r._out_idx, r._requires_grad
@@ -153,6 +155,8 @@ def inplace(t, fn, *args, **kwargs):
         check_inplace(t)
         old = Tensor._wrap(t._data.copy(), t._grad_fn, t._out_idx)  # saved inputs must keep the old value
         old._requires_grad = t._requires_grad
+        if DUAL_HOOK:
+            DUAL_HOOK[3](t, old)  # forward AD: old carries t's tangent too
         r = fn(old, *args, **kwargs)
     else:
         r = fn(t, *args, **kwargs)
@@ -169,7 +173,8 @@ def _arith_inplace(rec):
 
     def arith_(self, other, *, alpha=1, **kwargs):
         if kwargs or (_grad_state.enabled and (self._requires_grad or (isinstance(other, Tensor) and
-                                                                     other._requires_grad))):
+                                                                     other._requires_grad))) or \
+                (DUAL_HOOK and DUAL_HOOK[2](self, other)):
             if alpha != 1:
                 kwargs["alpha"] = alpha
             return inplace(self, slow, other, **kwargs)
@@ -267,7 +272,8 @@ def copy_(self, src, non_blocking=False):
             raise RuntimeError(f"The size of tensor a ({self._data.shape[-1] if self._data.ndim else 1}) must "
                                f"match the size of tensor b ({src._data.shape[-1] if src._data.ndim else 1}) at "
                                f"non-singleton dimension {self._data.ndim - 1}") from None
-    if not (_grad_state.enabled and (self._requires_grad or src._requires_grad)):
+    if not (_grad_state.enabled and (self._requires_grad or src._requires_grad)) and \
+            not (DUAL_HOOK and DUAL_HOOK[2](self, src)):
         if not self._data.flags.writeable:
             raise RuntimeError(_OVERLAP_MSG)
         self._data[...] = src._data
@@ -290,8 +296,9 @@ def fill_(self, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
         return copy_(self, value.expand(self._data.shape) if self._data.ndim else value)
-    if _grad_state.enabled and self._requires_grad:
-        check_inplace(self)
+    if (_grad_state.enabled and self._requires_grad) or (DUAL_HOOK and DUAL_HOOK[2](self)):
+        if _grad_state.enabled and self._requires_grad:
+            check_inplace(self)
         return copy_(self, Tensor._wrap(np.full(self._data.shape, value, self._data.dtype)))
     if not self._data.flags.writeable:
         raise RuntimeError(_OVERLAP_MSG)
@@ -317,6 +324,8 @@ def _reshape_inplace(rec):
         if _grad_state.enabled and self._requires_grad and self._grad_fn is None:
             raise RuntimeError(_LEAF_MSG)
         self._data = r._data
+        if DUAL_HOOK:  # forward AD: the tangent takes the new shape too
+            DUAL_HOOK[3](r, self, False)
         if r._grad_fn is not None:
             self._grad_fn, self._out_idx = r._grad_fn, r._out_idx
         return self

@@ -12,6 +12,7 @@ import numpy as np
 from ..dtypes import scalar_name as _scalar_name
 from .. import return_types as _rt
 from ..autograd.function import Op
+from ..autograd.record import DUAL_HOOK
 from ..tensor import Tensor
 from . import _poly as P
 from ._dims import canon_dim
@@ -343,7 +344,8 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     out = srt.gather(-1, Tensor._wrap(below))
     if interpolation in ("linear", "midpoint"):
         w = (ranks - below).astype(x.dtype) if interpolation == "linear" else np.full(ranks.shape, 0.5, x.dtype)
-        if interpolation == "linear" and isinstance(q, Tensor) and q._requires_grad:
+        if interpolation == "linear" and isinstance(q, Tensor) and (q._requires_grad or
+                                                                    (DUAL_HOOK and DUAL_HOOK[2](q))):
             w = _weights_of(q, ranks, below, n, count if ignore_nan else None, overridden)
         above = srt.gather(-1, Tensor._wrap(np.ceil(ranks).astype(np.int64)))
         out = _lerp_const(out, above, w)

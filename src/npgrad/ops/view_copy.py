@@ -8,6 +8,7 @@ as one sequence, where ``permute`` also takes them spread out).
 """
 import numpy as np
 
+from ..autograd.record import DUAL_HOOK
 from ..tensor import Tensor
 from ._dims import canon_dim
 from .complex_math import view_as_complex, view_as_real
@@ -83,6 +84,8 @@ def _fresh(t):
         return t.clone()
     out = Tensor._wrap(np.array(t._data, order="C", copy=True), t._grad_fn, t._out_idx)
     out._requires_grad = t._requires_grad
+    if DUAL_HOOK:  # forward AD: the copy carries (a copy of) the view's tangent
+        DUAL_HOOK[3](t, out)
     return out
 
 
