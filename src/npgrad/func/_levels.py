@@ -11,6 +11,8 @@ detached. That is what lets ``grad(grad(f))`` and ``jacrev(grad(f))`` compose.
 """
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
+from ._batched import LEVELS
+from ._batched_grad import per_example, physical_ids
 
 __all__ = ["make_differentiable", "reaches_outer", "release"]
 
@@ -19,10 +21,12 @@ def make_differentiable(t, fresh, tracked):
     """This transform's handle on input ``t``; records fresh leaves' ids in ``fresh``."""
     if not isinstance(t, Tensor):
         raise ValueError(f"Thing passed to transform API must be Tensor, got {type(t)}")
+    if LEVELS:
+        t = per_example(t)   # inside vmap: one gradient per example (see _batched_grad)
     if tracked and t.requires_grad:
         return t.clone()
     x = t.detach().requires_grad_()
-    fresh.add(id(x))
+    fresh.update(physical_ids(x))
     return x
 
 
