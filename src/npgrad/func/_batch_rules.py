@@ -15,7 +15,7 @@ __all__ = []
 
 ELEMENTWISE_FAMILIES = ("arith", "unary", "pointwise", "compare", "special", "special_bessel", "special_poly",
                         "special_gamma", "pointwise_extra")
-NOT_ELEMENTWISE = {"allclose", "equal", "isin", "renorm", "where", "nan_to_num", "frexp", "polygamma", "mvlgamma"}
+NOT_ELEMENTWISE = {"allclose", "equal", "isin", "renorm", "where", "nan_to_num"}
 
 
 def _b(x, level):
@@ -166,8 +166,8 @@ WITH_DIM = {"cumsum", "cumprod", "logcumsumexp", "cummax", "cummin", "softmax", 
             "topk", "kthvalue", "mode", "flip", "select", "narrow", "split", "chunk", "unbind", "tensor_split",
             "transpose", "swapaxes", "swapdims", "movedim", "moveaxis", "diff", "index_select", "diagonal",
             "squeeze", "flatten", "unflatten", "roll", "diag_embed", "tril", "triu", "repeat_interleave",
-            "cross", "rot90"}
-_DIM_PARAMS = {"transpose": ("dim0", "dim1"), "swapaxes": ("axis0", "axis1"), "swapdims": ("dim0", "dim1"),
+            "cross", "rot90", "split_with_sizes", "unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk"}
+_DIM_PARAMS = {"transpose": ("dim0", "dim1"), "swapaxes": ("dim0", "dim1"), "swapdims": ("dim0", "dim1"),
                "movedim": ("source", "destination"), "moveaxis": ("source", "destination"), "flip": ("dims",),
                "roll": ("dims",), "diagonal": ("dim1", "dim2"), "flatten": ("start_dim", "end_dim"),
                "diag_embed": ("dim1", "dim2"), "rot90": ("dims",)}
@@ -346,14 +346,18 @@ def _gather(qname, level, args, kwargs):
     if kwargs or len(args) != 3:
         return NotImplemented
     x, dim, index = args
+    if _base(qname) == "take_along_dim":
+        x, index, dim = args
+        if dim is None:
+            return NotImplemented
     if x.dim() != index.dim() or x.dim() == 0:
         return NotImplemented
     d = _shift(dim, x.dim())
     if d is None:
         return NotImplemented
     size = _size(level)
-    return make(call(_base(qname), materialise(x, level, size)._value, d,
-                     materialise(index, level, size)._value), level)
+    x, index = materialise(x, level, size)._value, materialise(index, level, size)._value
+    return make(call(_base(qname), *((x, index, d) if _base(qname) == "take_along_dim" else (x, d, index))), level)
 
 
 # -- products -------------------------------------------------------------------------------------------
@@ -437,6 +441,67 @@ def _like(qname, level, args, kwargs):
     return make(call(qname, x._value, *args[1:], **kwargs), level)
 
 
+def _materialised_first(qname, level, args, kwargs):
+    # masked_fill: the result has self's shape, so a batched mask needs a batched self
+    return elementwise(qname, level, (materialise(args[0], level, _size(level)),) + tuple(args[1:]), kwargs)
+
+
+def _scatter(qname, level, args, kwargs):
+    # scatter(input, dim, index, src), index_add(input, dim, index, source): every tensor batched, dim shifted
+    if len(args) < 4 or kwargs.get("out") is not None or is_inplace(qname):
+        return NotImplemented
+    x, dim, index, src = args[:4]
+    if _base(qname) == "index_add" and _b(index, level):
+        return NotImplemented
+    d = _shift(dim, x.dim())
+    if d is None or x.dim() == 0:
+        return NotImplemented
+    size = _size(level)
+    px = materialise(x, level, size)._value
+    pi = index if _base(qname) == "index_add" else materialise(index, level, size)._value
+    ps = materialise(src, level, size)._value if isinstance(src, Tensor) else src
+    return make(call(qname, px, d, pi, ps, *args[4:], **kwargs), level)
+
+
+def _take(qname, level, args, kwargs):
+    x, index = args
+    if kwargs or not _b(x, level) or _b(index, level):
+        return NotImplemented
+    p = x._value
+    return make(call("Tensor.__getitem__", p.reshape(p.shape[0], -1), (slice(None), index)), level)
+
+
+def _copy_of(view):
+    def rule(qname, level, args, kwargs):
+        out = call(view, *args, **kwargs)
+        return type(out)(o.clone() for o in out) if isinstance(out, (tuple, list)) else out.clone()
+    return rule
+
+
+def _addmm(product):
+    def rule(qname, level, args, kwargs):
+        if len(args) != 3 or set(kwargs) - {"beta", "alpha"} or is_inplace(qname):
+            return NotImplemented
+        beta, alpha = kwargs.get("beta", 1), kwargs.get("alpha", 1)
+        out = call(product, args[1], args[2])
+        if _base(qname) == "addbmm":
+            out = out.sum(0)
+        out = out if alpha == 1 else out * alpha
+        return out if beta == 0 else call("add", args[0] if beta == 1 else args[0] * beta, out)
+    return rule
+
+
+def _flip_one(dim):
+    def rule(qname, level, args, kwargs):
+        return NotImplemented if kwargs or len(args) != 1 else call("flip", args[0], [dim])
+    return rule
+
+
+def _trace(qname, level, args, kwargs):
+    x = args[0]
+    return NotImplemented if kwargs or x.dim() != 2 else x.diagonal().sum(-1)
+
+
 # -- the tables -------------------------------------------------------------------------------------------
 def _register(name, rule, methods=True):
     from ..ops import _registry
@@ -481,6 +546,27 @@ def _install():
                        ("expand_as", _like_shape("Tensor.expand")), ("cat", _seq_rule(0)), ("stack", _seq_rule(1))):
         _register(name, rule)
     RULES["concat"] = RULES["concatenate"] = RULES["cat"]
+    for name, rule in (("masked_fill", _materialised_first), ("scatter", _scatter), ("scatter_add", _scatter),
+                       ("index_add", _scatter), ("scatter_reduce", _scatter), ("take", _take),
+                       ("addmm", _addmm("mm")), ("addmv", _addmm("mv")), ("addr", _addmm("outer")),
+                       ("baddbmm", _addmm("bmm")), ("addbmm", _addmm("bmm")), ("fliplr", _flip_one(1)),
+                       ("flipud", _flip_one(0)), ("trace", _trace)):
+        _register(name, rule)
+    # matrix functions work on the last two dims: the batch is one more leading dim
+    for name in ("inverse", "det", "slogdet", "logdet", "cholesky", "cholesky_inverse", "matrix_exp", "pinverse",
+                 "matrix_power", "qr", "svd"):
+        _register(name, _passthrough)
+    from ..ops import _registry
+    for rec in _registry.RECORDS:
+        view = rec.name[:-5] if rec.name.endswith("_copy") else None
+        if view in RULES and view not in ("alias", "detach"):
+            _register(rec.name, _copy_of(view), methods=False)
+    # torch.special.<name>: the same elementwise operators under their special spellings
+    from .. import special
+    for n in dir(special):
+        rec = _registry.OPS.get(n) or _registry.OPS.get(n.replace("special_", ""))
+        if rec is not None and RULES.get(rec.name) is elementwise:
+            RULES["special." + n] = elementwise
     for m in ("unsqueeze_", "squeeze_", "t_", "transpose_"):
         RULES.pop("Tensor." + m, None)
     RULES["Tensor.__matmul__"] = RULES["Tensor.__rmatmul__"] = _matmul

@@ -186,6 +186,29 @@ def _first_only(qname, level, args, kwargs):
     return make(call(qname, x._value, *args[1:], **kwargs), level)
 
 
+def _layer_norm(qname, level, args, kwargs):
+    # a batched (per-example) weight or bias: normalise with the rule, then scale and shift elementwise
+    x, shape = args[0], args[1]
+    weight = args[2] if len(args) > 2 else kwargs.get("weight")
+    bias = args[3] if len(args) > 3 else kwargs.get("bias")
+    eps = args[4] if len(args) > 4 else kwargs.get("eps", 1e-5)
+    if not (_b(weight, level) or _b(bias, level)):
+        return _first_only(qname, level, args, kwargs)
+    out = call(qname, x, shape, None, None, eps)
+    out = out if weight is None else out * weight
+    return out if bias is None else out + bias
+
+
+def _constant_pad(qname, level, args, kwargs):
+    mode = args[2] if len(args) > 2 else kwargs.get("mode", "constant")
+    return _first_only(qname, level, args, kwargs) if mode == "constant" else NotImplemented
+
+
+def _one_hot(qname, level, args, kwargs):
+    n = args[1] if len(args) > 1 else kwargs.get("num_classes", -1)
+    return _first_only(qname, level, args, kwargs) if n > 0 else NotImplemented  # -1: the max of all examples
+
+
 def _install():
     for n in ACTIVATIONS:
         RULES[F_ + n] = _activation
@@ -198,7 +221,13 @@ def _install():
         RULES[F_ + f"conv{d}d"] = _conv
         for n in (f"max_pool{d}d", f"avg_pool{d}d", f"adaptive_avg_pool{d}d", f"adaptive_max_pool{d}d"):
             RULES[F_ + n] = _pool(d)
-    RULES[F_ + "layer_norm"] = _first_only
+    RULES[F_ + "layer_norm"] = _layer_norm
+    RULES[F_ + "softmin"] = _softmax
+    RULES[F_ + "glu"] = dim_op(("dim",), none=None)
+    RULES[F_ + "normalize"] = dim_op(("dim",), none=None)
+    RULES[F_ + "pad"] = _constant_pad
+    RULES[F_ + "one_hot"] = _one_hot
+    RULES[F_ + "embedding"] = _first_only
 
 
 _install()

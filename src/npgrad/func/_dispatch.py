@@ -64,11 +64,16 @@ def _size(level):
     raise RuntimeError("vmap: a batched tensor escaped the vmap call that made it")
 
 
-def _slice(x, level, i):
+# operators that address the storage itself (an explicit storage offset): they get each example's copy
+_OWN_STORAGE = frozenset({"as_strided", "as_strided_copy", "as_strided_scatter", "Tensor.as_strided",
+                          "Tensor.as_strided_scatter"})
+
+
+def _slice(x, level, i, copy=False):
     if isinstance(x, _BatchedBase) and x._level == level:
-        return x._value.select(0, i)
+        return x._value.select(0, i).clone() if copy else x._value.select(0, i)
     if type(x) in (list, tuple):
-        return type(x)(_slice(y, level, i) for y in x)
+        return type(x)(_slice(y, level, i, copy) for y in x)
     return x
 
 
@@ -81,8 +86,9 @@ def fallback(qname, level, args, kwargs):
                       f"{name}. npgrad runs it as a loop over the examples.", UserWarning, stacklevel=4)
     size = _size(level)
     with _batched.suspended(level):
-        results = [call(qname, *[_slice(a, level, i) for a in args], **{k: _slice(v, level, i) for k, v in
-                                                                        kwargs.items()}) for i in range(size)]
+        c = qname in _OWN_STORAGE
+        results = [call(qname, *[_slice(a, level, i, c) for a in args], **{k: _slice(v, level, i, c) for k, v in
+                                                                           kwargs.items()}) for i in range(size)]
     if is_inplace(qname):
         return args[0]  # in place: the examples' slices were views of the physical tensor
     return _stack(results, level)
