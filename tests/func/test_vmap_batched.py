@@ -179,3 +179,22 @@ def test_no_public_function_stays_swapped():
         npgrad.func.vmap(lambda r: npgrad.add(r, 1), out_dims=None)(npgrad.ones(2, 3))
     assert npgrad.add is before[0]["add"] and npgrad.nn.functional.linear is before[1]["linear"]
     assert all(vars(npgrad).get(k) is v for k, v in before[0].items())
+
+
+@pytest.mark.parametrize("layer", ["Softmax", "Hardswish", "LSTM", "TransformerEncoderLayer"])
+def test_layers_calling_library_code_directly_equal_the_loop(layer):
+    npgrad.manual_seed(0)
+    m = {"Softmax": lambda: npgrad.nn.Softmax(-1), "Hardswish": lambda: npgrad.nn.Hardswish(),
+         "LSTM": lambda: npgrad.nn.LSTM(8, 5, batch_first=True),
+         "TransformerEncoderLayer": lambda: npgrad.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0,
+                                                                             batch_first=True)}[layer]()
+    x = npgrad.tensor(RNG.standard_normal((3, 4, 8)).astype(np.float32))
+
+    def f(xi):
+        out = m(xi.unsqueeze(0))
+        return out[0] if isinstance(out, tuple) else out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # the LSTM's fused kernel reads its input's data: vmap loops
+        got = npgrad.func.vmap(f)(x)
+    want = np.stack([f(x[i]).detach().numpy() for i in range(3)])
+    np.testing.assert_allclose(got.detach().numpy(), want, rtol=1e-5, atol=1e-6)

@@ -9,10 +9,14 @@ a vmap runs); code that reads its array directly gets an error, never a silently
 """
 from ..tensor import Tensor, Size
 
-__all__ = ["BatchedTensor", "LEVELS", "suspended", "make", "level_of", "unwrap", "materialise", "unwrap_all", "rewrap"]
+__all__ = ["BatchedTensor", "Unbatchable", "LEVELS", "suspended", "make", "level_of", "unwrap", "materialise", "unwrap_all", "rewrap"]
 
 # the active vmap calls, outermost first: [level, batch size, randomness]
 LEVELS = []
+
+
+class Unbatchable(RuntimeError):
+    """Code outside the dispatch read a batched tensor's data (vmap then loops over the examples)."""
 
 
 class _BatchedBase(Tensor):
@@ -22,8 +26,8 @@ class _BatchedBase(Tensor):
 
     @property
     def _data(self):
-        raise RuntimeError("vmap: an operation read the data of a batched tensor directly; it has no batching "
-                           "rule and was not dispatched (call it through npgrad.<name> or a Tensor method)")
+        raise Unbatchable("vmap: an operation read the data of a batched tensor directly; it has no batching "
+                          "rule and was not dispatched (call it through npgrad.<name> or a Tensor method)")
 
     @property
     def shape(self):

@@ -98,12 +98,11 @@ def _stack(results, level):
     first = results[0]
     if isinstance(first, Tensor):
         return make(call("stack", results), level)
-    if isinstance(first, tuple) and first and all(isinstance(r, Tensor) for r in first):
+    if isinstance(first, (tuple, list)) and all(type(r) is type(first) and len(r) == len(first) for r in results):
         fields = [_stack([r[k] for r in results], level) for k in range(len(first))]
         return type(first)(*fields) if hasattr(first, "_fields") else type(first)(fields)
-    if isinstance(first, list) and all(isinstance(r, Tensor) for r in first):
-        return [_stack([r[k] for r in results], level) for k in range(len(first))]
-    if all(r == first for r in results):
+    if all(r is first for r in results) or not any(isinstance(r, Tensor) for r in results) and \
+            all(type(r) is type(first) and r == first for r in results):
         return first
     raise RuntimeError("vmap: the operator returned a different non-Tensor value for different examples; "
                        "vmap cannot batch that")
@@ -121,9 +120,10 @@ def _public_name(qname):
     return qname if qname.startswith(("Tensor.", "nn.", "special.", "linalg.", "fft.")) else "torch." + qname
 
 
-def dispatching(qname, original):
+def dispatching(qname, original, register=True):
     """The function ``npgrad`` exposes under ``qname`` while a vmap runs."""
-    ORIGINAL[qname] = original
+    if register:
+        ORIGINAL[qname] = original
 
     def dispatch(*args, **kwargs):
         if not _max_level(args, kwargs):
@@ -172,7 +172,7 @@ def _build_class():
 
 
 # -- the public functions swapped while vmap runs -------------------------------------------------------
-_SWAPS = []          # [(module dict, {name: dispatcher}, names not in the dict before)]
+_SWAPS = []          # [(module dict, {name: original}, names not in the dict before)], made on first use
 _depth = [0]
 
 
@@ -202,11 +202,45 @@ def _namespaces():
 _tables = []
 
 
+def _library_imports():
+    """The same functions where npgrad's own modules imported them by name (a layer calling its activation,
+    a functional calling an operator): swapped too, so library code reaching them dispatches as well."""
+    import sys
+    by_id = {}
+    for _, table in _tables:
+        for disp in table.values():
+            by_id[id(disp.__wrapped__)] = disp
+            inner = getattr(disp.__wrapped__, "__wrapped__", None)
+            if inner is not None:
+                by_id.setdefault(id(inner), disp)
+    root = __name__.split(".")[0] + "."
+    tables = []
+    for name, mod in list(sys.modules.items()):
+        if not name.startswith(root) or name.startswith(__package__) or mod is None:
+            continue
+        d = vars(mod)
+        table = {}
+        for k, v in d.items():
+            disp = by_id.get(id(v))
+            if disp is not None and not k.startswith("__"):
+                table[k] = disp if disp.__wrapped__ is v else _rebound(disp, v)
+        if table and d is not sys.modules[root[:-1]].__dict__:
+            tables.append((d, table))
+    return tables
+
+
+def _rebound(disp, original):
+    # the registry's raw function (no out=/NumPy spellings): its own dispatcher, the same rule
+    qname = next(q for q, f in ORIGINAL.items() if f is disp.__wrapped__)
+    return dispatching(qname, original, register=False)
+
+
 def setup():
     """Build the class and the swap tables once (the first vmap call)."""
     if not _tables:
         _batched.BatchedTensor = _build_class()
         _tables.extend(_namespaces())
+        _tables.extend(_library_imports())
         from . import _batch_rules, _batch_rules_nn, _batch_rules_random  # noqa: F401  (they fill RULES)
 
 
@@ -216,10 +250,10 @@ class swapped:
     def __enter__(self):
         setup()
         if _depth[0] == 0:
-            _SWAPS.clear()
+            if not _SWAPS:   # what the tables replace: the same every call once the lazy families are loaded
+                for d, table in _tables:
+                    _SWAPS.append((d, {n: d[n] for n in table if n in d}, [n for n in table if n not in d]))
             for d, table in _tables:
-                saved = {n: d[n] for n in table if n in d}
-                _SWAPS.append((d, saved, [n for n in table if n not in d]))
                 d.update(table)
         _depth[0] += 1
 
@@ -230,5 +264,4 @@ class swapped:
                 d.update(saved)
                 for n in missing:
                     d.pop(n, None)
-            _SWAPS.clear()
         return False

@@ -9,6 +9,7 @@ to ``out_dims``. Composes with itself (nested vmap: one level per call) and with
 transforms.
 """
 import functools
+import warnings
 
 from ..tensor import Tensor
 from . import _batched, _dispatch
@@ -117,6 +118,51 @@ def _call_batched(func, func_name, flat, spec, dims, size, randomness, kwargs):
         _batched.LEVELS.pop()
 
 
+_warned_loop = set()
+
+
+def _warn_loop(func_name):
+    if func_name not in _warned_loop:
+        _warned_loop.add(func_name)
+        warnings.warn(f"There is a performance drop because vmap({func_name}) reached code that reads a batched "
+                      "tensor's data without a batching rule; npgrad runs the function once per example.",
+                      UserWarning, stacklevel=4)
+
+
+def _call_looped(func, flat, spec, dims, size, randomness, kwargs):
+    """The results of ``func`` on each example's slices (the path for code outside the dispatch)."""
+    start = _rng_state()
+    results = []
+    for i in range(size):
+        if randomness == "same":
+            _set_rng_state(start)
+        sliced = [x if d is None else x.select(d, i) for x, d in zip(flat, dims)]
+        results.append(func(*tree_unflatten(sliced, spec), **kwargs))
+    return results
+
+
+def _stack_looped(func_name, results, dims):
+    from ..ops.movement import stack
+    flats = [tree_flatten(r)[0] for r in results]
+    out = []
+    for k, d in enumerate(dims):
+        column = [f[k] for f in flats]
+        if not isinstance(column[0], Tensor):
+            raise ValueError(f"vmap({func_name}, ...): `{func_name}` must only return Tensors, got type "
+                             f"{type(column[0])}. Did you mean to set out_dims= to None for output?"
+                             if d is not None else
+                             f"vmap({func_name}, ...): `{func_name}` must only return Tensors, got type "
+                             f"{type(column[0])} for return {k}.")
+        if d is None:
+            out.append(column[0])
+            continue
+        nd = column[0].dim() + 1
+        if not -nd <= d < nd:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+        out.append(stack(column, dim=d))
+    return out
+
+
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """Map ``func`` over dimension ``in_dims`` of its inputs, stacking the results along ``out_dims``.
 
@@ -145,12 +191,23 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             if randomness == "same":
                 _set_rng_state(start)
             part = flat if n == size else [x if d is None else x.narrow(d, lo, n) for x, d in zip(flat, dims)]
-            output, level = _call_batched(func, func_name, part, spec, dims, n, randomness, kwargs)
+            before = _rng_state()
+            try:
+                output, level = _call_batched(func, func_name, part, spec, dims, n, randomness, kwargs)
+            except _batched.Unbatchable:
+                # code that does not go through the dispatch (a layer calling a private kernel): the loop
+                _set_rng_state(before)
+                _warn_loop(func_name)
+                output, level = None, _call_looped(func, part, spec, dims, n, randomness, kwargs)
             if randomness == "error" and _rng_state() != start:
                 _set_rng_state(start)
                 raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use "
                                    "the 'same' or 'different' randomness flags on vmap or perform the randomness "
                                    "operation out of vmap")
+            if output is None:
+                flat_out, out_spec, odims = _out_dims(func_name, level[0], out_dims)
+                chunks.append(_stack_looped(func_name, level, odims))
+                continue
             flat_out, out_spec, odims = _out_dims(func_name, output, out_dims)
             chunks.append(_unbatch(func_name, flat_out, odims, level, n))
         if len(chunks) == 1:
