@@ -54,9 +54,12 @@ def elementwise(qname, level, args, kwargs):
     if any(type(a) in (list, tuple) for a in args):
         return NotImplemented
     r = max(_rank(t, level) for t in tensors)
+    cast = _zero_dim_casts(tensors, level) if r else {}
 
     def phys(a):
-        return _pad(a._value, r - _rank(a, level)) if _b(a, level) else a
+        if not _b(a, level):
+            return a
+        return _pad(cast[id(a)] if id(a) in cast else a._value, r - _rank(a, level))
     inplace = is_inplace(qname)
     if inplace:
         if not _b(args[0], level):
@@ -68,6 +71,26 @@ def elementwise(qname, level, args, kwargs):
             return NotImplemented
     out = call(qname, *[phys(a) for a in args], **{k: phys(v) for k, v in kwargs.items()})
     return args[0] if inplace else _wrap(out, level)
+
+
+def _zero_dim_casts(tensors, level):
+    """Physical operands of one-number examples, cast as PyTorch's promotion treats 0-dim tensors: a 0-dim
+    operand of the same category as a dimensioned one does not widen the result (physically it has dims)."""
+    from ..dtypes import bool as bool_, promote_types, result_type
+    zero = [t for t in tensors if _b(t, level) and _rank(t, level) == 0 and t.dtype != bool_]
+    dimensioned = [t.dtype for t in tensors if _rank(t, level) > 0 and t.dtype != bool_]
+    if not zero or not dimensioned:
+        return {}
+    from ..factories import zeros
+    target = dimensioned[0]
+    for dt in dimensioned[1:]:
+        target = promote_types(target, dt)
+    cast = {}
+    for t in zero:
+        want = result_type(zeros((), dtype=t.dtype), zeros((1,), dtype=target))
+        if want != t.dtype:
+            cast[id(t)] = t._value.to(want)
+    return cast
 
 
 # -- operators with dims -----------------------------------------------------------------------------
