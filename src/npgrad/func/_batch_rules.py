@@ -384,7 +384,7 @@ def _gather(qname, level, args, kwargs):
 
 
 # -- products -------------------------------------------------------------------------------------------
-_RANKS = {"mm": (2, 2), "bmm": (3, 3), "mv": (2, 1), "dot": (1, 1), "inner": None, "matmul": None}
+_RANKS = {"mm": (2, 2), "bmm": (3, 3), "mv": (2, 1), "dot": (1, 1)}
 
 
 def _matmul(qname, level, args, kwargs):

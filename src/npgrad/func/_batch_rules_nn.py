@@ -5,9 +5,8 @@ batch into N with ``reduction='none'`` and reduce per example; convolution folds
 and a batched weight into the groups (one grouped convolution for every example's filters); pooling folds
 the batch into N.
 """
-from ..tensor import Tensor
 from ._batched import _BatchedBase, make, materialise
-from ._batch_rules import elementwise, dim_op, _b, _pad
+from ._batch_rules import elementwise, dim_op, _b
 from ._dispatch import RULES, call, _size
 
 __all__ = []
@@ -101,14 +100,13 @@ def _class_loss(qname, level, args, kwargs):
         return NotImplemented
     size = _size(level)
     px, pt = materialise(x, level, size)._value, materialise(t, level, size)._value
-    unbatched_input = x.dim() == 1 or (probs and False)
     if x.dim() == 1:              # one example of C classes: the batch is N
         fx, ft = px, pt
     else:
         fx, ft = px.flatten(0, 1), pt.flatten(0, 1)
     a["input"], a["target"], a["reduction"] = fx, ft, "none"
     out = call(qname, **a)
-    if not unbatched_input and x.dim() > 1:
+    if x.dim() > 1:
         out = out.unflatten(0, (size, x.shape[0]))
     if red == "none":
         return make(out, level)
@@ -148,7 +146,6 @@ def _conv(qname, level, args, kwargs):
     px = materialise(x, level, size)._value
     if unbatched:
         px = px.unsqueeze(1)
-    n = px.shape[1]
     px = px.movedim(0, 1).flatten(1, 2)                     # [N, B*C, ...]
     pw = materialise(w, level, size)._value.flatten(0, 1)   # [B*O, C/g, ...]
     pb = None if b is None else materialise(b, level, size)._value.flatten(0, 1)
@@ -169,7 +166,8 @@ def _pool(spatial):
         if x.dim() != spatial + 2:
             return NotImplemented
         out = call(qname, px.flatten(0, 1), *args[1:], **kwargs)
-        unfold = (lambda o: o.unflatten(0, (px.shape[0], x.shape[0])))
+        def unfold(o):
+            return o.unflatten(0, (px.shape[0], x.shape[0]))
         return _wrap_all(tuple(unfold(o) for o in out) if isinstance(out, tuple) else unfold(out), level)
     return rule
 
