@@ -1,7 +1,7 @@
 """torch.func.grad, grad_and_value and vjp on npgrad's reverse-mode tape (nesting: see _levels)."""
 import functools
 
-from ..autograd.engine import grad as _autograd_grad
+from ._batched_grad import autograd_grad as _autograd_grad, zeros_like_any
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..tensor import Tensor
 from ._argnums import wrap_args
@@ -13,13 +13,12 @@ __all__ = ["grad", "grad_and_value", "vjp", "grads_or_zeros"]
 
 def grads_or_zeros(outputs, inputs, grad_outputs, create_graph):
     """autograd.grad that gives zeros (not None / an error) for inputs the outputs do not depend on."""
-    from ..factories import zeros_like
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if isinstance(o, Tensor) and o.requires_grad]
     if not pairs or not inputs:
-        return [zeros_like(x) for x in inputs]
+        return [zeros_like_any(x) for x in inputs]
     got = _autograd_grad([o for o, _ in pairs], inputs, [g for _, g in pairs], retain_graph=True,
                          create_graph=create_graph, allow_unused=True)
-    return [zeros_like(x) if g is None else g for g, x in zip(got, inputs)]
+    return [zeros_like_any(x) if g is None else g for g, x in zip(got, inputs)]
 
 
 def _split_aux(output, has_aux, api):

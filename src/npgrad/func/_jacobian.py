@@ -10,7 +10,7 @@ latter too (its jvp_fn reruns only the kept ``J^T u`` graph).
 """
 import functools
 
-from ..autograd.engine import grad as _autograd_grad
+from ._batched_grad import autograd_grad as _autograd_grad  # batched tensors too (grad inside vmap)
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..tensor import Tensor
 from ._argnums import wrap_args

@@ -14,6 +14,8 @@ import itertools
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.record import DUAL_HOOK
 from ..tensor import Tensor
+from ._batched import LEVELS
+from ._batched_grad import per_example, physical_ids
 
 __all__ = ["make_differentiable", "reaches_outer", "release", "leaf_mark"]
 
@@ -31,10 +33,12 @@ def make_differentiable(t, fresh, tracked):
     """This transform's handle on input ``t``; records fresh leaves' ids in ``fresh``."""
     if not isinstance(t, Tensor):
         raise ValueError(f"Thing passed to transform API must be Tensor, got {type(t)}")
+    if LEVELS:
+        t = per_example(t)   # inside vmap: one gradient per example (see _batched_grad)
     if tracked and t.requires_grad:
         return t.clone()
     x = t.detach().requires_grad_()
-    fresh.add(id(x))
+    fresh.update(physical_ids(x))
     x.__dict__["_func_leaf"] = next(_leaf_numbers)
     if DUAL_HOOK and DUAL_HOOK[2](t):  # under forward AD (func.jvp/jacfwd of this transform): keep the tangent
         from ..autograd.forward_ad import _carry

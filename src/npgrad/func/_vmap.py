@@ -1,27 +1,23 @@
-"""torch.func.vmap, run as a loop.
+"""torch.func.vmap with batching rules.
 
-npgrad has no batching rules: ``vmap(func)`` calls ``func`` once per index of the mapped dimension (on
-``select``-ed slices, so gradients flow back to the batched inputs) and stacks the results along
-``out_dims``. Results and errors follow PyTorch's; the speed is that of the loop, and a UserWarning says so
-once per process. Composes with itself (nested vmap) and with grad / vjp / jacrev / jacfwd.
+``vmap(func)`` calls ``func`` once, on batched tensors (_batched.py): each mapped input is moved so its
+mapped dim is the physical dim 0 and seen through a ``BatchedTensor`` of this call's level, whose shape is
+one example's. Operators reach their batching rules through the dispatch of _dispatch.py; an operator
+without a rule runs once per example (warned about once per operator). The outputs' batch dims are moved
+to ``out_dims``. Composes with itself (nested vmap: one level per call) and with grad / vjp / jacrev
+(which differentiate per example, see _grad.py), and, through the per-example loop, with the other
+transforms.
 """
 import functools
 import warnings
 
 from ..tensor import Tensor
+from . import _batched, _dispatch
 from ._pytree import tree_flatten, tree_unflatten, broadcast_prefix, spec_repr
 
 __all__ = ["vmap"]
 
-_warned = []
-
-
-def _warn_once():
-    if not _warned:
-        _warned.append(True)
-        warnings.warn("npgrad runs torch.func.vmap as a Python loop over the mapped dimension (one call of the "
-                      "function per example); results match PyTorch's, the speed is that of the loop.",
-                      UserWarning, stacklevel=3)
+_counter = [0]
 
 
 def _in_dims(func_name, in_dims, args):
@@ -74,16 +70,80 @@ def _set_rng_state(state):
     default_generator.rng.bit_generator.state = state
 
 
-def _stack_outputs(func_name, results, out_dims):
-    from ..ops.movement import stack
-    flat0, spec = tree_flatten(results[0])
-    flats = [tree_flatten(r)[0] for r in results]
-    if isinstance(out_dims, tuple) and len(out_dims) == 1 and not isinstance(results[0], (tuple, list, dict)):
+def _out_dims(func_name, output, out_dims):
+    flat, spec = tree_flatten(output)
+    if isinstance(out_dims, tuple) and len(out_dims) == 1 and not isinstance(output, (tuple, list, dict)):
         out_dims = out_dims[0]  # PyTorch takes (d,) for a single output
-    dims = broadcast_prefix(out_dims, results[0],
+    dims = broadcast_prefix(out_dims, output,
                             f"vmap({func_name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with "
                             f"the structure of `outputs`. out_dims has structure {spec_repr(tree_flatten(out_dims)[1])} "
                             f"but outputs has structure {spec_repr(spec)}.")
+    return flat, spec, dims
+
+
+def _unbatch(func_name, flat, dims, level, size):
+    """This level's outputs with the batch dim at ``out_dims`` (an unbatched output is expanded)."""
+    out = []
+    for k, (o, d) in enumerate(zip(flat, dims)):
+        if not isinstance(o, Tensor):
+            raise ValueError(f"vmap({func_name}, ...): `{func_name}` must only return Tensors, got type "
+                             f"{type(o)}. Did you mean to set out_dims= to None for output?"
+                             if d is not None else
+                             f"vmap({func_name}, ...): `{func_name}` must only return Tensors, got type "
+                             f"{type(o)} for return {k}.")
+        if d is None:
+            if _batched.level_of(o) == level:
+                raise ValueError(f"vmap({func_name}, ...): `{func_name}` can not return a BatchedTensor when "
+                                 "out_dim is None")
+            out.append(o)
+            continue
+        nd = o.dim() + 1
+        if not -nd <= d < nd:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+        phys = _batched.materialise(o, level, size)._value
+        out.append(phys if d in (0, -nd) else phys.movedim(0, d))
+    return out
+
+
+def _call_batched(func, func_name, flat, spec, dims, size, randomness, kwargs):
+    _counter[0] += 1
+    level = _counter[0]
+    _batched.LEVELS.append([level, size, randomness])
+    try:
+        with _dispatch.swapped():
+            args = [x if d is None else _batched.make(x if d in (0, -x.dim()) else x.movedim(d, 0), level)
+                    for x, d in zip(flat, dims)]
+            return func(*tree_unflatten(args, spec), **kwargs), level
+    finally:
+        _batched.LEVELS.pop()
+
+
+_warned_loop = set()
+
+
+def _warn_loop(func_name):
+    if func_name not in _warned_loop:
+        _warned_loop.add(func_name)
+        warnings.warn(f"There is a performance drop because vmap({func_name}) reached code that reads a batched "
+                      "tensor's data without a batching rule; npgrad runs the function once per example.",
+                      UserWarning, stacklevel=4)
+
+
+def _call_looped(func, flat, spec, dims, size, randomness, kwargs):
+    """The results of ``func`` on each example's slices (the path for code outside the dispatch)."""
+    start = _rng_state()
+    results = []
+    for i in range(size):
+        if randomness == "same":
+            _set_rng_state(start)
+        sliced = [x if d is None else x.select(d, i) for x, d in zip(flat, dims)]
+        results.append(func(*tree_unflatten(sliced, spec), **kwargs))
+    return results
+
+
+def _stack_looped(func_name, results, dims):
+    from ..ops.movement import stack
+    flats = [tree_flatten(r)[0] for r in results]
     out = []
     for k, d in enumerate(dims):
         column = [f[k] for f in flats]
@@ -100,16 +160,16 @@ def _stack_outputs(func_name, results, out_dims):
         if not -nd <= d < nd:
             raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
         out.append(stack(column, dim=d))
-    return tree_unflatten(out, spec)
+    return out
 
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """Map ``func`` over dimension ``in_dims`` of its inputs, stacking the results along ``out_dims``.
 
-    npgrad evaluates it as a loop: one call of ``func`` per index of the mapped dimension (warned about once).
-    ``randomness``: 'error' raises if ``func`` draws random numbers, 'different' lets each call draw its own,
-    'same' replays the generator so every call draws the same numbers. ``chunk_size`` is accepted (the loop
-    does one example at a time in any case).
+    ``func`` runs once on batched tensors (batching rules; operators without one loop over the examples,
+    with a one-time warning). ``randomness``: 'error' raises if ``func`` draws random numbers, 'different'
+    draws independent numbers for each example, 'same' draws one set shared by all examples.
+    ``chunk_size``: at most this many examples per call of ``func`` (the outputs are concatenated).
     """
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
@@ -120,21 +180,39 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        _warn_once()
         flat, spec, dims, size = _in_dims(func_name, in_dims, args)
         if size == 0:
             raise ValueError(f"vmap({func_name}, ...): cannot map over a dimension of size 0")
-        results = []
+        step = size if chunk_size is None else min(chunk_size, size)
         start = _rng_state() if randomness != "different" else None
-        for i in range(size):
+        chunks = []
+        for lo in range(0, size, step):
+            n = min(step, size - lo)
             if randomness == "same":
                 _set_rng_state(start)
-            sliced = [x if d is None else x.select(d, i) for x, d in zip(flat, dims)]
-            results.append(func(*tree_unflatten(sliced, spec), **kwargs))
+            part = flat if n == size else [x if d is None else x.narrow(d, lo, n) for x, d in zip(flat, dims)]
+            before = _rng_state()
+            try:
+                output, level = _call_batched(func, func_name, part, spec, dims, n, randomness, kwargs)
+            except _batched.Unbatchable:
+                # code that does not go through the dispatch (a layer calling a private kernel): the loop
+                _set_rng_state(before)
+                _warn_loop(func_name)
+                output, level = None, _call_looped(func, part, spec, dims, n, randomness, kwargs)
             if randomness == "error" and _rng_state() != start:
                 _set_rng_state(start)
                 raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use "
                                    "the 'same' or 'different' randomness flags on vmap or perform the randomness "
                                    "operation out of vmap")
-        return _stack_outputs(func_name, results, out_dims)
+            if output is None:
+                flat_out, out_spec, odims = _out_dims(func_name, level[0], out_dims)
+                chunks.append(_stack_looped(func_name, level, odims))
+                continue
+            flat_out, out_spec, odims = _out_dims(func_name, output, out_dims)
+            chunks.append(_unbatch(func_name, flat_out, odims, level, n))
+        if len(chunks) == 1:
+            return tree_unflatten(chunks[0], out_spec)
+        from ..ops.movement import cat
+        return tree_unflatten([c[0] if d is None else cat(list(c), dim=d)
+                               for c, d in zip(zip(*chunks), odims)], out_spec)
     return wrapper
