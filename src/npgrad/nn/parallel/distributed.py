@@ -178,6 +178,8 @@ class DistributedDataParallel(Module):
         try:
             if self._next < len(buckets):
                 if not self.find_unused_parameters:
+                    for b in buckets[:self._next]:  # leave no request in flight behind the error
+                        b.work.wait()
                     missing = [self._names[id(p)] for b in buckets[self._next:] for k, p in enumerate(b.params)
                                if k not in b.ready]
                     raise RuntimeError(
