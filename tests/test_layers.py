@@ -32,6 +32,9 @@ LAYERS = [
     # 3: the operator catalogue, plus the torch.linalg and torch.special namespaces that only re-export ops.
     ("npgrad.ops", 3), ("npgrad.linalg", 3), ("npgrad.special", 3),
     ("npgrad.factories", 4),
+    # torch.distributed: collectives on Tensors' arrays (MPI through mpi4py); nn.parallel's DDP and
+    # utils.data's DistributedSampler sit above it.
+    ("npgrad.distributed", 4),
     ("npgrad.nn._functional", 5), ("npgrad.nn.functional", 5),
     ("npgrad.nn", 6),
     # torch.cuda.amp: the deprecated CUDA spellings of torch.amp, on torch.amp's floor.

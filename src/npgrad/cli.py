@@ -5,12 +5,15 @@ script.py`` runs an unmodified PyTorch program on npgrad.
     npgrad run train.py --epochs 3          # a PyTorch script, `import torch` giving npgrad
     npgrad train mnist --epochs 1 --out runs/quick
     python -m npgrad train mnist            # the same, without the console script
+    mpiexec -n 4 npgrad train mnist         # data-parallel on 4 processes (DistributedDataParallel over MPI)
+    npgrad distributed-run --nproc 4 train.py   # a PyTorch DDP script on 4 processes
 
 MNIST is looked for in ``--data-dir``, then ``$NPGRAD_DATA``, then ``~/.cache/npgrad`` (each directly or
 in an ``mnist/`` subfolder). Nothing is downloaded unless ``--download`` is given: without the files the
 command says so and trains on the 8x8 digits that ship inside npgrad instead. The run writes
 ``model.npgrad`` (the state_dict, for ``model.load_state_dict(npgrad.load(path))``), ``metrics.json``
-and ``curves.png`` (loss and accuracy) to ``--out``. tqdm and matplotlib are used when installed
+and ``curves.png`` (loss and accuracy) to ``--out``, and after every epoch ``checkpoint.npgrad``, which
+``--resume`` continues from (on any number of processes; under mpiexec only rank 0 writes files). tqdm and matplotlib are used when installed
 (``pip install npgrad[examples]``); without tqdm a plain progress line takes its place, and without
 matplotlib the curves are written as numbers to ``curves.csv`` instead of ``curves.png``.
 """
@@ -106,6 +109,16 @@ def train(args, say=print):
     import npgrad.nn.functional as F
     from npgrad.utils.data import DataLoader, TensorDataset
 
+    from ._launch import launcher_world_size
+    rank, world = 0, launcher_world_size()
+    if world > 1:  # started by mpiexec: data-parallel, one shard of every batch per process
+        from . import distributed as dist
+        if not dist.is_initialized():
+            dist.init_process_group("mpi")
+        rank, world = dist.get_rank(), dist.get_world_size()
+        if rank:
+            def say(msg):  # rank 0 speaks for the job
+                pass
     npgrad.manual_seed(args.seed)
     data = _load_data(args, say)
     n_in, n_classes = data["x_train"].shape[1], 10
@@ -114,9 +127,18 @@ def train(args, say=print):
     n_params = sum(p.numel() for p in model.parameters())
     arch = "-".join(str(n) for n in (n_in,) + HIDDEN + (n_classes,))
 
-    loader = DataLoader(TensorDataset(npgrad.from_numpy(data["x_train"]), npgrad.from_numpy(data["y_train"])),
-                        batch_size=args.batch_size, shuffle=True,
-                        generator=npgrad.Generator().manual_seed(args.seed))
+    train_set = TensorDataset(npgrad.from_numpy(data["x_train"]), npgrad.from_numpy(data["y_train"]))
+    net, sampler = model, None
+    if world > 1:
+        from .nn.parallel import DistributedDataParallel
+        from .utils.data.distributed import DistributedSampler
+        net = DistributedDataParallel(model)
+        # --batch-size stays the global batch: each of the `world` processes takes its share of it.
+        sampler = DistributedSampler(train_set, world, rank, shuffle=True, seed=args.seed)
+        loader = DataLoader(train_set, batch_size=max(1, args.batch_size // world), sampler=sampler)
+    else:
+        loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True,
+                            generator=npgrad.Generator().manual_seed(args.seed))
     steps_per_epoch = len(loader)
     total = epochs * steps_per_epoch
     if args.max_steps is not None:
@@ -128,20 +150,35 @@ def train(args, say=print):
 
     say(f"npgrad train {args.dataset}: MLP {arch} ({n_params:,} parameters) on {data['name']} "
         f"({len(data['x_train'])} train / {len(data['x_test'])} test), Adam lr {args.lr:g} with cosine decay, "
-        f"batch {args.batch_size}, {epochs} epoch{'s' if epochs != 1 else ''} ({total} steps)")
+        f"batch {args.batch_size}, {epochs} epoch{'s' if epochs != 1 else ''} ({total} steps)" +
+        (f", data-parallel on {world} processes" if world > 1 else ""))
 
     history = {"train_x": [], "train_loss": [], "train_acc": [], "test_x": [], "test_loss": [], "test_acc": []}
     record_every = max(1, steps_per_epoch // 20)  # about 20 points per epoch on the training curves
-    step, t0 = 0, time.time()
-    for epoch in range(epochs):
+    step, t0, first_epoch = 0, time.time(), 0
+    os.makedirs(args.out, exist_ok=True)
+    checkpoint_path = os.path.join(args.out, "checkpoint.npgrad")
+    if args.resume:
+        # Written by one process and holding no per-rank state, a checkpoint resumes on any world size.
+        state = npgrad.load(args.resume)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        sched.load_state_dict(state["scheduler"])
+        step, first_epoch, history = state["step"], state["epoch"], state["history"]
+        say(f"resumed from {args.resume} at epoch {first_epoch}, step {step}")
+    test_loss = test_acc = test_correct = None
+    for epoch in range(first_epoch, epochs):
         t_epoch = time.time()
-        bar = _progress_bar(args.progress, min(steps_per_epoch, total - step), f"epoch {epoch + 1}/{epochs}")
+        if sampler is not None:
+            sampler.set_epoch(epoch)
+        bar = _progress_bar(args.progress if rank == 0 else "off", min(steps_per_epoch, total - step),
+                            f"epoch {epoch + 1}/{epochs}")
         ep_loss = ep_correct = ep_seen = 0
         win_loss = win_correct = win_seen = 0
         for xb, yb in loader:
             if step >= total:
                 break
-            logits = model(xb)
+            logits = net(xb)
             loss = F.cross_entropy(logits, yb)
             opt.zero_grad()
             loss.backward()
@@ -167,7 +204,13 @@ def train(args, say=print):
                                 refresh=False)
             bar.update(1)
         bar.close()
-        test_loss, test_correct = _evaluate(model, data["x_test"], data["y_test"])
+        if world > 1:  # every process trained on its shard and tests one: the job's totals
+            ep_loss, ep_correct, ep_seen = _sum_over_ranks(ep_loss, ep_correct, ep_seen)
+            test_loss, test_correct = _evaluate(model, data["x_test"][rank::world], data["y_test"][rank::world])
+            test_loss, test_correct = _sum_over_ranks(test_loss * len(data["x_test"][rank::world]), test_correct)
+            test_loss, test_correct = test_loss / len(data["x_test"]), int(test_correct)
+        else:
+            test_loss, test_correct = _evaluate(model, data["x_test"], data["y_test"])
         test_acc = 100.0 * test_correct / len(data["x_test"])
         history["test_x"].append(step / steps_per_epoch)
         history["test_loss"].append(test_loss)
@@ -176,11 +219,18 @@ def train(args, say=print):
             say(f"epoch {epoch + 1}/{epochs}  train loss {ep_loss / max(ep_seen, 1):.4f}  "
                 f"acc {100.0 * ep_correct / max(ep_seen, 1):.2f}%  |  test loss {test_loss:.4f}  acc {test_acc:.2f}%  "
                 f"({time.time() - t_epoch:.1f} s)")
+        if rank == 0:  # one writer; npgrad.save replaces the file atomically
+            npgrad.save({"model": model.state_dict(), "optimizer": opt.state_dict(),
+                         "scheduler": sched.state_dict(), "epoch": epoch + 1, "step": step, "history": history},
+                        checkpoint_path)
     seconds = time.time() - t0
+    if test_acc is None:
+        raise SystemExit(f"npgrad train: {args.resume} already holds all {epochs} epochs")
+    if rank:
+        return None
 
     say(f"test accuracy: {test_acc:.2f}% ({test_correct}/{len(data['x_test'])}) after {step} steps "
         f"in {seconds:.1f} s")
-    os.makedirs(args.out, exist_ok=True)
     model_path = os.path.join(args.out, "model.npgrad")
     npgrad.save(model.state_dict(), model_path)
     say(f"saved the model's state_dict to {model_path}")
@@ -208,6 +258,14 @@ def train(args, say=print):
     with open(os.path.join(args.out, "metrics.json"), "w") as f:
         json.dump(result, f, indent=1)
     return result
+
+
+def _sum_over_ranks(*values):
+    import npgrad
+    from . import distributed as dist
+    t = npgrad.tensor([float(v) for v in values], dtype=npgrad.float64)
+    dist.all_reduce(t)
+    return t.tolist()
 
 
 # -- command line --------------------------------------------------------------------------------------------
@@ -240,12 +298,24 @@ def _parser():
     t.add_argument("--download", action="store_true", help="download MNIST (md5-checked) when it is missing")
     t.add_argument("--out", default=None, help="output folder (default: runs/<dataset>, e.g. runs/mnist)")
     t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--resume", default=None, metavar="CHECKPOINT",
+                   help="continue from a checkpoint.npgrad an earlier run wrote (any number of processes)")
     t.add_argument("--max-steps", type=_positive_int, default=None, help="stop after this many steps (smoke runs)")
     t.add_argument("--no-plot", action="store_true", help="do not write curves.png (or curves.csv)")
     t.add_argument("--plot-backend", choices=["auto", "matplotlib", "csv"], default="auto",
                    help="auto: curves.png drawn by matplotlib when installed, else the numbers in curves.csv")
     t.add_argument("--progress", choices=["auto", "tqdm", "plain", "off"], default="auto",
                    help="auto: tqdm when installed, else a plain text bar")
+    d = sub.add_parser("distributed-run", help="run a script on N processes (mpiexec) for data-parallel training",
+                       description="Start NPROC copies of SCRIPT under `mpiexec -n NPROC python -m mpi4py`, each "
+                                   "run as `npgrad run` does; torch.distributed.init_process_group() then joins "
+                                   "them. One failing process aborts the job.")
+    d.add_argument("--nproc", "--nproc-per-node", "--nproc_per_node", dest="nproc", type=_positive_int, default=1,
+                   help="number of processes")
+    d.add_argument("--hostfile", default=None, help="MPI hostfile listing the machines (see docs/distributed.md)")
+    d.add_argument("--mpiexec", default=None, help="the MPI launcher (default: $NPGRAD_MPIEXEC, then mpiexec on PATH)")
+    d.add_argument("script", help="the PyTorch program to run")
+    d.add_argument("args", nargs=argparse.REMAINDER, help="its own command-line arguments")
     return p
 
 
@@ -256,9 +326,14 @@ def main(argv=None):
         parser.print_help()
         return 2
     if args.command == "run":
+        from ._launch import export_torchrun_env
         from ._torch_alias import run_path
+        export_torchrun_env()  # under mpiexec: RANK, WORLD_SIZE, LOCAL_RANK as torchrun sets them
         run_path(args.script, args.args)
         return 0
+    if args.command == "distributed-run":
+        from ._launch import distributed_run
+        return distributed_run(args.nproc, args.script, args.args, args.mpiexec, args.hostfile)
     if args.command == "train":
         if args.out is None:
             args.out = os.path.join("runs", args.dataset)

@@ -75,7 +75,31 @@ def _needed_nodes(root_nodes, targets):
     return {n for n, hit in needed.items() if hit}
 
 
+# One list per backward pass in progress (the innermost last): callables queued to run once it finishes.
+_final_callbacks = []
+
+
+def queue_callback(callback):
+    """Run ``callback()`` once the backward pass in progress has finished, as PyTorch's
+    ``Variable._execution_engine.queue_callback``: DistributedDataParallel waits for its gradient
+    allreduces there, after every leaf's gradient has been accumulated."""
+    if not _final_callbacks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    _final_callbacks[-1].append(callback)
+
+
 def run_backward(roots, root_grads, keep_graph, create_graph, capture=None, accumulate=True):
+    _final_callbacks.append([])
+    try:
+        out = _run_backward(roots, root_grads, keep_graph, create_graph, capture, accumulate)
+    finally:
+        callbacks = _final_callbacks.pop()
+    for callback in callbacks:
+        callback()
+    return out
+
+
+def _run_backward(roots, root_grads, keep_graph, create_graph, capture=None, accumulate=True):
     """Backpropagate ``root_grads`` from ``roots`` (a list of ``(node, output_index)``).
 
     ``capture``: ``(node, output_index)`` pairs whose total gradient is returned (autograd.grad);
