@@ -1,0 +1,111 @@
+"""The ONNX graph being written: value names, nodes, initializers.
+
+A value is *live* when it depends on a graph input; everything else the recorded steps consume is a
+constant (a parameter, a buffer, a tensor the model built from constants, or the result of a step whose
+inputs were all constants: that is constant folding, for free, since the recording already holds its
+value) and becomes an initializer. Values are known by the identity of their NumPy array: a Tensor object
+can be re-wrapped (``_alias``, views) while its array stays the one the step produced.
+"""
+import numpy as np
+
+from ..tensor import Tensor
+
+
+def export_error(msg):
+    return RuntimeError(f"npgrad.onnx.export: {msg}")
+
+
+class Graph:
+    def __init__(self, onnx, opset):
+        self.onnx, self.helper, self.opset = onnx, onnx.helper, opset
+        self.nodes, self.inits = [], []
+        self.live = {}      # id(array) -> value name
+        self.consts = {}    # id(array) -> initializer name
+        self.names = set()
+        self.keep = []      # arrays whose ids are in the maps stay alive
+        self.param_names = {}
+        self.step = None
+        self.counts = {}
+
+    # -- names -----------------------------------------------------------------------------------------
+    def fresh(self, base):
+        n = self.counts.get(base, 0)
+        self.counts[base] = n + 1
+        name = base if n == 0 and base not in self.names else f"{base}_{n}"
+        while name in self.names:
+            n += 1
+            name = f"{base}_{n}"
+        self.names.add(name)
+        return name
+
+    def bind(self, arr, name):
+        self.keep.append(arr)
+        self.live[id(arr)] = name
+
+    def is_live(self, x):
+        a = _array(x)
+        return a is not None and id(a) in self.live
+
+    # -- values ----------------------------------------------------------------------------------------
+    def val(self, x, dtype=None):
+        """The name of ``x``: a live value's, or an initializer holding the constant (a Python number
+        becomes a 0-d constant of ``dtype``)."""
+        a = _array(x)
+        if a is None:
+            if x is None:
+                return ""
+            return self.const(np.asarray(x, dtype=dtype))
+        name = self.live.get(id(a))
+        if name is not None:
+            return name
+        self._check_constant(x, a)
+        name = self.consts.get(id(a))
+        if name is None:
+            name = self.consts[id(a)] = self._initializer(self.param_names.get(id(a)) or "const", a)
+            self.keep.append(a)
+        return name
+
+    def const(self, value, base="const"):
+        return self._initializer(base, np.asarray(value))
+
+    def ints(self, values):
+        return self.const(np.asarray(list(values), np.int64))
+
+    def _initializer(self, base, a):
+        name = self.fresh(base)
+        self.inits.append(self.onnx.numpy_helper.from_array(np.ascontiguousarray(a), name))
+        return name
+
+    def _check_constant(self, x, a):
+        """A constant that changes with a dynamic axis was built outside the recorded ops from a size:
+        baking it in would give wrong results at any other size."""
+        step = self.step
+        if step is None or step.alt is None:
+            return
+        for mine, other in zip(step.args, step.alt.args):
+            if mine is x or _array(mine) is a:
+                ob = _array(other)
+                if ob is not None and ob.shape != a.shape:
+                    raise export_error(f"operator '{step.name}' uses a constant of shape {list(a.shape)} whose shape "
+                                       "changes with the dynamic axes (it was built from a size outside the recorded "
+                                       "operators); only the recorded operators can follow a dynamic axis")
+                return
+
+    # -- nodes -----------------------------------------------------------------------------------------
+    def op(self, op_type, *inputs, n_out=1, **attrs):
+        """Add a node; returns its output name (or the tuple of names when ``n_out`` > 1)."""
+        outs = [self.fresh(f"{op_type}_out") for _ in range(n_out)]
+        attrs = {k: v for k, v in attrs.items() if v is not None}
+        self.nodes.append(self.helper.make_node(op_type, list(inputs), outs, name=self.fresh(op_type), **attrs))
+        return outs[0] if n_out == 1 else tuple(outs)
+
+    def dtype(self, np_dtype):
+        return self.helper.np_dtype_to_tensor_dtype(np.dtype(np_dtype))
+
+
+def _array(x):
+    if isinstance(x, Tensor):
+        return x._data
+    if isinstance(x, np.ndarray):
+        return x
+    return None
