@@ -85,7 +85,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
             else:
                 graph_inputs.append(_value_info(onnx, name, t._data, {}))
     for step in steps:
-        if not any(g.is_live(a) for a in step.args):
+        if not _any_live(g, step.args):
             continue   # all inputs constant: its output is a constant (folded)
         emit = _ops.TABLE.get(step.name)
         if emit is None:
@@ -123,6 +123,11 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
         print(onnx.helper.printable_graph(graph))
     onnx.save_model(proto, f)
     return None
+
+
+def _any_live(g, args):
+    # an index tensor travels inside GetItem's index tuple
+    return any(_any_live(g, a) if isinstance(a, (tuple, list)) else g.is_live(a) for a in args)
 
 
 # -- running the model ---------------------------------------------------------------------------------------

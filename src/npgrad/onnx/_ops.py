@@ -358,6 +358,16 @@ def _expand(g, s):
     return [g.op("Expand", g.val(x), g.ints(target))]
 
 
+@emits("Tile")
+def _tile(g, s):
+    x, reps = s.args
+    y = g.val(x)
+    lead = len(reps) - len(_shape(x))
+    if lead > 0:
+        y = g.op("Unsqueeze", y, g.ints(range(lead)))
+    return [g.op("Tile", y, g.ints(reps))]
+
+
 @emits("Cat")
 def _cat(g, s):
     d, *ts = s.args
