@@ -146,6 +146,14 @@ def test_constant_built_from_a_dynamic_size_is_refused(tmp_path):
         torch.onnx.export(f, (_x(2, 3),), str(tmp_path / "m.onnx"), input_names=["x"], dynamic_axes={"x": [0]})
 
 
+@pytest.mark.parametrize("f", [lambda x: x * x.sum().item(), lambda x: x + torch.tensor(x.numpy().max()),
+                               lambda x: x * float(x.numpy().argmax())],
+                         ids=["item", "numpy", "numpy_argmax"])
+def test_values_computed_outside_the_recording_are_refused(f, tmp_path):
+    with pytest.raises(RuntimeError, match="npgrad.onnx.export: .*depends on the inputs"):
+        torch.onnx.export(f, (_x(3, 4),), str(tmp_path / "m.onnx"))
+
+
 def test_opset_out_of_range_and_missing_file():
     with pytest.raises(ValueError, match="Unsupported ONNX opset version: 9"):
         torch.onnx.export(nn.Linear(2, 2), (_x(1, 2),), "unused.onnx", opset_version=9)
@@ -162,7 +170,7 @@ def test_is_in_onnx_export_and_file_object(tmp_path):
         return x * 2
     buf = io.BytesIO()
     torch.onnx.export(f, _x(2), buf)
-    assert seen == [True] and not torch.onnx.is_in_onnx_export()
+    assert seen and all(seen) and not torch.onnx.is_in_onnx_export()
     assert onnx.load_model_from_string(buf.getvalue()).graph.node[0].op_type == "Mul"
 
 

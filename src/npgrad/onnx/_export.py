@@ -7,7 +7,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import _ops
-from ._graph import Graph, export_error
+from ._graph import Graph, check_same_constant, export_error
 from ._trace import Recorder, recording
 
 DEFAULT_OPSET = 20   # PyTorch 2.13's default for this exporter, and its highest
@@ -53,12 +53,9 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     _STATE["exporting"] = True
     try:
         steps, outputs = _record(model, args, kwargs)
-        if any(n in dynamic_axes for n in in_names):
-            alt_args, alt_kwargs = _grown(args, kwargs, inputs, in_names, dynamic_axes)
-            alt_steps, alt_outputs = _record(model, alt_args, alt_kwargs)
-            _align(steps, alt_steps)
-        else:
-            alt_outputs = None
+        alt_args, alt_kwargs = _other_inputs(args, kwargs, inputs, in_names, dynamic_axes)
+        alt_steps, alt_outputs = _record(model, alt_args, alt_kwargs)
+        _align(steps, alt_steps)
     finally:
         _STATE["exporting"] = False
         restore()
@@ -101,18 +98,19 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
         graph_inputs += [_value_info(onnx, i.name, onnx.numpy_helper.to_array(i), {}) for i in g.inits]
 
     flat_out = _flatten(outputs)
-    alt_flat = _flatten(alt_outputs) if alt_outputs is not None else [None] * len(flat_out)
+    alt_flat = _flatten(alt_outputs)
     out_names = _names(output_names, len(flat_out), [f"output_{i}" for i in range(len(flat_out))]
                        if len(flat_out) > 1 else ["output"])
     graph_outputs = []
     for t, alt, name in zip(flat_out, alt_flat, out_names):
         g.names.add(name)
+        if not g.is_live(t):
+            check_same_constant(f"output {name}", t._data, alt._data)
         g.nodes.append(onnx.helper.make_node("Identity", [g.val(t)], [name], name=g.fresh("Identity")))
         axes = dict(dynamic_axes.get(name, {}))
-        if alt is not None:
-            for i, (p, q) in enumerate(zip(t.shape, alt.shape)):
-                if p != q and i not in axes:
-                    axes[i] = f"{name}_dynamic_axes_{i + 1}"
+        for i, (p, q) in enumerate(zip(t.shape, alt.shape)):
+            if p != q and i not in axes:
+                axes[i] = f"{name}_dynamic_axes_{i + 1}"
         graph_outputs.append(_value_info(onnx, name, t._data, axes))
 
     graph = onnx.helper.make_graph(g.nodes, _graph_name(model), graph_inputs, graph_outputs, g.inits)
@@ -152,21 +150,24 @@ def _record(model, args, kwargs):
 
 def _align(steps, alt_steps):
     if len(steps) != len(alt_steps) or any(a.name != b.name for a, b in zip(steps, alt_steps)):
-        raise export_error("the model runs different operators at other sizes of the dynamic axes (control flow "
-                           "on a size); it cannot be exported with these dynamic_axes")
+        raise export_error("the model runs different operators for other input values or sizes (control flow on "
+                           "a tensor's values or size); it cannot be exported as one graph")
     for a, b in zip(steps, alt_steps):
         a.alt = b
 
 
-def _grown(args, kwargs, inputs, names, dynamic_axes):
-    """The inputs, grown along their dynamic axes (by repeating the last slice): a second recording at other
-    sizes shows which sizes in the graph follow them."""
+def _other_inputs(args, kwargs, inputs, names, dynamic_axes):
+    """The inputs with other values (each array's elements rolled by one place, floats scaled) and grown along their
+    dynamic axes (the last slice repeated): a second recording on them shows which constants really are
+    constant and which sizes follow the dynamic axes."""
     by_id = {}
     for t, name in zip(inputs, names):
         a = t._data
         for ax in dynamic_axes.get(name, {}):
-            last = np.take(a, [-1], axis=ax)
-            a = np.concatenate([a] + [last] * 3, axis=ax)
+            a = np.concatenate([a] + [np.take(a, [-1], axis=ax)] * 3, axis=ax)
+        a = np.roll(a.reshape(-1), 1).reshape(a.shape)
+        if a.dtype.kind in "fc":  # rolled and scaled: a sum or a maximum changes too
+            a = a * np.asarray(1.25, a.dtype) + np.asarray(0.125, a.dtype)
         by_id[id(t)] = Tensor._wrap(a)
 
     def swap(v):

@@ -54,6 +54,7 @@ class Graph:
         if a is None:
             if x is None:
                 return ""
+            self._check_constant(x, None)
             return self.const(np.asarray(x, dtype=dtype))
         name = self.live.get(id(a))
         if name is not None:
@@ -77,19 +78,21 @@ class Graph:
         return name
 
     def _check_constant(self, x, a):
-        """A constant that changes with a dynamic axis was built outside the recorded ops from a size:
-        baking it in would give wrong results at any other size."""
+        """A constant must be the same in the second recording (other input values, other sizes along the
+        dynamic axes). One that differs was computed from the inputs by something the recording cannot see
+        (NumPy behind a Tensor's back, a size read off a tensor): baking it in would give wrong results."""
         step = self.step
         if step is None or step.alt is None:
             return
-        for mine, other in zip(step.args, step.alt.args):
-            if mine is x or _array(mine) is a:
-                ob = _array(other)
-                if ob is not None and ob.shape != a.shape:
-                    raise export_error(f"operator '{step.name}' uses a constant of shape {list(a.shape)} whose shape "
-                                       "changes with the dynamic axes (it was built from a size outside the recorded "
-                                       "operators); only the recorded operators can follow a dynamic axis")
+        for mine, other in zip(_flat(step.args), _flat(step.alt.args)):
+            if a is None and mine is x:   # a Python number
+                if other != x and not (x != x and other != other):
+                    check_same_constant(step.name, np.asarray(x), np.asarray(other))
                 return
+            if mine is x or (a is not None and _array(mine) is a):
+                check_same_constant(step.name, a, _array(other))
+                return
+
 
     # -- nodes -----------------------------------------------------------------------------------------
     def op(self, op_type, *inputs, n_out=1, **attrs):
@@ -101,6 +104,27 @@ class Graph:
 
     def dtype(self, np_dtype):
         return self.helper.np_dtype_to_tensor_dtype(np.dtype(np_dtype))
+
+
+def check_same_constant(what, a, other):
+    if other is None:
+        return
+    if other.shape != a.shape:
+        raise export_error(f"operator '{what}' uses a constant of shape {list(a.shape)} whose shape changes with the "
+                           "dynamic axes (it was built from a size outside the recorded operators); only the "
+                           "recorded operators can follow a dynamic axis")
+    if a.dtype.kind != "O" and not np.array_equal(a, other, equal_nan=a.dtype.kind in "fc"):
+        raise export_error(f"operator '{what}' uses a value that depends on the inputs but was not computed by a "
+                           "recorded operator (an operator computed outside the op registry, a value read back "
+                           "from a tensor, or a random one); it cannot be exported")
+
+
+def _flat(args):
+    for x in args:
+        if isinstance(x, (tuple, list)):
+            yield from _flat(x)
+        else:
+            yield x
 
 
 def _array(x):
