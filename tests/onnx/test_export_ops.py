@@ -204,3 +204,30 @@ def test_same_operator_set_as_pytorch_for_an_mlp(tmp_path):
     ours = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2), nn.Softmax(-1))
     mine = op_types(roundtrip(ours, _x(2, 4), tmp_path)) - {"Identity"}
     assert mine == theirs
+
+
+def test_inplace_operations(tmp_path):
+    def f(x):
+        y = x * 2
+        y.add_(1.0)
+        y *= x
+        y.relu_()
+        z = x.clone()
+        z.masked_fill_(x > 0.5, 0.0)
+        z -= 0.25
+        return y + z, y.sigmoid()
+    m = nn.Sequential(nn.Linear(4, 6), nn.ReLU(inplace=True), nn.Linear(6, 3), nn.LeakyReLU(0.1, inplace=True))
+    roundtrip(f, _x(3, 4), tmp_path)
+    roundtrip(m, _x(3, 4), tmp_path)
+    x = _x(3, 4)
+    before = x.clone()
+    roundtrip(lambda x: x.mul_(2).exp(), x, tmp_path, run_args=(before.clone(),))
+
+
+def test_inplace_on_a_view_is_refused(tmp_path):
+    def f(x):
+        y = x * 1
+        y[0].add_(1.0)
+        return y
+    with pytest.raises(RuntimeError, match="in-place operation on a view"):
+        torch.onnx.export(f, (_x(3, 4),), str(tmp_path / "m.onnx"))

@@ -543,3 +543,22 @@ def _bool_to_bias(g, s):
     cond = m if masked_when else g.op("Not", m)
     dt = s.outs[0].dtype
     return [g.op("Where", cond, g.const(np.asarray(-np.inf, dt)), g.const(np.asarray(0, dt)))]
+
+
+@emits("inplace_write")
+def _inplace_write(g, s):
+    t, r = s.args
+    y = g.val(r)
+    if r._data.dtype != t._data.dtype:
+        y = g.op("Cast", y, to=g.dtype(t._data.dtype))
+    if r._data.shape != t._data.shape:
+        y = g.op("Expand", y, g.ints(t._data.shape))
+    elif y == g.val(t):
+        y = g.op("Identity", y)
+    return [y]
+
+
+@emits("inplace_write_to_view")
+def _inplace_write_to_view(g, s):
+    raise export_error("an in-place operation on a view of another tensor (it changes that tensor too) has no "
+                       "ONNX mapping here; use the out-of-place operator")

@@ -11,6 +11,7 @@ from ..autograd import record
 from ..autograd.grad_mode import no_grad
 from ..nn._functional import attention as _attention
 from ..ops import _registry
+from ..ops import inplace as _inplace
 from ..tensor import Tensor
 
 
@@ -66,28 +67,55 @@ _METHODS = {"eq": "eq", "__eq__": "eq", "ne": "ne", "__ne__": "ne", "lt": "lt", 
             "bitwise_and": "bitwise_and", "__or__": "bitwise_or", "bitwise_or": "bitwise_or"}
 
 
+# In-place arithmetic outside the graph runs NumPy's ufunc on the array directly (ops/inplace.py's fast path);
+# while recording it goes through the generic path instead: the out-of-place op, then the recorded write.
+_ARITH_INPLACE = {"add_": "add", "sub_": "sub", "mul_": "mul", "div_": "div", "__iadd__": "add",
+                  "__isub__": "sub", "__imul__": "mul", "__itruediv__": "div"}
+
+
+def _generic_inplace(op_name):
+    fn = _registry.OPS[op_name].fn
+
+    def arith_(self, other, **kwargs):
+        return _inplace.inplace(self, fn, other, **kwargs)
+    return arith_
+
+
+def _recorded_write(recorder, write):
+    """ops/inplace.py's ``_write(t, r)`` (every in-place result lands in its tensor through it), recorded: from
+    now on t's array holds the value r names."""
+    def recorded(t, r):
+        write(t, r)
+        if not recorder.depth:
+            name = "inplace_write" if t._view_of is None else "inplace_write_to_view"
+            recorder.steps.append(Step(name, (t, r), [t._data]))
+    return recorded
+
+
 @contextlib.contextmanager
 def recording(recorder):
     """Install ``recorder`` for the body: as the Op tracer, and around the functions that bypass Ops."""
     import npgrad
     from .. import ops
-    saved_methods = {m: (getattr(Tensor, m), _registry.METHODS.get(m)) for m in _METHODS}
+    saved_methods = {m: (getattr(Tensor, m), _registry.METHODS.get(m)) for m in (*_METHODS, *_ARITH_INPLACE)}
     saved_funcs = {m: getattr(npgrad, m) for m in _METHODS if not m.startswith("__")}
-    saved_bias = _attention._bool_to_bias
+    saved_bias, saved_write = _attention._bool_to_bias, _inplace._write
     prev = record.set_tracer(recorder)
     try:
         for m, (fn, origin) in saved_methods.items():
-            _registry._attach(m, recorder.wrap(_METHODS[m], fn), origin)
+            wrapped = _generic_inplace(_ARITH_INPLACE[m]) if m in _ARITH_INPLACE else recorder.wrap(_METHODS[m], fn)
+            _registry._attach(m, wrapped, origin)
         for m, fn in saved_funcs.items():
             wrapped = recorder.wrap(_METHODS[m], fn)
             setattr(npgrad, m, wrapped)
             setattr(ops, m, wrapped)
         _attention._bool_to_bias = recorder.wrap("bool_to_bias", saved_bias)
+        _inplace._write = _recorded_write(recorder, saved_write)
         with no_grad():
             yield recorder
     finally:
         record.set_tracer(prev)
-        _attention._bool_to_bias = saved_bias
+        _attention._bool_to_bias, _inplace._write = saved_bias, saved_write
         for m, fn in saved_funcs.items():
             setattr(npgrad, m, fn)
             setattr(ops, m, fn)
