@@ -231,3 +231,26 @@ def test_inplace_on_a_view_is_refused(tmp_path):
         return y
     with pytest.raises(RuntimeError, match="in-place operation on a view"):
         torch.onnx.export(f, (_x(3, 4),), str(tmp_path / "m.onnx"))
+
+
+@pytest.mark.parametrize("kw", [dict(padding=1, count_include_pad=False), dict(padding=1, ceil_mode=True, stride=2),
+                                dict(divisor_override=3), dict(padding=1, count_include_pad=True, stride=2)])
+def test_avg_pool_divisors(kw, tmp_path):
+    roundtrip(lambda x: F.avg_pool2d(x, 3, **kw), _x(2, 3, 7, 8), tmp_path)
+
+
+def test_mixed_dtype_comparison_and_bool_sum(tmp_path):
+    def f(i, j):
+        return (i > j).sum(-1) + (i == 3).sum() + (i.float() < 2.5).sum(0, keepdim=True).sum()
+    roundtrip(f, (torch.tensor([[1, 5, 3], [4, 2, 3]]), torch.tensor([[2, 2, 2], [5, 1, 3]], dtype=torch.int32)),
+              tmp_path)
+
+
+def test_output_not_computed_by_recorded_operators_is_refused(tmp_path):
+    with pytest.raises(RuntimeError, match="output 'output' does not depend on the inputs"):
+        torch.onnx.export(lambda x: torch.tensor(x.numpy() > 0).all(), (_x(3),), str(tmp_path / "m.onnx"))
+
+
+def test_zero_dim_tensors_and_clamp_bounds(tmp_path):
+    roundtrip(lambda x: (x.log1p() * 2).clamp_max(0.5) + x.clamp(0.6, 0.2) + x.clamp(max=torch.tensor(0.3)),
+              torch.tensor(0.7), tmp_path)

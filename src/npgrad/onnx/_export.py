@@ -2,6 +2,7 @@
 import enum
 import inspect
 import re
+import warnings
 
 import numpy as np
 
@@ -54,7 +55,14 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     try:
         steps, outputs = _record(model, args, kwargs)
         alt_args, alt_kwargs = _other_inputs(args, kwargs, inputs, in_names, dynamic_axes)
-        alt_steps, alt_outputs = _record(model, alt_args, alt_kwargs)
+        try:
+            alt_steps, alt_outputs = _record(model, alt_args, alt_kwargs)
+        except Exception as e:
+            if any(n in dynamic_axes for n in in_names):
+                raise export_error(f"the forward pass failed at other sizes of the dynamic axes: {e!r}") from e
+            warnings.warn(f"npgrad.onnx.export: the forward pass failed on other input values ({e!r}), so the "
+                          "constants it uses could not be checked to be independent of the inputs", stacklevel=2)
+            alt_steps, alt_outputs = steps, outputs
         _align(steps, alt_steps)
     finally:
         _STATE["exporting"] = False
@@ -76,7 +84,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
             g.names.add(name)
             g.bind(t._data, name)
             if export_params:
-                g.inits.append(onnx.numpy_helper.from_array(np.ascontiguousarray(t._data), name))
+                g.inits.append(onnx.numpy_helper.from_array(t._data.copy(order="C"), name))
                 if keep_initializers_as_inputs:
                     graph_inputs.append(_value_info(onnx, name, t._data, {}))
             else:
@@ -105,7 +113,8 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     for t, alt, name in zip(flat_out, alt_flat, out_names):
         g.names.add(name)
         if not g.is_live(t):
-            check_same_constant(f"output {name}", t._data, alt._data)
+            raise export_error(f"output '{name}' does not depend on the inputs through recorded operators: it was "
+                               "computed outside the op registry (NumPy, .item(), .tolist()) or is a constant")
         g.nodes.append(onnx.helper.make_node("Identity", [g.val(t)], [name], name=g.fresh("Identity")))
         axes = dict(dynamic_axes.get(name, {}))
         for i, (p, q) in enumerate(zip(t.shape, alt.shape)):
@@ -157,17 +166,18 @@ def _align(steps, alt_steps):
 
 
 def _other_inputs(args, kwargs, inputs, names, dynamic_axes):
-    """The inputs with other values (each array's elements rolled by one place, floats scaled) and grown along their
-    dynamic axes (the last slice repeated): a second recording on them shows which constants really are
-    constant and which sizes follow the dynamic axes."""
+    """The inputs with other values (each array's elements rolled by one place, floats moved toward their
+    minimum, so that a [0, 1] input stays in [0, 1]) and grown along their dynamic axes (the last slice
+    repeated): a second recording on them shows which constants really are constant and which sizes follow
+    the dynamic axes."""
     by_id = {}
     for t, name in zip(inputs, names):
         a = t._data
         for ax in dynamic_axes.get(name, {}):
             a = np.concatenate([a] + [np.take(a, [-1], axis=ax)] * 3, axis=ax)
+        if a.dtype.kind == "f" and a.size and np.isfinite(a).all():   # moved toward the minimum: a sum and a maximum change too, and
+            a = a * np.asarray(0.75, a.dtype) + np.asarray(0.25, a.dtype) * a.min()  # it stays in [min, max]
         a = np.roll(a.reshape(-1), 1).reshape(a.shape)
-        if a.dtype.kind in "fc":  # rolled and scaled: a sum or a maximum changes too
-            a = a * np.asarray(1.25, a.dtype) + np.asarray(0.125, a.dtype)
         by_id[id(t)] = Tensor._wrap(a)
 
     def swap(v):

@@ -74,7 +74,8 @@ class Graph:
 
     def _initializer(self, base, a):
         name = self.fresh(base)
-        self.inits.append(self.onnx.numpy_helper.from_array(np.ascontiguousarray(a), name))
+        # (not np.ascontiguousarray: it turns a 0-d array into a 1-d one)
+        self.inits.append(self.onnx.numpy_helper.from_array(a if a.flags.c_contiguous else a.copy(order="C"), name))
         return name
 
     def _check_constant(self, x, a):

@@ -111,21 +111,18 @@ def _clip(g, s, lo, hi):
 
 @emits("Clamp", "ClampMin", "ClampMax", "ClampTensor", "ClampMinTensor", "ClampMaxTensor")
 def _clamp(g, s):
-    lo, hi = (s.args[1:3] + (None, None))[:2]
-    name = s.name.replace("Tensor", "")
-    if name == "ClampMax":
-        lo, hi = None, s.args[1]
-    elif name == "ClampMin":
-        lo, hi = s.args[1], None
-    if (lo is not None and np.ndim(lo)) or (hi is not None and np.ndim(hi)):  # tensor bounds broadcast
-        x = g.val(s.args[0])
-        dt = _out_dtype(s)
-        if lo is not None:
-            x = g.op("Max", x, g.val(lo, dt))
-        if hi is not None:
-            x = g.op("Min", x, g.val(hi, dt))
-        return [x]
-    return _clip(g, s, lo, hi)
+    lo, hi = s.args[1:3]
+    scalar = all(v is None or not np.ndim(v) for v in (lo, hi))
+    if scalar and (lo is None or hi is None or float(lo) <= float(hi)):
+        return _clip(g, s, lo, hi)
+    # tensor bounds broadcast; with min > max PyTorch gives max, as max-then-min does
+    x = g.val(s.args[0])
+    dt = _out_dtype(s)
+    if lo is not None:
+        x = g.op("Max", x, g.val(lo, dt))
+    if hi is not None:
+        x = g.op("Min", x, g.val(hi, dt))
+    return [x]
 
 
 # -- activations -------------------------------------------------------------------------------------------
@@ -188,6 +185,11 @@ def _matmul(g, s):
     return [g.op("MatMul", g.val(s.args[0]), g.val(s.args[1]))]
 
 
+def _float_only(s, what):
+    if s.outs[0].dtype.kind != "f":
+        raise export_error(f"ONNX's {what} takes floating-point tensors only (got {s.outs[0].dtype})")
+
+
 def _transposed(g, w):
     """w.T: folded into an initializer when w is a constant, else a Transpose node."""
     if g.is_live(w):
@@ -209,6 +211,7 @@ def _linear(g, s):
 @emits("ConvNdOp")
 def _conv(g, s):
     x, w, b, geo = s.args
+    _float_only(s, "Conv")
     ins = [g.val(x), g.val(w)] + ([g.val(b)] if b is not None else [])
     return [g.op("Conv", *ins, kernel_shape=list(geo.k), strides=list(geo.s), dilations=list(geo.d),
                  pads=list(geo.lo) + list(geo.hi), group=int(geo.G))]
@@ -217,6 +220,7 @@ def _conv(g, s):
 @emits("MaxPoolOp")
 def _max_pool(g, s):
     x, geo = s.args[:2]
+    _float_only(s, "MaxPool")
     return [g.op("MaxPool", g.val(x), kernel_shape=list(geo.k), strides=list(geo.s), dilations=list(geo.d),
                  pads=list(geo.lo) + list(geo.hi))]
 
@@ -224,11 +228,17 @@ def _max_pool(g, s):
 @emits("AvgPool")
 def _avg_pool(g, s):
     x, geo, div = s.args
+    _float_only(s, "AveragePool")
+    # Every window lies inside the explicitly padded input (the ceil-mode overhang is padding too), so ONNX
+    # divides by the kernel size; rescaling by kernel size / npgrad's divisor then gives any divisor exactly
+    # (count_include_pad=False, ceil mode's clipped windows, divisor_override).
     full = float(np.prod(geo.k))
-    ceil = tuple(geo.hi) != tuple(geo.lo)
-    include = bool(np.all(np.asarray(div) == full))
-    return [g.op("AveragePool", g.val(x), kernel_shape=list(geo.k), strides=list(geo.s),
-                 pads=list(geo.lo) * 2, ceil_mode=int(ceil), count_include_pad=int(include))]
+    y = g.op("AveragePool", g.val(x), kernel_shape=list(geo.k), strides=list(geo.s),
+             pads=list(geo.lo) + list(geo.hi), count_include_pad=1)
+    div = np.asarray(div)
+    if np.all(div == full):
+        return [y]
+    return [g.op("Mul", y, g.const((full / div.astype(np.float64)).astype(s.outs[0].dtype)))]
 
 
 @emits("NativeLayerNorm")
@@ -281,10 +291,10 @@ def _dims(dims):
 @emits("Sum")
 def _sum(g, s):
     x, dims, keepdim = s.args[:3]
-    y = _reduce(g, "ReduceSum", g.val(x), _dims(dims), keepdim)
-    if s.outs[0].dtype != _shape_dtype(x):
-        y = g.op("Cast", y, to=g.dtype(s.outs[0].dtype))
-    return [y]
+    xv = g.val(x)
+    if s.outs[0].dtype != _shape_dtype(x):   # sum of bools or with dtype=: accumulate in the result's type
+        xv = g.op("Cast", xv, to=g.dtype(s.outs[0].dtype))
+    return [_reduce(g, "ReduceSum", xv, _dims(dims), keepdim)]
 
 
 def _shape_dtype(x):
@@ -331,6 +341,10 @@ def _reshape(g, s):
                                "axes and do not stay in place; only one can be inferred (-1)")
         for i in rest:
             target[i] = -1
+    if 0 in s.outs[0].shape:   # a real size 0, not "copy the input's size"
+        if 0 in target and dyn:
+            raise export_error("reshape to an empty shape along a dynamic axis has no ONNX mapping here")
+        return [g.op("Reshape", g.val(x), g.ints(target), allowzero=1)]
     return [g.op("Reshape", g.val(x), g.ints(target))]
 
 
@@ -371,6 +385,9 @@ def _tile(g, s):
 @emits("Cat")
 def _cat(g, s):
     d, *ts = s.args
+    nd = s.outs[0].ndim
+    # PyTorch's cat skips a 1-D empty tensor whatever the others' rank (its legacy rule)
+    ts = [t for t in ts if not (_shape(t) == (0,) and nd != 1)]
     return [g.op("Concat", *[g.val(t) for t in ts], axis=int(d))]
 
 
@@ -492,9 +509,19 @@ _COMPARE = {"eq": "Equal", "lt": "Less", "le": "LessOrEqual", "gt": "Greater", "
 def _compare(onnx_op):
     def emit(g, s):
         a, b = s.args[:2]
-        dt = _shape_dtype(a) if hasattr(a, "_data") else _shape_dtype(b)
-        return [g.op(onnx_op, g.val(a, dt), g.val(b, dt))]
+        return [g.op(onnx_op, *_common(g, a, b))]
     return emit
+
+
+def _common(g, a, b):
+    """Both operands as values of one dtype (PyTorch compares mixed dtypes; ONNX wants one type)."""
+    if not hasattr(b, "_data"):
+        return g.val(a), g.val(b, _shape_dtype(a))
+    if not hasattr(a, "_data"):
+        return g.val(a, _shape_dtype(b)), g.val(b)
+    da, db = _shape_dtype(a), _shape_dtype(b)
+    dt = np.result_type(da, db)
+    return tuple(g.val(t) if d == dt else g.op("Cast", g.val(t), to=g.dtype(dt)) for t, d in ((a, da), (b, db)))
 
 
 for _name, _onnx in _COMPARE.items():
