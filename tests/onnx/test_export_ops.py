@@ -129,8 +129,8 @@ def test_export_params_false_makes_parameters_inputs(tmp_path):
 def test_unmapped_operator_is_refused_by_name(tmp_path):
     with pytest.raises(RuntimeError, match=r"npgrad.onnx.export: no ONNX mapping for operator 'cummax'"):
         torch.onnx.export(lambda x: torch.cummax(x, 0).values * 2, (_x(3, 4),), str(tmp_path / "m.onnx"))
-    with pytest.raises(RuntimeError, match=r"no ONNX mapping for operator 'gru'"):
-        torch.onnx.export(nn.GRU(3, 4), (_x(2, 1, 3),), str(tmp_path / "m.onnx"))
+    with pytest.raises(RuntimeError, match=r"no ONNX mapping for operator 'einsum'"):
+        torch.onnx.export(lambda x: torch.einsum("ij,kj->ik", x, x), (_x(2, 3),), str(tmp_path / "m.onnx"))
 
 
 def test_constants_are_folded_not_refused(tmp_path):
@@ -254,3 +254,31 @@ def test_output_not_computed_by_recorded_operators_is_refused(tmp_path):
 def test_zero_dim_tensors_and_clamp_bounds(tmp_path):
     roundtrip(lambda x: (x.log1p() * 2).clamp_max(0.5) + x.clamp(0.6, 0.2) + x.clamp(max=torch.tensor(0.3)),
               torch.tensor(0.7), tmp_path)
+
+
+@pytest.mark.parametrize("cell", ["GRU", "RNN_TANH", "RNN_RELU"])
+def test_gru_and_rnn(cell, tmp_path):
+    torch.manual_seed(12)
+    kind = {"GRU": nn.GRU, "RNN_TANH": nn.RNN, "RNN_RELU": lambda *a, **k: nn.RNN(*a, nonlinearity="relu", **k)}
+    m = kind[cell](5, 6, num_layers=2, batch_first=True)
+    roundtrip(m, _x(2, 4, 5), tmp_path, run_args=(_x(3, 4, 5, seed=1),), input_names=["x"],
+              dynamic_axes={"x": [0]})
+
+
+def test_more_layers_and_reductions(tmp_path):
+    torch.manual_seed(13)
+    up = nn.ConvTranspose2d(4, 3, 3, stride=2, padding=1, output_padding=1)
+    gn, inorm = nn.GroupNorm(2, 4), nn.InstanceNorm2d(4, affine=True)
+
+    def f(x):
+        y = up(gn(x) + inorm(x))
+        y = F.pad(y, (1, 2, 0, 1), value=0.5).flip(-1)
+        return (y.var(1, keepdim=True) + y.std((2, 3), keepdim=True) + y.norm(dim=1, keepdim=True)
+                + y.max(1, keepdim=True).values + y.cumsum(2) + y.triu(1) + y.tril())
+    roundtrip(f, _x(2, 4, 5, 6), tmp_path)
+
+
+def test_index_select_and_gather(tmp_path):
+    def f(x, i, j):
+        return x.index_select(1, i).sum() + torch.gather(x, 1, j)
+    roundtrip(f, (_x(3, 5), torch.tensor([0, 4, 2]), torch.tensor([[0, 1], [4, 4], [2, 0]])), tmp_path)

@@ -20,6 +20,7 @@ class Graph:
         self.onnx, self.helper, self.opset = onnx, onnx.helper, opset
         self.nodes, self.inits = [], []
         self.live = {}      # id(array) -> value name
+        self.by_memory = {}  # (address, size, dtype) of a live C-contiguous array -> value name
         self.consts = {}    # id(array) -> initializer name
         self.names = set()
         self.keep = []      # arrays whose ids are in the maps stay alive
@@ -41,10 +42,23 @@ class Graph:
     def bind(self, arr, name):
         self.keep.append(arr)
         self.live[id(arr)] = name
+        key = _memory(arr)
+        if key is not None:
+            self.by_memory[key] = name
 
     def is_live(self, x):
         a = _array(x)
-        return a is not None and id(a) in self.live
+        return a is not None and (id(a) in self.live or _memory(a) in self.by_memory)
+
+    def _same_memory(self, a):
+        """A live value that an operator's wrapper reshaped or cast with NumPy (``idx.reshape(-1)``,
+        ``astype(copy=False)``) before calling it: same buffer, same dtype, same element order."""
+        name = self.by_memory.get(_memory(a))
+        if name is None:
+            return None
+        name = self.op("Reshape", name, self.ints([-1] if a.ndim == 1 else a.shape))
+        self.bind(a, name)
+        return name
 
     # -- values ----------------------------------------------------------------------------------------
     def val(self, x, dtype=None):
@@ -56,7 +70,7 @@ class Graph:
                 return ""
             self._check_constant(x, None)
             return self.const(np.asarray(x, dtype=dtype))
-        name = self.live.get(id(a))
+        name = self.live.get(id(a)) or self._same_memory(a)
         if name is not None:
             return name
         self._check_constant(x, a)
@@ -126,6 +140,12 @@ def _flat(args):
             yield from _flat(x)
         else:
             yield x
+
+
+def _memory(a):
+    if a is None or not a.flags.c_contiguous or a.size == 0:
+        return None
+    return a.__array_interface__["data"][0], a.size, a.dtype.str
 
 
 def _array(x):

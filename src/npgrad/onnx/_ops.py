@@ -52,7 +52,7 @@ _UNARY = {"Neg": "Neg", "Exp": "Exp", "Log": "Log", "Sqrt": "Sqrt", "Tanh": "Tan
           "Relu": "Relu", "Abs": "Abs", "Sin": "Sin", "Cos": "Cos", "Tan": "Tan", "Asin": "Asin", "Acos": "Acos",
           "Atan": "Atan", "Sinh": "Sinh", "Cosh": "Cosh", "Asinh": "Asinh", "Acosh": "Acosh", "Atanh": "Atanh",
           "Floor": "Floor", "Ceil": "Ceil", "Reciprocal": "Reciprocal", "Erf": "Erf", "Clone": "Identity",
-          "Round": "Round"}
+          "Round": "Round", "Sign": "Sign"}
 
 
 def _unary(onnx_op):
@@ -462,43 +462,48 @@ def _getitem(g, s):
 
 # -- recurrent layers --------------------------------------------------------------------------------------
 
-def _gates_iofc(w, H):
-    """PyTorch's gate blocks (i, f, g, o) in ONNX's order (i, o, f, c)."""
-    i, f, c, o = (w[k * H:(k + 1) * H] for k in range(4))
-    return np.concatenate([i, o, f, c])
+def _reorder(w, H, order):
+    """Gate blocks of H rows, from PyTorch's order into ONNX's: ``order`` lists PyTorch's block for each of
+    ONNX's (LSTM: PyTorch i, f, g, o -> ONNX i, o, f, c; GRU: r, z, n -> z, r, h)."""
+    return np.concatenate([w[k * H:(k + 1) * H] for k in order])
+
+
+_RECURRENT = {"LSTM": ("LSTM", (0, 3, 1, 2)), "GRU": ("GRU", (1, 0, 2)), "RNN_TANH": ("RNN", (0,)),
+              "RNN_RELU": ("RNN", (0,))}
 
 
 @emits("RecurrentLayer")
 def _recurrent(g, s):
     x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, batch_sizes, reverse = s.args
-    if mode != "LSTM":
-        raise export_error(f"no ONNX mapping for operator '{mode.lower()}' (only LSTM layers are exported)")
+    op_type, order = _RECURRENT[mode]
     if w_hr is not None or len(set(batch_sizes)) > 1:
-        raise export_error("LSTM with projections or packed sequences of varying lengths has no ONNX mapping here")
+        raise export_error(f"{mode} with projections or packed sequences of varying lengths has no ONNX mapping here")
     if any(g.is_live(t) for t in (w_ih, w_hh, b_ih, b_hh)):
-        raise export_error("LSTM weights that depend on the inputs have no ONNX mapping here")
+        raise export_error(f"{mode} weights that depend on the inputs have no ONNX mapping here")
     wi, wh = np.asarray(w_ih._data), np.asarray(w_hh._data)
     H = wh.shape[1]
     T = len(batch_sizes)
-    ins = [None, g.const(_gates_iofc(wi, H)[None]), g.const(_gates_iofc(wh, H)[None])]
+    ins = [g.op("Reshape", g.val(x), g.ints([T, -1, _shape(x)[1]])), g.const(_reorder(wi, H, order)[None]),
+           g.const(_reorder(wh, H, order)[None])]
     if b_ih is not None:
-        ins.append(g.const(np.concatenate([_gates_iofc(b_ih._data, H), _gates_iofc(b_hh._data, H)])[None]))
+        ins.append(g.const(np.concatenate([_reorder(b_ih._data, H, order), _reorder(b_hh._data, H, order)])[None]))
     else:
         ins.append("")
     ins.append("")   # sequence_lens: every sequence is T long
-    for st in (h0, c0):   # all-zero initial states are ONNX's default (and keep the batch size free)
-        if not g.is_live(st) and not np.any(st._data):
-            ins.append("")
-        else:
-            ins.append(g.op("Unsqueeze", g.val(st), g.ints([0])))
-    xs = g.op("Reshape", g.val(x), g.ints([T, -1, _shape(x)[1]]))
-    ins[0] = xs
-    while ins and ins[-1] == "":
+    for st in (h0, c0) if mode == "LSTM" else (h0,):
+        # an all-zero constant initial state is ONNX's default (and keeps the batch size free)
+        ins.append("" if not g.is_live(st) and not np.any(st._data) else g.op("Unsqueeze", g.val(st), g.ints([0])))
+    while ins[-1] == "":
         ins.pop()
-    y, hn, cn = g.op("LSTM", *ins, n_out=3, hidden_size=int(H), direction="reverse" if reverse else "forward")
-    y = g.op("Reshape", y, g.ints([-1, H]))           # (T, 1, B, H) -> the packed (T*B, H)
+    attrs = dict(hidden_size=int(H), direction="reverse" if reverse else "forward")
+    if mode == "GRU":
+        attrs["linear_before_reset"] = 1   # PyTorch's n = tanh(W x + b + r * (U h + c))
+    elif op_type == "RNN":
+        attrs["activations"] = ["Relu" if mode == "RNN_RELU" else "Tanh"]
+    outs = g.op(op_type, *ins, n_out=3 if mode == "LSTM" else 2, **attrs)
     axis0 = g.ints([0])
-    return [y, g.op("Squeeze", hn, axis0), g.op("Squeeze", cn, axis0)]
+    res = [g.op("Reshape", outs[0], g.ints([-1, H]))]   # (T, 1, B, H) -> the packed (T*B, H)
+    return res + [g.op("Squeeze", o, axis0) for o in outs[1:]]
 
 
 # -- intercepted functions (no Op of their own) ------------------------------------------------------------
@@ -589,3 +594,133 @@ def _inplace_write(g, s):
 def _inplace_write_to_view(g, s):
     raise export_error("an in-place operation on a view of another tensor (it changes that tensor too) has no "
                        "ONNX mapping here; use the out-of-place operator")
+
+
+# -- more operators ----------------------------------------------------------------------------------------
+
+@emits("ConvTransposeNdOp")
+def _conv_transpose(g, s):
+    x, w, b, geo = s.args
+    _float_only(s, "ConvTranspose")
+    # geo describes the forward convolution this one is the adjoint of: size = our output, out = our input
+    opad = [o - ((i - 1) * st - lo - hi + d * (k - 1) + 1)
+            for o, i, st, lo, hi, d, k in zip(geo.size, geo.out, geo.s, geo.lo, geo.hi, geo.d, geo.k)]
+    ins = [g.val(x), g.val(w)] + ([g.val(b)] if b is not None else [])
+    return [g.op("ConvTranspose", *ins, kernel_shape=list(geo.k), strides=list(geo.s), dilations=list(geo.d),
+                 pads=list(geo.lo) + list(geo.hi), group=int(geo.G), output_padding=opad)]
+
+
+@emits("ConstantPad")
+def _constant_pad(g, s):
+    x, pads, value = s.args
+    before, after = [int(p[0]) for p in pads], [int(p[1]) for p in pads]
+    return [g.op("Pad", g.val(x), g.ints(before + after), g.val(value, _out_dtype(s)), mode="constant")]
+
+
+@emits("Flip")
+def _flip(g, s):
+    x, dims = s.args
+    dims = [int(d) for d in dims]
+    n = len(dims)
+    return [g.op("Slice", g.val(x), g.ints([-1] * n), g.ints([INT_MIN] * n), g.ints(dims), g.ints([-1] * n))]
+
+
+@emits("Prod")
+def _prod(g, s):
+    x, dim, keepdim = s.args[:3]
+    xv = g.val(x)
+    if s.outs[0].dtype != _shape_dtype(x):
+        xv = g.op("Cast", xv, to=g.dtype(s.outs[0].dtype))
+    return [_reduce(g, "ReduceProd", xv, _dims(dim), keepdim)]
+
+
+def _static_count(s, x, dims):
+    shape = _shape(x)
+    dims = range(len(shape)) if dims is None else dims
+    if s.alt is not None and any(_shape(x)[d] != _shape(s.alt.args[0])[d] for d in dims):
+        raise export_error(f"'{s.name.lower()}' over a dynamic axis has no ONNX mapping here")
+    return int(np.prod([shape[d] for d in dims]))
+
+
+@emits("Var", "Std")
+def _var(g, s):
+    x, dims, keepdim, correction = s.args
+    dims = _dims(dims)
+    n = _static_count(s, x, dims)
+    xv = g.val(x)
+    dt = _out_dtype(s)
+    d = g.op("Sub", xv, _reduce(g, "ReduceMean", xv, dims, True))
+    y = g.op("Div", _reduce(g, "ReduceSum", g.op("Mul", d, d), dims, keepdim), g.val(float(n - correction), dt))
+    return [g.op("Sqrt", y) if s.name == "Std" else y]
+
+
+@emits("Norm")
+def _norm(g, s):
+    x, p, dims, keepdim = s.args
+    dims, xv, dt = _dims(dims), g.val(x), _out_dtype(s)
+    if p == 2:
+        return [_reduce(g, "ReduceL2", xv, dims, keepdim)]
+    if p == 1:
+        return [_reduce(g, "ReduceL1", xv, dims, keepdim)]
+    if p == float("inf"):
+        return [_reduce(g, "ReduceMax", g.op("Abs", xv), dims, keepdim)]
+    if p == float("-inf"):
+        return [_reduce(g, "ReduceMin", g.op("Abs", xv), dims, keepdim)]
+    if p == 0:
+        nz = g.op("Cast", g.op("Not", g.op("Equal", xv, g.val(0, dt))), to=g.dtype(dt))
+        return [_reduce(g, "ReduceSum", nz, dims, keepdim)]
+    powered = g.op("Pow", g.op("Abs", xv), g.val(float(p), dt))
+    return [g.op("Pow", _reduce(g, "ReduceSum", powered, dims, keepdim), g.val(1.0 / float(p), dt))]
+
+
+@emits("MaxDim")
+def _max_dim(g, s):
+    x, dim, keepdim, _, is_min = s.args
+    return [_reduce(g, "ReduceMin" if is_min else "ReduceMax", g.val(x), [int(dim)], keepdim)]
+
+
+@emits("CumSum")
+def _cumsum(g, s):
+    x, dim, _ = s.args
+    xv = g.val(x)
+    if s.outs[0].dtype != _shape_dtype(x):
+        xv = g.op("Cast", xv, to=g.dtype(s.outs[0].dtype))
+    return [g.op("CumSum", xv, g.const(np.asarray(int(dim))))]
+
+
+@emits("IndexSelect")
+def _index_select(g, s):
+    x, _, d, idx = s.args
+    return [g.op("Gather", g.val(x), g.val(idx), axis=int(d))]
+
+
+@emits("Gather")
+def _gather(g, s):
+    x, _, d, idx = s.args
+    return [g.op("GatherElements", g.val(x), g.val(idx), axis=int(d))]
+
+
+@emits("Tri")
+def _tri(g, s):
+    x, k, lower = s.args
+    return [g.op("Trilu", g.val(x), g.const(np.asarray(int(k))), upper=int(not lower))]
+
+
+@emits("Normalize")
+def _normalize(g, s):
+    x, w, b, axes, eps, want_stats = s.args[:6]
+    dt = _out_dtype(s)
+    xv = g.val(x)
+    axes = [int(a) for a in axes]
+    mean = _reduce(g, "ReduceMean", xv, axes, True)
+    d = g.op("Sub", xv, mean)
+    var = _reduce(g, "ReduceMean", g.op("Mul", d, d), axes, True)
+    y = g.op("Div", d, g.op("Sqrt", g.op("Add", var, g.val(float(eps), dt))))
+    if w is not None:
+        y = g.op("Mul", y, g.val(w))
+    if b is not None:
+        y = g.op("Add", y, g.val(b))
+    if not want_stats:
+        return [y]
+    flat = g.ints([-1])
+    return [y, g.op("Reshape", mean, flat), g.op("Reshape", var, flat)]
