@@ -175,8 +175,9 @@ def _other_inputs(args, kwargs, inputs, names, dynamic_axes):
         a = t._data
         for ax in dynamic_axes.get(name, {}):
             a = np.concatenate([a] + [np.take(a, [-1], axis=ax)] * 3, axis=ax)
-        if a.dtype.kind == "f" and a.size and np.isfinite(a).all():   # moved toward the minimum: a sum and a maximum change too, and
-            a = a * np.asarray(0.75, a.dtype) + np.asarray(0.25, a.dtype) * a.min()  # it stays in [min, max]
+        if a.dtype.kind == "f" and a.size and np.isfinite(a).all():
+            # toward the minimum: a sum and a maximum change too, and a value stays in [min, max]
+            a = a * np.asarray(0.75, a.dtype) + np.asarray(0.25, a.dtype) * a.min()
         a = np.roll(a.reshape(-1), 1).reshape(a.shape)
         by_id[id(t)] = Tensor._wrap(a)
 
