@@ -8,7 +8,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import _ops
-from ._graph import Graph, check_same_constant, export_error
+from ._graph import Graph, export_error
 from ._trace import Recorder, recording
 
 DEFAULT_OPSET = 20   # PyTorch 2.13's default for this exporter, and its highest
