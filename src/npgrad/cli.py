@@ -234,6 +234,8 @@ def train(args, say=print):
     model_path = os.path.join(args.out, "model.npgrad")
     npgrad.save(model.state_dict(), model_path)
     say(f"saved the model's state_dict to {model_path}")
+    if getattr(args, "onnx", None):
+        _export_onnx(model, n_in, args.onnx, say)
     result = {"dataset": data["source"], "architecture": arch, "parameters": n_params, "epochs": epochs,
               "steps": step, "batch_size": args.batch_size, "lr": args.lr, "seed": args.seed,
               "normalize": {"mean": data["mean"], "std": data["std"]}, "seconds": seconds,
@@ -268,6 +270,16 @@ def _sum_over_ranks(*values):
     return t.tolist()
 
 
+def _export_onnx(model, n_in, path, say):
+    """The trained model as an ONNX file: input "input" (batch, n_in) of normalized pixels, output "logits";
+    the batch size is free."""
+    import npgrad
+    model.eval()
+    npgrad.onnx.export(model, (npgrad.zeros(1, n_in),), path, input_names=["input"], output_names=["logits"],
+                       dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}})
+    say(f"exported the model to ONNX: {path}")
+
+
 # -- command line --------------------------------------------------------------------------------------------
 def _positive_int(s):
     v = int(s)
@@ -300,6 +312,8 @@ def _parser():
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--resume", default=None, metavar="CHECKPOINT",
                    help="continue from a checkpoint.npgrad an earlier run wrote (any number of processes)")
+    t.add_argument("--onnx", default=None, metavar="FILE", help="also export the trained model to this ONNX file "
+                   "(needs the onnx package)")
     t.add_argument("--max-steps", type=_positive_int, default=None, help="stop after this many steps (smoke runs)")
     t.add_argument("--no-plot", action="store_true", help="do not write curves.png (or curves.csv)")
     t.add_argument("--plot-backend", choices=["auto", "matplotlib", "csv"], default="auto",
@@ -340,6 +354,8 @@ def main(argv=None):
         if args.plot_backend == "matplotlib" and not args.no_plot and importlib.util.find_spec("matplotlib") is None:
             # Said before training, not after it.
             raise SystemExit("npgrad: --plot-backend matplotlib needs matplotlib (pip install matplotlib)")
+        if args.onnx and importlib.util.find_spec("onnx") is None:
+            raise SystemExit("npgrad: --onnx needs the onnx package (pip install onnx)")
 
         def say(msg):
             print(msg, flush=True)

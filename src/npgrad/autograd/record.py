@@ -14,6 +14,15 @@ from .grad_mode import state as _grad_state
 from .views import refresh_view as _refresh_view
 
 Tensor = None  # bound by _protocol.register_tensor_type (npgrad.tensor registers the class at import)
+_tracer = None  # set_tracer's function while a forward pass is being recorded (npgrad.onnx), else None
+
+
+def set_tracer(fn):
+    """Route every Op run without a graph node through ``fn(cls, args, out)``, which returns the op's
+    result; None turns recording off. Returns the previous tracer (so recordings can nest)."""
+    global _tracer
+    prev, _tracer = _tracer, fn
+    return prev
 
 
 # Forward-mode AD (forward_ad.py) fills this while a dual level is open: [0] takes over ``_apply_op``,
@@ -51,6 +60,8 @@ def _apply_op(cls, args):
                 break
     if not record or not _grad_state.enabled:
         out = cls.forward(NO_CTX, *vals)
+        if _tracer is not None:  # an ONNX export is recording the forward pass (it runs under no_grad)
+            return _tracer(cls, args, out)
         if type(out) is tuple:
             return tuple([T._wrap(o) for o in out])
         return T._wrap(out)
