@@ -130,6 +130,10 @@ def train(args, say=print):
         f"({len(data['x_train'])} train / {len(data['x_test'])} test), Adam lr {args.lr:g} with cosine decay, "
         f"batch {args.batch_size}, {epochs} epoch{'s' if epochs != 1 else ''} ({total} steps)")
 
+    tb = None
+    if getattr(args, "tensorboard", None):
+        from .utils.tensorboard import SummaryWriter
+        tb = SummaryWriter(args.tensorboard)
     history = {"train_x": [], "train_loss": [], "train_acc": [], "test_x": [], "test_loss": [], "test_acc": []}
     record_every = max(1, steps_per_epoch // 20)  # about 20 points per epoch on the training curves
     step, t0 = 0, time.time()
@@ -158,6 +162,9 @@ def train(args, say=print):
             win_loss += batch_loss
             win_correct += batch_correct
             win_seen += n
+            if tb is not None:  # per step: this batch's loss and accuracy
+                tb.add_scalar("train/loss", batch_loss / n, step)
+                tb.add_scalar("train/accuracy", 100.0 * batch_correct / n, step)
             if step % record_every == 0 or step == total:
                 history["train_x"].append(step / steps_per_epoch)
                 history["train_loss"].append(win_loss / win_seen)
@@ -172,11 +179,19 @@ def train(args, say=print):
         history["test_x"].append(step / steps_per_epoch)
         history["test_loss"].append(test_loss)
         history["test_acc"].append(test_acc)
+        if tb is not None:  # per epoch, at the step it ended on
+            tb.add_scalar("epoch/train_loss", ep_loss / max(ep_seen, 1), step)
+            tb.add_scalar("epoch/train_accuracy", 100.0 * ep_correct / max(ep_seen, 1), step)
+            tb.add_scalar("epoch/test_loss", test_loss, step)
+            tb.add_scalar("epoch/test_accuracy", test_acc, step)
         if epochs <= 10 or (epoch + 1) % math.ceil(epochs / 10) == 0 or epoch + 1 == epochs:
             say(f"epoch {epoch + 1}/{epochs}  train loss {ep_loss / max(ep_seen, 1):.4f}  "
                 f"acc {100.0 * ep_correct / max(ep_seen, 1):.2f}%  |  test loss {test_loss:.4f}  acc {test_acc:.2f}%  "
                 f"({time.time() - t_epoch:.1f} s)")
     seconds = time.time() - t0
+    if tb is not None:
+        tb.close()
+        say(f"wrote TensorBoard logs to {args.tensorboard} (tensorboard --logdir {args.tensorboard})")
 
     say(f"test accuracy: {test_acc:.2f}% ({test_correct}/{len(data['x_test'])}) after {step} steps "
         f"in {seconds:.1f} s")
@@ -246,6 +261,8 @@ def _parser():
                    help="auto: curves.png drawn by matplotlib when installed, else the numbers in curves.csv")
     t.add_argument("--progress", choices=["auto", "tqdm", "plain", "off"], default="auto",
                    help="auto: tqdm when installed, else a plain text bar")
+    t.add_argument("--tensorboard", metavar="DIR", default=None,
+                   help="also log loss/accuracy per step and per epoch to TensorBoard event files in DIR")
     return p
 
 
@@ -265,6 +282,8 @@ def main(argv=None):
         if args.plot_backend == "matplotlib" and not args.no_plot and importlib.util.find_spec("matplotlib") is None:
             # Said before training, not after it.
             raise SystemExit("npgrad: --plot-backend matplotlib needs matplotlib (pip install matplotlib)")
+        if args.tensorboard and importlib.util.find_spec("tensorboard") is None:
+            raise SystemExit("npgrad: --tensorboard needs tensorboard (pip install npgrad[tensorboard])")
 
         def say(msg):
             print(msg, flush=True)
