@@ -50,6 +50,9 @@ from .von_mises import VonMises
 from .weibull import Weibull
 from .wishart import Wishart
 
+# the KL pairs beyond kl.py's register themselves on import
+from . import _kl_cross_family, _kl_same_family  # noqa: E402,F401
+
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet",
            "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto",
            "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy",
