@@ -153,6 +153,10 @@ def train(args, say=print):
         f"batch {args.batch_size}, {epochs} epoch{'s' if epochs != 1 else ''} ({total} steps)" +
         (f", data-parallel on {world} processes" if world > 1 else ""))
 
+    tb = None
+    if getattr(args, "tensorboard", None) and rank == 0:  # one writer, as for every other file
+        from .utils.tensorboard import SummaryWriter
+        tb = SummaryWriter(args.tensorboard)
     history = {"train_x": [], "train_loss": [], "train_acc": [], "test_x": [], "test_loss": [], "test_acc": []}
     record_every = max(1, steps_per_epoch // 20)  # about 20 points per epoch on the training curves
     step, t0, first_epoch = 0, time.time(), 0
@@ -195,6 +199,9 @@ def train(args, say=print):
             win_loss += batch_loss
             win_correct += batch_correct
             win_seen += n
+            if tb is not None:  # per step: this batch's loss and accuracy
+                tb.add_scalar("train/loss", batch_loss / n, step)
+                tb.add_scalar("train/accuracy", 100.0 * batch_correct / n, step)
             if step % record_every == 0 or step == total:
                 history["train_x"].append(step / steps_per_epoch)
                 history["train_loss"].append(win_loss / win_seen)
@@ -215,6 +222,11 @@ def train(args, say=print):
         history["test_x"].append(step / steps_per_epoch)
         history["test_loss"].append(test_loss)
         history["test_acc"].append(test_acc)
+        if tb is not None:  # per epoch, at the step it ended on
+            tb.add_scalar("epoch/train_loss", ep_loss / max(ep_seen, 1), step)
+            tb.add_scalar("epoch/train_accuracy", 100.0 * ep_correct / max(ep_seen, 1), step)
+            tb.add_scalar("epoch/test_loss", test_loss, step)
+            tb.add_scalar("epoch/test_accuracy", test_acc, step)
         if epochs <= 10 or (epoch + 1) % math.ceil(epochs / 10) == 0 or epoch + 1 == epochs:
             say(f"epoch {epoch + 1}/{epochs}  train loss {ep_loss / max(ep_seen, 1):.4f}  "
                 f"acc {100.0 * ep_correct / max(ep_seen, 1):.2f}%  |  test loss {test_loss:.4f}  acc {test_acc:.2f}%  "
@@ -224,6 +236,9 @@ def train(args, say=print):
                          "scheduler": sched.state_dict(), "epoch": epoch + 1, "step": step, "history": history},
                         checkpoint_path)
     seconds = time.time() - t0
+    if tb is not None:
+        tb.close()
+        say(f"wrote TensorBoard logs to {args.tensorboard} (tensorboard --logdir {args.tensorboard})")
     if test_acc is None:
         raise SystemExit(f"npgrad train: {args.resume} already holds all {epochs} epochs")
     if rank:
@@ -330,6 +345,8 @@ def _parser():
     d.add_argument("--mpiexec", default=None, help="the MPI launcher (default: $NPGRAD_MPIEXEC, then mpiexec on PATH)")
     d.add_argument("script", help="the PyTorch program to run")
     d.add_argument("args", nargs=argparse.REMAINDER, help="its own command-line arguments")
+    t.add_argument("--tensorboard", metavar="DIR", default=None,
+                   help="also log loss/accuracy per step and per epoch to TensorBoard event files in DIR")
     return p
 
 
@@ -356,6 +373,8 @@ def main(argv=None):
             raise SystemExit("npgrad: --plot-backend matplotlib needs matplotlib (pip install matplotlib)")
         if args.onnx and importlib.util.find_spec("onnx") is None:
             raise SystemExit("npgrad: --onnx needs the onnx package (pip install onnx)")
+        if args.tensorboard and importlib.util.find_spec("tensorboard") is None:
+            raise SystemExit("npgrad: --tensorboard needs tensorboard (pip install npgrad[tensorboard])")
 
         def say(msg):
             print(msg, flush=True)

@@ -264,7 +264,10 @@ def test_kl_registry_dispatch_and_errors():
     assert D.kl_divergence(MyNormal(0.0, 1.0), q).item() == -1.0  # the more specific registration wins
     assert abs(D.kl_divergence(p, q).item() - expected) < 1e-7
     with pytest.raises(NotImplementedError, match="No KL\\(p \\|\\| q\\) is implemented for p type Normal and q "
-                                                  "type Bernoulli"):
+                                                  "type Cauchy"):
+        D.kl_divergence(p, D.Cauchy(0.0, 1.0))
+    # two exponential families with no pair of their own reach the Bregman fallback, which refuses mixed families
+    with pytest.raises(NotImplementedError, match="The cross KL-divergence between different exponential families"):
         D.kl_divergence(p, D.Bernoulli(probs=npgrad.tensor(0.5)))
     with pytest.raises(TypeError):
         D.register_kl(int, D.Normal)
