@@ -61,6 +61,8 @@ class MultiProcessIter:
         self._result_queue = ctx.Queue()
         self._done_event = ctx.Event()
         self._index_queues, self._workers = [], []
+        # per worker: segments of received batches the user has since freed, to go back with its next task
+        self._released = [[] for _ in range(self._num_workers)]
         self._shutdown = False
         _live_iterators.add(self)
         try:
@@ -127,7 +129,11 @@ class MultiProcessIter:
         else:
             return
         # an IterableDataset's worker draws from its own iterator: the sampler's placeholder indices carry nothing
-        self._index_queues[wid].put((self._send_idx, None if self._iterable else index))
+        released = self._released[wid]
+        n = len(released)  # (a finalizer may append while we slice: it lands past n and waits for the next task)
+        freed = released[:n]
+        del released[:n]
+        self._index_queues[wid].put((self._send_idx, None if self._iterable else index, freed))
         self._task_info[self._send_idx] = (wid,)
         self._workers_num_tasks[wid] += 1
         self._tasks_outstanding += 1
@@ -204,7 +210,7 @@ class MultiProcessIter:
         kind, payload = result
         if kind == _worker.ERROR:
             payload.reraise()
-        return _shm_batch.unpack(payload)
+        return _shm_batch.unpack(payload, self._released[wid])
 
     def _shutdown_workers(self):
         if self._shutdown:

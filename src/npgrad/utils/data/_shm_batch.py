@@ -1,11 +1,17 @@
 """A collated batch moved from a worker to the main process through shared memory.
 
 The worker pickles the batch with every large array (a Tensor's data, a NumPy array) replaced by a
-reference into one new shared-memory segment it writes with ``pwrite``; only that small pickle and the
-segment's name go through the result queue. The main process maps the segment, unlinks its name at
-once (the memory lives on while the mapping does) and wraps the arrays in place: no second copy, and
-nothing left in /dev/shm once a batch is received. Segments never received (an early ``break``, an
-error, a killed process) are found by their name prefix, which is unique to one iterator (and worker).
+reference into a shared-memory segment it writes with ``pwrite``; only that small pickle and the
+segment's name go through the result queue. The main process maps the segment (pre-faulted) and wraps
+the arrays in place, without a second copy.
+
+Segments are reused: when the last array of a received batch is freed, the main process hands the
+segment's name back to its worker with the next task, and the worker writes a later batch into the same
+pages. (A fresh segment per batch costs the kernel's page allocation and zeroing in the worker and the
+pages' release in the main process, which measured more than the copy itself.) Every name of one
+iterator starts with a prefix unique to it (and to the worker), so whatever is left when the iterator
+shuts down, or when a worker finds its main process gone, is removed by that prefix; a batch the user
+still holds stays valid after its name is removed.
 
 ``pwrite`` rather than writing through a mapping: a full /dev/shm then fails with ENOSPC, and the
 batch goes through the queue instead, where a mapping would have died with SIGBUS.
@@ -15,6 +21,7 @@ import mmap
 import os
 import pickle
 import tempfile
+import weakref
 
 import numpy as np
 
@@ -23,6 +30,9 @@ from ...tensor import Tensor
 # Arrays smaller than this are pickled into the metadata: a segment costs a few system calls.
 MIN_SHM_BYTES = 4096
 _ALIGN = 64
+# Free segments a worker keeps for reuse; more than this (after the user released many held batches) are removed.
+MAX_FREE_SEGMENTS = 8
+_MAP_FLAGS = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)  # pre-fault: one call instead of a fault per page
 
 SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
 
@@ -83,6 +93,32 @@ class Writer:
     def __init__(self, prefix):
         self.prefix = prefix
         self._count = 0
+        self._size = {}  # every segment this worker created that still exists -> its size in bytes
+        self._free = []  # names handed back by the main process, ready to be rewritten
+
+    def take_back(self, names):
+        """Segments whose batches the main process has released."""
+        self._free.extend(names)
+        while len(self._free) > MAX_FREE_SEGMENTS:
+            name = min(self._free, key=self._size.get)
+            self._free.remove(name)
+            self._size.pop(name, None)
+            _unlink(name)
+
+    def _segment(self, nbytes):
+        fits = [n for n in self._free if self._size.get(n, 0) >= nbytes]
+        if fits:
+            name = min(fits, key=self._size.get)
+            self._free.remove(name)
+            try:
+                return name, os.open(os.path.join(SHM_DIR, name), os.O_RDWR)
+            except FileNotFoundError:  # removed by the main process meanwhile
+                self._size.pop(name, None)
+        name = f"{self.prefix}{self._count}"
+        self._count += 1
+        fd = os.open(os.path.join(SHM_DIR, name), os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+        self._size[name] = 0
+        return name, fd
 
     def pack(self, batch):
         """``(segment name or None, metadata pickle, array offsets)`` for the result queue."""
@@ -97,37 +133,42 @@ class Writer:
             end = -(-end // _ALIGN) * _ALIGN
             offsets.append(end)
             end += arr.nbytes
-        name = f"{self.prefix}{self._count}"
-        self._count += 1
-        fd = os.open(os.path.join(SHM_DIR, name), os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+        name, fd = self._segment(end)
         try:
             for arr, off in zip(arrays, offsets):
                 _write_all(fd, arr, off)
         except OSError:  # /dev/shm full: send the whole batch through the queue
             os.close(fd)
+            self._size.pop(name, None)
             _unlink(name)
             return None, pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL), ()
         os.close(fd)
+        self._size[name] = max(self._size[name], end)
         return name, meta.getvalue(), tuple(offsets)
 
     def release_all(self):
         release_prefix(self.prefix)
 
 
-def unpack(payload):
-    """The batch a worker packed; its segment's name is unlinked before this returns."""
+def unpack(payload, released=None):
+    """The batch a worker packed. Its arrays share one mapping of the segment; when the last of them is
+    freed, the segment's name is appended to ``released`` (for the worker to reuse), or, without a
+    ``released`` list, unlinked at once."""
     name, meta, offsets = payload
     if name is None:
         return pickle.loads(meta)
     path = os.path.join(SHM_DIR, name)
     fd = os.open(path, os.O_RDWR)
     try:
-        buffer = mmap.mmap(fd, 0)
+        mapping = mmap.mmap(fd, 0, flags=_MAP_FLAGS)
     finally:
         os.close(fd)
-        os.unlink(path)
-    # The arrays keep `buffer` (the mapping) alive; it is unmapped when the last of them is freed.
-    return _Restorer(io.BytesIO(meta), buffer, offsets).load()
+        if released is None:
+            os.unlink(path)
+    whole = np.frombuffer(mapping, np.uint8)  # every array below is a view of this one
+    if released is not None:
+        weakref.finalize(whole, released.append, name)
+    return _Restorer(io.BytesIO(meta), whole, offsets).load()
 
 
 def discard(payload):

@@ -169,9 +169,10 @@ def worker_loop(spec, worker_id, index_queue, result_queue, done_event, base_see
                 init_error = _RemoteError(worker_id)
             result_queue.put((None, RESUMED, worker_id))
             continue
+        task_id, index, released = msg
+        writer.take_back(released)
         if done_event.is_set() or ended:
             continue
-        task_id, index = msg
         if init_error is not None:
             result_queue.put((task_id, ERROR, init_error))
             init_error = None

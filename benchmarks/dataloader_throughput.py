@@ -1,0 +1,169 @@
+"""DataLoader throughput with worker processes: ``python -m benchmarks.dataloader_throughput``.
+
+Two measurements:
+
+1. Loading throughput (samples/s) with 0, 1 and 2 workers on an augmenting dataset: 3x32x32 uint8
+   images, each sample randomly cropped (4-pixel zero padding), randomly flipped, converted to float and
+   normalised per channel, plus some per-sample Python work (a brightness jitter computed in a loop),
+   collated into batches of 64. Workers are persistent; the first pass (which starts them) is not timed.
+2. Moving one 19 MB batch from a worker to the main process: through a ``multiprocessing.Queue``
+   (pickled, written through a pipe, read and unpickled), through the DataLoader with its shared-memory
+   transport switched off (the same pickled path, inside the DataLoader), and through the DataLoader's
+   shared memory (written once into /dev/shm, mapped by the main process). Each received batch is read
+   once (one byte per page) so that a mapping's page faults are counted too. The rate is batches x bytes
+   over the time from the first batch received to the last, the producer running ahead.
+
+The machine's other load moves all of these; the ratios between rows measured in one run are the
+meaningful part.
+"""
+import argparse
+import multiprocessing
+import os
+import platform
+import random
+import time
+
+import numpy as np
+
+import npgrad
+from npgrad.utils import data as D
+from npgrad.utils.data import _shm_batch
+
+MEAN = np.array([0.49, 0.48, 0.45], np.float32).reshape(3, 1, 1)
+STD = np.array([0.25, 0.24, 0.26], np.float32).reshape(3, 1, 1)
+
+
+class AugmentedImages(D.Dataset):
+    """CIFAR-shaped images with the usual training augmentation, computed per sample."""
+
+    def __init__(self, n, seed=0):
+        rng = np.random.default_rng(seed)
+        self.images = rng.integers(0, 256, size=(n, 3, 32, 32), dtype=np.uint8)
+        self.labels = rng.integers(0, 10, size=n)
+
+    def __len__(self):
+        return len(self.images)
+
+    def __getitem__(self, i):
+        img = np.pad(self.images[i], ((0, 0), (4, 4), (4, 4)))
+        top, left = random.randrange(9), random.randrange(9)
+        img = img[:, top:top + 32, left:left + 32]
+        if random.random() < 0.5:
+            img = img[:, :, ::-1]
+        x = img.astype(np.float32) / 255.0
+        jitter = 1.0
+        for _ in range(200):  # stands in for the per-sample Python of real pipelines (decoding, parsing)
+            jitter = 0.999 * jitter + 0.001 * random.uniform(0.8, 1.2)
+        x = (x * jitter - MEAN) / STD
+        return npgrad.from_numpy(np.ascontiguousarray(x)), int(self.labels[i])
+
+
+def loading_throughput(workers, n, batch_size, passes):
+    ds = AugmentedImages(n)
+    kw = dict(num_workers=workers, persistent_workers=True) if workers else {}
+    loader = D.DataLoader(ds, batch_size=batch_size, shuffle=True, **kw)
+    for _ in loader:  # starts the workers; not timed
+        pass
+    rates = []
+    for _ in range(passes):
+        t0 = time.perf_counter()
+        count = sum(len(y) for _, y in loader)
+        rates.append(count / (time.perf_counter() - t0))
+    del loader
+    return max(rates)
+
+
+class SameBatch(D.Dataset):
+    def __init__(self, nbytes, count):
+        self.batch = npgrad.from_numpy(np.random.default_rng(0).random(nbytes // 4, dtype=np.float32))
+        self.count = count
+
+    def __len__(self):
+        return self.count
+
+    def __getitem__(self, i):
+        return self.batch
+
+
+def _touch(arr):
+    return int(arr.reshape(-1).view(np.uint8)[::4096].sum())
+
+
+def _timed_receive(batches):
+    it = iter(batches)
+    _touch(_as_array(next(it)))  # startup excluded
+    t0 = time.perf_counter()
+    n = 0
+    for b in it:
+        _touch(_as_array(b))
+        n += 1
+    return n, time.perf_counter() - t0
+
+
+def _as_array(b):
+    return b._data if isinstance(b, npgrad.Tensor) else b
+
+
+def _queue_producer(q, nbytes, count):
+    arr = np.random.default_rng(0).random(nbytes // 4, dtype=np.float32)
+    for _ in range(count):
+        q.put(arr)
+
+
+def queue_rate(nbytes, count):
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue(maxsize=2)
+    p = ctx.Process(target=_queue_producer, args=(q, nbytes, count))
+    p.start()
+    n, dt = _timed_receive(q.get() for _ in range(count))
+    p.join()
+    return n * nbytes / dt
+
+
+def loader_rate(nbytes, count, shared_memory):
+    saved = _shm_batch.MIN_SHM_BYTES
+    if not shared_memory:
+        _shm_batch.MIN_SHM_BYTES = float("inf")  # every array pickled through the result queue
+    try:
+        loader = D.DataLoader(SameBatch(nbytes, count), batch_size=None, num_workers=1, prefetch_factor=2,
+                              multiprocessing_context="fork")
+        n, dt = _timed_receive(loader)
+    finally:
+        _shm_batch.MIN_SHM_BYTES = saved
+    return n * nbytes / dt
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--samples", type=int, default=4096)
+    ap.add_argument("--batch-size", type=int, default=64)
+    ap.add_argument("--passes", type=int, default=3, help="timed passes per worker count (best is reported)")
+    ap.add_argument("--workers", type=int, nargs="*", default=[0, 1, 2])
+    ap.add_argument("--transfer-mb", type=float, default=19.0)
+    ap.add_argument("--transfers", type=int, default=30)
+    ap.add_argument("--rounds", type=int, default=3, help="transfer rounds (median is reported)")
+    args = ap.parse_args(argv)
+    print(f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, NumPy {np.__version__}")
+
+    print(f"\n| workers | samples/s | vs 0 workers |\n|---|---|---|  ({args.samples} augmented 3x32x32 "
+          f"samples, batch {args.batch_size})")
+    base = None
+    for w in args.workers:
+        rate = loading_throughput(w, args.samples, args.batch_size, args.passes)
+        base = base or rate
+        print(f"| {w} | {rate:,.0f} | {rate / base:.2f}x |", flush=True)
+
+    nbytes = int(args.transfer_mb * 1e6) // 4 * 4
+    rows = [("multiprocessing.Queue (pickled through a pipe)", lambda: queue_rate(nbytes, args.transfers)),
+            ("DataLoader, shared memory off (pickled through its queue)",
+             lambda: loader_rate(nbytes, args.transfers, False)),
+            ("DataLoader, shared memory (/dev/shm segment, mapped)",
+             lambda: loader_rate(nbytes, args.transfers, True))]
+    print(f"\n| one {nbytes / 1e6:.0f} MB batch, worker -> main | GB/s |\n|---|---|")
+    for name, fn in rows:
+        rates = sorted(fn() for _ in range(args.rounds))
+        print(f"| {name} | {rates[len(rates) // 2] / 1e9:.2f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
