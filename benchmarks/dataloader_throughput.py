@@ -6,12 +6,15 @@ Two measurements:
    images, each sample randomly cropped (4-pixel zero padding), randomly flipped, converted to float and
    normalised per channel, plus some per-sample Python work (a brightness jitter computed in a loop),
    collated into batches of 64. Workers are persistent; the first pass (which starts them) is not timed.
-2. Moving one 19 MB batch from a worker to the main process: through a ``multiprocessing.Queue``
-   (pickled, written through a pipe, read and unpickled), through the DataLoader with its shared-memory
-   transport switched off (the same pickled path, inside the DataLoader), and through the DataLoader's
-   shared memory (written once into /dev/shm, mapped by the main process). Each received batch is read
-   once (one byte per page) so that a mapping's page faults are counted too. The rate is batches x bytes
-   over the time from the first batch received to the last, the producer running ahead.
+2. A 19 MB batch (64 float32 samples of 297 KB) collated in a worker and handed to the main process:
+   through a ``multiprocessing.Queue`` (stacked, pickled, written through a pipe, read and unpickled),
+   through the DataLoader with its shared-memory transport switched off (the same pickled path, inside
+   the DataLoader), and through the DataLoader's shared memory (stacked straight into a reused /dev/shm
+   segment, mapped by the main process). A last row sends one pre-built 19 MB tensor
+   (``batch_size=None``), which the worker copies into a segment. Each received batch is read once (one
+   byte per page) so that a mapping's page faults are counted too. For scale, the first row stacks the
+   same samples in the main process: one copy into fresh memory, nothing transferred. The rate is batches x bytes over the
+   time from the first batch received to the last, the producer running ahead.
 
 The machine's other load moves all of these; the ratios between rows measured in one run are the
 meaningful part.
@@ -74,15 +77,19 @@ def loading_throughput(workers, n, batch_size, passes):
 
 
 class SameBatch(D.Dataset):
-    def __init__(self, nbytes, count):
-        self.batch = npgrad.from_numpy(np.random.default_rng(0).random(nbytes // 4, dtype=np.float32))
-        self.count = count
+    """``count`` batches of ``nbytes``: as ``per_batch`` samples to collate, or as one pre-built tensor."""
+
+    def __init__(self, nbytes, count, per_batch):
+        n = nbytes // 4 // per_batch
+        data = np.random.default_rng(0).random(n * per_batch, dtype=np.float32).reshape(per_batch, n)
+        self.samples = [npgrad.from_numpy(row) for row in data] if per_batch > 1 else [npgrad.from_numpy(data[0])]
+        self.count, self.per_batch = count, per_batch
 
     def __len__(self):
-        return self.count
+        return self.count * self.per_batch
 
     def __getitem__(self, i):
-        return self.batch
+        return self.samples[i % self.per_batch]
 
 
 def _touch(arr):
@@ -104,29 +111,37 @@ def _as_array(b):
     return b._data if isinstance(b, npgrad.Tensor) else b
 
 
-def _queue_producer(q, nbytes, count):
-    arr = np.random.default_rng(0).random(nbytes // 4, dtype=np.float32)
+def _queue_producer(q, nbytes, count, per_batch):
+    samples = [s._data for s in SameBatch(nbytes, 1, per_batch).samples]
     for _ in range(count):
-        q.put(arr)
+        q.put(np.stack(samples))
 
 
-def queue_rate(nbytes, count):
+def queue_rate(nbytes, count, per_batch):
     ctx = multiprocessing.get_context("fork")
     q = ctx.Queue(maxsize=2)
-    p = ctx.Process(target=_queue_producer, args=(q, nbytes, count))
+    p = ctx.Process(target=_queue_producer, args=(q, nbytes, count, per_batch))
     p.start()
     n, dt = _timed_receive(q.get() for _ in range(count))
     p.join()
     return n * nbytes / dt
 
 
-def loader_rate(nbytes, count, shared_memory):
+def stack_rate(nbytes, count, per_batch):
+    """The floor: stacking the same samples in the main process, nothing transferred."""
+    samples = [s._data for s in SameBatch(nbytes, 1, per_batch).samples]
+    n, dt = _timed_receive(np.stack(samples) for _ in range(count))
+    return n * nbytes / dt
+
+
+def loader_rate(nbytes, count, per_batch, shared_memory):
     saved = _shm_batch.MIN_SHM_BYTES
     if not shared_memory:
-        _shm_batch.MIN_SHM_BYTES = float("inf")  # every array pickled through the result queue
+        _shm_batch.MIN_SHM_BYTES = float("inf")  # every array stacked in private memory, pickled through the queue
     try:
-        loader = D.DataLoader(SameBatch(nbytes, count), batch_size=None, num_workers=1, prefetch_factor=2,
-                              multiprocessing_context="fork")
+        ds = SameBatch(nbytes, count, per_batch)
+        loader = D.DataLoader(ds, batch_size=per_batch if per_batch > 1 else None, num_workers=1,
+                              prefetch_factor=2, multiprocessing_context="fork")
         n, dt = _timed_receive(loader)
     finally:
         _shm_batch.MIN_SHM_BYTES = saved
@@ -154,12 +169,19 @@ def main(argv=None):
         print(f"| {w} | {rate:,.0f} | {rate / base:.2f}x |", flush=True)
 
     nbytes = int(args.transfer_mb * 1e6) // 4 * 4
-    rows = [("multiprocessing.Queue (pickled through a pipe)", lambda: queue_rate(nbytes, args.transfers)),
-            ("DataLoader, shared memory off (pickled through its queue)",
-             lambda: loader_rate(nbytes, args.transfers, False)),
-            ("DataLoader, shared memory (/dev/shm segment, mapped)",
-             lambda: loader_rate(nbytes, args.transfers, True))]
-    print(f"\n| one {nbytes / 1e6:.0f} MB batch, worker -> main | GB/s |\n|---|---|")
+    per = 64
+    nbytes = int(args.transfer_mb * 1e6) // 4 // per * per * 4
+    rows = [("no transfer: stacked in the main process (one copy; the floor)",
+             lambda: stack_rate(nbytes, args.transfers, per)),
+            ("multiprocessing.Queue (stacked, pickled through a pipe)",
+             lambda: queue_rate(nbytes, args.transfers, per)),
+            ("DataLoader, shared memory off (stacked, pickled through its queue)",
+             lambda: loader_rate(nbytes, args.transfers, per, False)),
+            ("DataLoader, shared memory (stacked into a /dev/shm segment, mapped)",
+             lambda: loader_rate(nbytes, args.transfers, per, True)),
+            ("DataLoader, shared memory, one pre-built tensor (batch_size=None: copied into a segment)",
+             lambda: loader_rate(nbytes, args.transfers, 1, True))]
+    print(f"\n| one {nbytes / 1e6:.0f} MB batch ({per} samples), worker -> main | GB/s |\n|---|---|")
     for name, fn in rows:
         rates = sorted(fn() for _ in range(args.rounds))
         print(f"| {name} | {rates[len(rates) // 2] / 1e9:.2f} |", flush=True)

@@ -156,13 +156,54 @@ def test_segments_are_reused_once_batches_are_freed(no_leaks):
     gc.collect()
 
 
+def _in_mapping(arr):
+    import mmap
+    owner = arr
+    while owner is not None and not isinstance(owner, mmap.mmap):
+        owner = owner.obj if isinstance(owner, memoryview) else owner.base
+    return owner is not None
+
+
+def _collate_and_report(samples):
+    batch = D.default_collate(samples)
+    return batch, _in_mapping(batch["img"]._data), _in_mapping(batch["label"]._data)
+
+
+def test_workers_collate_straight_into_shared_memory(no_leaks):
+    ds = Images(12)
+    got = list(D.DataLoader(ds, batch_size=4, num_workers=2, collate_fn=_collate_and_report))
+    assert [(img_shared, label_shared) for _, img_shared, label_shared in got] == [(True, False)] * 3  # 4 labels: inline
+    assert [_plain(b) for b, _, _ in got] == [_plain(b) for b in D.DataLoader(ds, batch_size=4)]
+    assert all(_in_mapping(b["img"]._data) for b, _, _ in got)
+    assert not _collate_and_report([ds[0]])[1]  # the main process stacks into ordinary memory
+    del got
+    gc.collect()
+
+
+_kept = []
+
+
+def _collate_keeping_every_batch(samples):
+    """Keeps every batch it made (in the worker) and reports whether the older ones are still intact."""
+    intact = all(float(b["img"].sum()) == total for b, total in _kept)
+    batch = D.default_collate(samples)
+    _kept.append((batch, float(batch["img"].sum())))
+    return batch, intact
+
+
+def test_a_segment_the_worker_still_references_is_not_rewritten(no_leaks):
+    flags = [intact for _, intact in D.DataLoader(Images(40), batch_size=4, num_workers=1,
+                                                  collate_fn=_collate_keeping_every_batch)]
+    assert flags == [True] * 10
+
+
 def test_shm_pack_round_trip_keeps_structure_and_small_arrays_inline():
     w = _shm_batch.Writer(f"npgrad_dl_{os.getpid()}_unit_")
     leaf = npgrad.ones(3, requires_grad=True)
     batch = {"p": Point(npgrad.zeros(2000), np.arange(3000, dtype=np.int16)), "small": npgrad.ones(2),
              "leaf": leaf, "s": "text", "obj": np.array([None, 1], dtype=object)}
     payload = w.pack(batch)
-    assert payload[0] is not None and len(payload[2]) == 2  # two large arrays in the segment
+    assert len(payload[0]) == 1 and len(payload[2]) == 2  # two large arrays copied into one segment
     out = _shm_batch.unpack(payload)
     assert isinstance(out["p"], Point) and out["p"].y.dtype == np.int16 and out["p"].y[-1] == 2999
     assert out["p"].x.shape == (2000,) and out["small"].tolist() == [1.0, 1.0]

@@ -43,6 +43,8 @@ class WorkerInfo:
 
 
 _worker_info = None
+# In a worker: allocate(shape, dtype) -> an array in shared memory (or None), for default_collate to stack into.
+shared_allocator = None
 
 
 def get_worker_info():
@@ -132,13 +134,14 @@ def _parent_alive(parent_pid):
 def worker_loop(spec, worker_id, index_queue, result_queue, done_event, base_seed, segment_prefix):
     """The body of worker process ``worker_id``; returns when told to (None on its queue), when
     ``done_event`` is set, or when the process that started it has died."""
-    global _worker_info
+    global _worker_info, shared_allocator
     from .dataloader import _Fetcher
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle; it stops us
     parent = os.getppid()
     seed = _seed_worker(base_seed, worker_id)
     _worker_info = WorkerInfo(id=worker_id, num_workers=spec.num_workers, seed=seed, dataset=spec.dataset)
     writer = _shm_batch.Writer(segment_prefix)
+    shared_allocator = writer.allocate
     init_error = None
     fetcher = None
     try:
@@ -180,6 +183,7 @@ def worker_loop(spec, worker_id, index_queue, result_queue, done_event, base_see
         try:
             batch = fetcher.fetch_iterable() if spec.iterable else fetcher.fetch(index)
         except StopIteration:
+            writer.abandon()
             if spec.iterable:
                 ended = True
                 result_queue.put((task_id, STOP, worker_id))
@@ -187,11 +191,13 @@ def worker_loop(spec, worker_id, index_queue, result_queue, done_event, base_see
                 result_queue.put((task_id, ERROR, _RemoteError(worker_id)))
             continue
         except Exception:
+            writer.abandon()
             result_queue.put((task_id, ERROR, _RemoteError(worker_id)))
             continue
         try:
             payload = writer.pack(batch)
         except Exception:
+            writer.abandon()
             result_queue.put((task_id, ERROR, _RemoteError(worker_id)))
             continue
         del batch
