@@ -13,8 +13,8 @@ Two measurements:
    segment, mapped by the main process). A last row sends one pre-built 19 MB tensor
    (``batch_size=None``), which the worker copies into a segment. Each received batch is read once (one
    byte per page) so that a mapping's page faults are counted too. For scale, the first row stacks the
-   same samples in the main process: one copy into fresh memory, nothing transferred. The rate is batches x bytes over the
-   time from the first batch received to the last, the producer running ahead.
+   same samples in the main process: one copy, nothing transferred. The rate is batches x bytes over
+   the time from the first batch received to the last, the producer running ahead.
 
 The machine's other load moves all of these; the ratios between rows measured in one run are the
 meaningful part.
