@@ -166,7 +166,8 @@ def test_num_workers_and_other_options_are_accepted():
     ds = _tensor_data(npgrad)
     loader = D.DataLoader(ds, batch_size=4, num_workers=4, pin_memory=True, persistent_workers=True,
                           prefetch_factor=3, worker_init_fn=lambda i: None, timeout=5)
-    assert _plain(list(loader)) == _plain(list(D.DataLoader(ds, batch_size=4)))
+    with pytest.warns(UserWarning, match="'pin_memory' argument is set as true but no accelerator is found"):
+        assert _plain(list(loader)) == _plain(list(D.DataLoader(ds, batch_size=4)))
     with pytest.raises(ValueError, match="num_workers option should be non-negative"):
         D.DataLoader(ds, num_workers=-1)
     with pytest.raises(ValueError, match="persistent_workers option needs num_workers > 0"):

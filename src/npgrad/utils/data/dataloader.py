@@ -1,23 +1,25 @@
 """DataLoader: batches from a dataset, in the order of a sampler, collated into tensors.
 
-Loading runs in the calling process: ``num_workers``, ``pin_memory``, ``prefetch_factor`` ... are
-accepted (with PyTorch's argument checks) and change nothing. A ``TensorDataset`` with the default
-collate is batched by indexing its tensors with the whole batch of indices at once, which gives the
-same tensors as stacking the samples one by one, without the per-sample work.
+With ``num_workers=0`` loading runs in the calling process; with ``num_workers > 0`` worker processes
+build the batches (``_multiprocess_iter``, ``_worker``) and return them through shared memory
+(``_shm_batch``). ``pin_memory`` changes nothing on CPU, as in PyTorch without an accelerator. A
+``TensorDataset`` with the default collate is batched by indexing its tensors with the whole batch of
+indices at once, which gives the same tensors as stacking the samples one by one, without the
+per-sample work.
 """
+import multiprocessing
+import warnings
+
 import numpy as np
 
+from ... import random as _random
 from ...tensor import Tensor
+from ._worker import get_worker_info
 from ._utils.collate import default_collate, default_convert
 from .dataset import IterableDataset, Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader", "get_worker_info"]
-
-
-def get_worker_info():
-    """None: npgrad's DataLoader has no worker processes (as in PyTorch's main process)."""
-    return None
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -48,6 +50,7 @@ class DataLoader:
     """
 
     _initialized = False
+    _iterator = None  # the one iterator kept with persistent_workers
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
@@ -76,7 +79,7 @@ class DataLoader:
         self.pin_memory_device = pin_memory_device
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
-        self.multiprocessing_context = multiprocessing_context
+        self._set_multiprocessing_context(multiprocessing_context)
         self.in_order = in_order
 
         self._iterable = isinstance(dataset, IterableDataset)
@@ -124,6 +127,30 @@ class DataLoader:
         self.persistent_workers = persistent_workers
         self._initialized = True
 
+    @property
+    def multiprocessing_context(self):
+        return self._multiprocessing_context
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, context):
+        self._set_multiprocessing_context(context)
+
+    def _set_multiprocessing_context(self, context):
+        if context is not None:
+            if self.num_workers == 0:
+                raise ValueError("multiprocessing_context can only be used with multi-process loading (num_workers "
+                                 f"> 0), but got num_workers={self.num_workers}")
+            if isinstance(context, str):
+                methods = multiprocessing.get_all_start_methods()
+                if context not in methods:
+                    raise ValueError(f"multiprocessing_context option should specify a valid start method in "
+                                     f"{methods!r}, but got multiprocessing_context={context!r}")
+                context = multiprocessing.get_context(context)
+            if not isinstance(context, multiprocessing.context.BaseContext):
+                raise TypeError("multiprocessing_context option should be a valid context object or a string "
+                                f"specifying the start method, but got multiprocessing_context={context}")
+        self._multiprocessing_context = context
+
     def __setattr__(self, name, value):
         if self._initialized and name in ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
                                           "persistent_workers"):
@@ -139,7 +166,19 @@ class DataLoader:
         return self.batch_sampler if self._auto_collation else self.sampler
 
     def __iter__(self):
-        return _LoaderIter(self)
+        if self.pin_memory:
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+                          "memory won't be used.", stacklevel=2)
+        if self.num_workers == 0:
+            return _LoaderIter(self)
+        from ._multiprocess_iter import MultiProcessIter
+        if not self.persistent_workers:
+            return MultiProcessIter(self)
+        if self._iterator is None or self._iterator._shutdown:
+            self._iterator = MultiProcessIter(self)
+        else:
+            self._iterator._reset(self)
+        return self._iterator
 
     def __len__(self):
         if self._iterable:
@@ -170,36 +209,26 @@ def _tensor_batch_source(dataset):
     return dataset.tensors, tables
 
 
-class _LoaderIter:
-    """One pass over a DataLoader."""
+class _Fetcher:
+    """Builds batches: from indices for a map-style dataset, from the dataset's own iterator for an
+    iterable one. The in-process iterator and every worker process use it."""
 
-    def __init__(self, loader):
-        self._loader = loader
-        self._dataset = loader.dataset
-        self._collate = loader.collate_fn
-        self._auto = loader._auto_collation
-        self._length = None
+    def __init__(self, dataset, collate_fn, auto_collation, batch_size, drop_last, iterable):
+        self._dataset = dataset
+        self._collate = collate_fn
+        self._auto = auto_collation
+        self._batch_size = batch_size
+        self._drop_last = drop_last
         # (a flag, not a stored bound method: self._next = self._method would be a reference cycle,
         # keeping every finished epoch's iterator and its last batch alive until the cycle collector runs)
-        self._iterable = loader._iterable
-        if loader._iterable:
-            self._data_iter = iter(loader.dataset)
+        self._iterable = iterable
+        if iterable:
+            self._data_iter = iter(dataset)
         else:
-            self._indices = iter(loader._index_sampler)
-            self._fast = (_tensor_batch_source(loader.dataset)
-                          if self._auto and loader.collate_fn is default_collate else None)
+            self._fast = (_tensor_batch_source(dataset)
+                          if auto_collation and collate_fn is default_collate else None)
 
-    def __iter__(self):
-        return self
-
-    def __len__(self):
-        return len(self._loader)
-
-    def __next__(self):
-        return self._next_iterable() if self._iterable else self._next_map()
-
-    def _next_map(self):
-        index = next(self._indices)
+    def fetch(self, index):
         if not self._auto:
             return self._collate(self._dataset[index])
         if self._fast is not None:
@@ -224,15 +253,38 @@ class _LoaderIter:
             raise IndexError(f"index {bad} is out of bounds for dimension 0 with size {n}")
         return [Tensor._wrap(t._data[idx]) for t in tensors]
 
-    def _next_iterable(self):
+    def fetch_iterable(self):
         if not self._auto:
             return self._collate(next(self._data_iter))
         batch = []
-        size = self._loader.batch_size
+        size = self._batch_size
         for sample in self._data_iter:
             batch.append(sample)
             if len(batch) == size:
                 break
-        if not batch or (self._loader.drop_last and len(batch) < size):
+        if not batch or (self._drop_last and len(batch) < size):
             raise StopIteration
         return self._collate(batch)
+
+
+class _LoaderIter(_Fetcher):
+    """One pass over a DataLoader, in this process."""
+
+    def __init__(self, loader):
+        super().__init__(loader.dataset, loader.collate_fn, loader._auto_collation, loader.batch_size,
+                         loader.drop_last, loader._iterable)
+        self._loader = loader
+        # PyTorch draws the workers' base seed for every iterator, workers or not: drawing it here too
+        # keeps a shuffled order the same for any num_workers under one manual_seed.
+        _random.rng(loader.generator).integers(0, 2 ** 63 - 1)
+        if not loader._iterable:
+            self._indices = iter(loader._index_sampler)
+
+    def __iter__(self):
+        return self
+
+    def __len__(self):
+        return len(self._loader)
+
+    def __next__(self):
+        return self.fetch_iterable() if self._iterable else self.fetch(next(self._indices))

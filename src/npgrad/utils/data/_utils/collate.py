@@ -74,8 +74,27 @@ def collate(batch, *, collate_fn_map=None):
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
+    from .. import _worker
+    if _worker.shared_allocator is not None:  # in a DataLoader worker: stack straight into shared memory
+        out = _stack_into(batch, _worker.shared_allocator)
+        if out is not None:
+            return out
     from ....ops import stack
     return stack(batch, 0)
+
+
+def _stack_into(batch, allocate):
+    """The stacked batch in an array from ``allocate``, or None where the general stack must decide
+    (graphs, mixed dtypes or shapes, or no array given)."""
+    first = batch[0]._data
+    for t in batch:
+        if type(t) is not Tensor or t._requires_grad or t._data.dtype != first.dtype or t._data.shape != first.shape:
+            return None
+    out = allocate((len(batch),) + first.shape, first.dtype)
+    if out is None:
+        return None
+    np.stack([t._data for t in batch], out=out)
+    return Tensor._wrap(out)
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
