@@ -240,7 +240,7 @@ def _swap(norm):
 class IstftPlan:
     """Everything the backward of one istft call needs besides the saved spectrum and window."""
     __slots__ = ("n_fft", "hop", "win_length", "left", "center", "norm", "onesided", "return_complex", "batched",
-                 "n_frames", "expected_len", "start", "end", "out_len", "x_dtype", "w_dtype", "out_dtype", "freq", "env")
+                 "n_frames", "expected_len", "start", "end", "out_len", "x_dtype", "w_dtype", "out_dtype", "freq")
 
 
 def istft_plan(x_shape, x_dtype, n_fft, hop_length=None, win_length=None, window=None, center=True,
@@ -303,17 +303,22 @@ def istft_plan(x_shape, x_dtype, n_fft, hop_length=None, win_length=None, window
     if not return_complex:
         p.out_dtype = _real_of(p.out_dtype)
     w, _ = _full_window(window, win, n_fft, _promote(p.out_dtype, w_dtype))
-    env = _overlap_add(np.broadcast_to(w * w, (1, n_frames, n_fft)), hop, p.expected_len)[0]
-    p.env = env[p.start:min(p.end, p.expected_len)]
-    if p.env.size == 0:  # PyTorch takes the minimum of an empty envelope
+    env = _envelope(w, p)
+    if env.size == 0:  # PyTorch takes the minimum of an empty envelope
         raise RuntimeError("min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
                            "reduction dim with the 'dim' argument.")
-    if np.abs(p.env).min() < 1e-11:  # NOLA: some output sample is covered by no window
+    if np.abs(env).min() < 1e-11:  # NOLA: some output sample is covered by no window
         raise RuntimeError(prefix + "window overlap add min: 1\n[ CPUBoolType{} ]")
     if p.end > p.expected_len:
         warnings.warn("The length of signal is shorter than the length parameter. Result is being padded with zeros "
                       "in the tail. Please check your center and hop_length settings.", UserWarning, stacklevel=3)
     return p
+
+
+def _envelope(w, p):
+    """The overlap-added squared window on the kept samples: what istft divides by."""
+    env = _overlap_add(np.broadcast_to(w * w, (1, p.n_frames, p.n_fft)), p.hop, p.expected_len)[0]
+    return env[p.start:min(p.end, p.expected_len)]
 
 
 def _istft_frames_plan(p, x_shape, x_dtype):
@@ -337,8 +342,8 @@ def _istft_parts(x, window, p):
 def istft(x, window, p):
     """torch.istft's value for the arguments resolved in ``p``."""
     x = np.asarray(x)
-    _, _, num, _ = _istft_parts(x, window, p)
-    y = num[:, p.start:min(p.end, p.expected_len)] / p.env
+    _, w, num, _ = _istft_parts(x, window, p)
+    y = num[:, p.start:min(p.end, p.expected_len)] / _envelope(w, p)
     if p.end > p.expected_len:
         y = np.pad(y, [(0, 0), (0, p.end - p.expected_len)])
     y = y.astype(p.out_dtype, copy=False)
@@ -353,10 +358,11 @@ def istft_backward(grad, x, window, p):
     x = np.asarray(x)
     g = np.asarray(grad).reshape(-1, p.out_len)
     frames, w, num, fp = _istft_parts(x, window, p)
+    env = _envelope(w, p)
     kept = slice(p.start, min(p.end, p.expected_len))
-    g = g[:, :p.env.size]
-    g_num = np.zeros((g.shape[0], p.expected_len), dtype=np.result_type(g, p.env))
-    g_num[:, kept] = g / np.conj(p.env)
+    g = g[:, :env.size]
+    g_num = np.zeros((g.shape[0], p.expected_len), dtype=np.result_type(g, env))
+    g_num[:, kept] = g / np.conj(env)
     g_win_frames = _frames(g_num, p.n_fft, p.hop, p.n_frames)  # the overlap-add's adjoint
     g_frames = g_win_frames * np.conj(w)
     if not p.return_complex:
@@ -367,9 +373,9 @@ def istft_backward(grad, x, window, p):
     gx = gx.reshape(x.shape).astype(x.dtype, copy=False)
     gw = None
     if window is not None:
-        y = num[:, kept] / p.env
+        y = num[:, kept] / env
         g_env = np.zeros(p.expected_len, dtype=g_num.dtype)
-        g_env[kept] = -np.sum(g * np.conj(y / p.env), axis=0)
+        g_env[kept] = -np.sum(g * np.conj(y / env), axis=0)
         g_w_full = np.sum(g_win_frames * np.conj(frames), axis=(0, 1))
         g_w_full = g_w_full + 2 * np.conj(w) * np.sum(_frames(g_env[None], p.n_fft, p.hop, p.n_frames), axis=(0, 1))
         gw = g_w_full[p.left:p.left + p.win_length]
