@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from _fft_reference import loss_grad_fd, random_like, reference
+from npgrad._fft_kernels import istft as I
 from npgrad._fft_kernels import stft as S
 from oracle import HAS_TORCH, torch
 
@@ -172,7 +173,7 @@ def _istft_plan(x, win, wl, center, normalized, onesided, length, return_complex
               length=length, return_complex=return_complex)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        return S.istft_plan(x.shape, x.dtype, window=win, **kw), kw
+        return I.istft_plan(x.shape, x.dtype, window=win, **kw), kw
 
 
 def _spectrum(rng, batch, onesided):
@@ -192,14 +193,14 @@ def test_istft_matches_loop_and_finite_differences(batch, wkind, center, normali
             _istft_plan(x, win, wl, center, normalized, onesided, length)
         return
     p, _ = _istft_plan(x, win, wl, center, normalized, onesided, length)
-    y = S.istft(x, win, p)
+    y = I.istft(x, win, p)
     for b in range(int(np.prod(batch))):
         np.testing.assert_allclose(y.reshape(-1, y.shape[-1])[b], expected[b], rtol=1e-10, atol=1e-10)
     g = rng.standard_normal(y.shape)
-    gx, gw = S.istft_backward(g, x, win, p)
-    np.testing.assert_allclose(gx, loss_grad_fd(lambda v: S.istft(v, win, p), x, g), rtol=1e-6, atol=1e-6)
+    gx, gw = I.istft_backward(g, x, win, p)
+    np.testing.assert_allclose(gx, loss_grad_fd(lambda v: I.istft(v, win, p), x, g), rtol=1e-6, atol=1e-6)
     if win is not None:
-        np.testing.assert_allclose(gw, loss_grad_fd(lambda v: S.istft(x, v, p), win, g), rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(gw, loss_grad_fd(lambda v: I.istft(x, v, p), win, g), rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("return_complex", [False, True])
@@ -210,7 +211,7 @@ def test_istft_inverts_stft(return_complex):
     p, _ = _stft(x, win, None, True, "reflect", False, None)
     spec = S.stft(x, win, p)
     q, _ = _istft_plan(spec, win, None, True, False, None if not return_complex else False, 40, return_complex)
-    np.testing.assert_allclose(S.istft(spec, win, q), x, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(I.istft(spec, win, q), x, rtol=1e-10, atol=1e-10)
 
 
 @NEEDS_TORCH
@@ -229,7 +230,7 @@ def test_istft_matches_torch(batch, wkind, center, normalized, onesided, length,
                         normalized, onesided, length, return_complex)
         assert str(theirs.value) == str(ours)
         return
-    y = S.istft(x, win, p)
+    y = I.istft(x, win, p)
     xt = torch.tensor(x, requires_grad=True)
     wt = None if win is None else torch.tensor(win, requires_grad=True)
     with warnings.catch_warnings():
@@ -239,7 +240,7 @@ def test_istft_matches_torch(batch, wkind, center, normalized, onesided, length,
     np.testing.assert_allclose(y, _np(yt), rtol=1e-10, atol=1e-10)
     g = random_like(rng, y.shape, y.dtype)
     grads = torch.autograd.grad(yt, [xt] + ([wt] if wt is not None else []), torch.tensor(g))
-    for ours, theirs in zip(S.istft_backward(g, x, win, p), grads):
+    for ours, theirs in zip(I.istft_backward(g, x, win, p), grads):
         assert ours.dtype == _np(theirs).dtype
         np.testing.assert_allclose(ours, _np(theirs), rtol=1e-9, atol=1e-9)
 
@@ -250,7 +251,7 @@ def test_istft_dtypes():
                        (None, True, np.complex64)]:
         x = spec if not rc else np.ones((8, 7), np.complex64)
         p, _ = _istft_plan(x, w, None, True, False, None, None, rc)
-        assert S.istft(x, w, p).dtype == out
+        assert I.istft(x, w, p).dtype == out
 
 
 def _stft_error(shape=(20,), dtype=np.float32, window=None, **kw):
@@ -306,7 +307,7 @@ def _istft_error(shape=(5, 11), window="hann", **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         try:
-            S.istft_plan(shape, np.complex64, window=win, **args)
+            I.istft_plan(shape, np.complex64, window=win, **args)
         except RuntimeError as e:
             ours = e
         else:
@@ -338,7 +339,7 @@ def test_istft_errors_are_pytorchs():
     assert _istft_error(shape=(5, 0), window=w32).endswith(": input tensor cannot be empty.")
     assert _istft_error(window=w32, center=False).endswith("window overlap add min: 1\n[ CPUBoolType{} ]")
     with pytest.raises(RuntimeError, match="^istft requires a complex-valued input tensor matching the output"):
-        S.istft_plan((5, 11), np.float32, 8, window=w32)
+        I.istft_plan((5, 11), np.float32, 8, window=w32)
 
 
 def test_warnings_are_pytorchs():
@@ -347,6 +348,34 @@ def test_warnings_are_pytorchs():
     with pytest.warns(UserWarning, match="^stft with return_complex=False is deprecated"):
         S.stft_plan((20,), np.float32, 8, window=np.ones(8), return_complex=False)
     with pytest.warns(UserWarning, match="^A window was not provided. A rectangular window will be applied.Please"):
-        S.istft_plan((5, 11), np.complex64, 8)
+        I.istft_plan((5, 11), np.complex64, 8)
     with pytest.warns(UserWarning, match="^The length of signal is shorter than the length parameter"):
-        S.istft_plan((5, 11), np.complex64, 8, window=np.ones(8), length=40)
+        I.istft_plan((5, 11), np.complex64, 8, window=np.ones(8), length=40)
+
+
+@NEEDS_TORCH
+@pytest.mark.parametrize("onesided", [None, False])
+def test_single_precision_matches_torch(onesided):
+    rng = np.random.default_rng(6)
+    x, win = rng.standard_normal((2, 40)).astype(np.float32), _hann(N_FFT)
+    p, kw = _stft(x, win, None, True, "reflect", False, onesided)
+    xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(win, requires_grad=True)
+    yt = torch.stft(xt, window=wt, **kw)
+    y = S.stft(x, win, p)
+    assert y.dtype == np.complex64
+    np.testing.assert_allclose(y, _np(yt), rtol=1e-5, atol=1e-5 * np.abs(y).max())
+    g = random_like(rng, y.shape, np.complex64)
+    for ours, theirs in zip(S.stft_backward(g, x, win, p), torch.autograd.grad(yt, [xt, wt], torch.tensor(g))):
+        assert ours.dtype == np.float32
+        np.testing.assert_allclose(ours, _np(theirs), rtol=1e-5, atol=1e-5 * np.abs(ours).max())
+    spec = y.astype(np.complex64)
+    q, kw = _istft_plan(spec, win, None, True, False, onesided, None)
+    st = torch.tensor(spec, requires_grad=True)
+    zt = torch.istft(st, window=wt, **kw)
+    z = I.istft(spec, win, q)
+    assert z.dtype == np.float32
+    np.testing.assert_allclose(z, _np(zt), rtol=1e-5, atol=1e-5 * np.abs(z).max())
+    h = rng.standard_normal(z.shape).astype(np.float32)
+    for ours, theirs in zip(I.istft_backward(h, spec, win, q), torch.autograd.grad(zt, [st, wt], torch.tensor(h))):
+        assert ours.dtype == _np(theirs).dtype
+        np.testing.assert_allclose(ours, _np(theirs), rtol=1e-5, atol=1e-5 * np.abs(ours).max())
