@@ -205,3 +205,18 @@ def test_errors_are_pytorchs(name, shape, dtype, n_or_s, dim, norm, exc, message
         with pytest.raises(exc) as theirs:
             _torch_call(name, torch.zeros(shape, dtype=getattr(torch, np.dtype(dtype).name)), n_or_s, dim, norm)
         assert str(theirs.value).splitlines()[0] == message
+
+
+@pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
+@pytest.mark.parametrize("name,n_or_s,dim", list(_cases()))
+def test_forward_is_the_adjoint_of_backward(name, n_or_s, dim, norm):
+    # Re<v, backward(g)> == Re<forward(v), g> for every v, g: backward is real-linear in g and forward is its
+    # adjoint, so forward(gg, plan) is the gradient of backward -- what a create_graph backward needs.
+    rng = np.random.default_rng(4)
+    for dtype in _input_dtypes(name):
+        plan = P.make_plan(name, SHAPE, np.dtype(dtype), n_or_s, dim, norm)
+        v = random_like(rng, SHAPE, dtype)
+        g = random_like(rng, T.forward(v, plan).shape, plan.out_dtype)
+        lhs = np.real(np.vdot(v, T.backward(g, plan)))
+        rhs = np.real(np.vdot(T.forward(v, plan), g))
+        assert abs(lhs - rhs) <= 1e-10 * max(1.0, abs(lhs)), (name, lhs, rhs)
