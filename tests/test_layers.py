@@ -31,6 +31,8 @@ LAYERS = [
     ("npgrad.tensor", 2), ("npgrad._tensor_str", 2), ("npgrad._convert", 2), ("npgrad.random", 2),
     # 3: the operator catalogue, plus the torch.linalg and torch.special namespaces that only re-export ops.
     ("npgrad.ops", 3), ("npgrad.linalg", 3), ("npgrad.special", 3),
+    # torch.fft's array kernels (NumPy in, NumPy out) sit with the operators that will wrap them.
+    ("npgrad._fft_kernels", 3),
     ("npgrad.factories", 4),
     # torch.distributed: collectives on Tensors' arrays (MPI through mpi4py); nn.parallel's DDP and
     # utils.data's DistributedSampler sit above it.
