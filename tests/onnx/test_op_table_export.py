@@ -62,6 +62,8 @@ def _outcomes(op):
     for sample in op.samples:
         if np.float32 not in tuple(sample.dtypes):
             continue
+        if not all(hasattr(spec, "dtype") for spec in sample.inputs):
+            continue  # the complex family's samples (ONNX Runtime has no complex kernels to compare with)
         fn = sample.fn or op.fn
         ts = [npgrad.tensor(a) for a in make_arrays(sample, np.float32)]
         try:
