@@ -23,7 +23,7 @@ def child(framework, workload, steps, warmup, threads):
         lib.set_num_threads(threads)
     from benchmarks import models
     _, step = getattr(models, workload)(lib)
-    loss0 = float(step().item())
+    loss0 = models.check_value(step())
     for _ in range(warmup):
         step()
     times = []
@@ -44,7 +44,7 @@ def _run_child(framework, workload, steps, warmup, threads):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("workloads", nargs="*", default=["overhead", "mlp", "cnn", "gpt"])
+    ap.add_argument("workloads", nargs="*", default=["overhead", "mlp", "cnn", "gpt", "resnet", "infer_mlp", "infer_gpt"])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--steps", type=int, default=15)
     ap.add_argument("--warmup", type=int, default=3)

@@ -228,3 +228,85 @@ def lstm(lib, batch=32, seq=64, inp=64, hidden=256, classes=10):
         opt.step()
         return loss
     return model, step
+
+
+# -- resnet: a stem conv and one residual block (conv3x3-bn-relu x2 + identity skip), SGD momentum -----------
+
+def resnet(lib, batch=32, channels=16, classes=10):
+    nn, F = lib.nn, lib.nn.functional
+
+    class Block(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            # No conv bias before BatchNorm, as residual networks are written: BN's shift replaces it.
+            self.conv1 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+            self.bn1 = nn.BatchNorm2d(c)
+            self.conv2 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+            self.bn2 = nn.BatchNorm2d(c)
+
+        def forward(self, x):
+            h = F.relu(self.bn1(self.conv1(x)))
+            return F.relu(self.bn2(self.conv2(h)) + x)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Conv2d(3, channels, 3, padding=1, bias=False)
+            self.bn = nn.BatchNorm2d(channels)
+            self.block = Block(channels)
+            self.head = nn.Linear(channels, classes)
+
+        def forward(self, x):
+            h = self.block(F.relu(self.bn(self.stem(x))))
+            return self.head(h.mean((2, 3)))  # global average pooling
+
+    model = Net()
+    _shared_init(lib, model, 10)
+    rng = np.random.default_rng(11)
+    x = lib.tensor(rng.standard_normal((batch, 3, 32, 32)).astype(np.float32))
+    y = lib.tensor(rng.integers(0, classes, batch))
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+
+    def step():
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return model, step
+
+
+# -- inference latency: forward only, under no_grad, batch 1 ------------------------------------------------
+# The step returns the output (not a loss); check_value() reduces it to the number the runners compare.
+
+def infer_mlp(lib):
+    nn = lib.nn
+    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 256), nn.ReLU(), nn.Linear(256, 10))
+    _shared_init(lib, model, 1)
+    model.eval()
+    x = lib.tensor(np.random.default_rng(12).standard_normal((1, 784)).astype(np.float32))
+
+    def step():
+        with lib.no_grad():
+            return model(x)
+    return model, step
+
+
+def infer_gpt(lib, ctx=64, vocab=65):
+    model = gpt_model(lib, vocab=vocab, ctx=ctx)
+    _shared_init(lib, model, 5)
+    model.eval()
+    x = lib.tensor(np.random.default_rng(13).integers(0, vocab, (1, ctx)))
+
+    def step():
+        with lib.no_grad():
+            return model(x)
+    return model, step
+
+
+def check_value(out):
+    """The number both frameworks must agree on at step 0: the loss, or for an output tensor its L1 norm
+    in float64 (a plain sum of logits could cancel to near zero and make the relative check meaningless)."""
+    if out.numel() == 1:
+        return float(out.item())
+    return float(np.abs(out.detach().numpy().astype(np.float64)).sum())

@@ -79,6 +79,13 @@ def _isolated(tmp_path):
     assert "| overhead" in out.stdout
 
 
+def _scaling(tmp_path):
+    pytest.importorskip("torch", reason="the scaling sweep compares npgrad with PyTorch")
+    out = _run([sys.executable, "-m", "benchmarks.scaling", "--quick", "--width", "8", "--batch", "2", "--channels",
+                "2", "--min-time", "0", "--csv", str(tmp_path / "s.csv"), "--png", str(tmp_path / "s.png")])
+    assert "| width | 8 |" in out.stdout
+
+
 _SHELL = {
     "pip install -e .": lambda tmp: _pip_dry_run("."),
     'pip install -e ".[examples]"': lambda tmp: _pip_dry_run(".[examples]"),
@@ -86,6 +93,7 @@ _SHELL = {
     TEST_COMMAND: _test_command,
     "python -m benchmarks.run": _benchmark,
     "python -m benchmarks.isolated": _isolated,
+    "python -m benchmarks.scaling": _scaling,
 }
 
 
