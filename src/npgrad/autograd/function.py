@@ -83,6 +83,9 @@ class _NoCtx:
     def save_for_backward(self, *values):
         pass
 
+    def save_for_forward(self, *values):
+        pass
+
     def mark_non_differentiable(self, *values):
         pass
 
@@ -158,6 +161,10 @@ class Function:
     # -- the ctx API used inside forward/backward ----------------------------------------------
     def save_for_backward(self, *values):
         self._saved = values
+
+    def save_for_forward(self, *values):
+        """Tensors the Function's ``jvp`` reads back as ``ctx.saved_tensors`` (forward-mode AD)."""
+        self.__dict__["_saved_fw"] = values
 
     def mark_non_differentiable(self, *values):
         self._non_diff = values
