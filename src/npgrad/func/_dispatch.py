@@ -14,7 +14,7 @@ performance warning names the operator, as functorch's fallback does).
 import warnings
 
 from ..tensor import Tensor
-from . import _batched
+from . import _batched, _function_vmap
 from ._batched import _BatchedBase, make, LEVELS
 
 __all__ = ["call", "RULES", "dispatching", "swapped", "fallback"]
@@ -255,11 +255,13 @@ class swapped:
                     _SWAPS.append((d, {n: d[n] for n in table if n in d}, [n for n in table if n not in d]))
             for d, table in _tables:
                 d.update(table)
+            _function_vmap.install()
         _depth[0] += 1
 
     def __exit__(self, *exc):
         _depth[0] -= 1
         if _depth[0] == 0:
+            _function_vmap.uninstall()
             for d, saved, missing in _SWAPS:
                 d.update(saved)
                 for n in missing:
