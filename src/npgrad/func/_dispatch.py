@@ -192,6 +192,9 @@ def _namespaces():
     from ._batch_rules_random import SIZED, random_dispatching
     tables.append((npgrad.__dict__, {n: (random_dispatching if n in SIZED else dispatching)(n, f)
                                      for n, f in top.items() if callable(f)}))
+    from ..nn._functional import rnn
+    from ._batch_rules_fold import RNN_KERNELS   # the kernels nn.LSTM/GRU/RNN call (through their module)
+    tables.append((rnn.__dict__, {n: dispatching(n, getattr(rnn, n)) for n in RNN_KERNELS}))
     for prefix, mod in (("nn.functional.", F), ("special.", special), ("linalg.", linalg)):
         fns = {n: f for n, f in vars(mod).items() if not n.startswith("_") and callable(f) and not isinstance(f, type)
                and getattr(f, "__module__", "").startswith("npgrad")}
@@ -241,7 +244,7 @@ def setup():
         _batched.BatchedTensor = _build_class()
         _tables.extend(_namespaces())
         _tables.extend(_library_imports())
-        from . import _batch_rules, _batch_rules_nn, _batch_rules_random  # noqa: F401  (they fill RULES)
+        from . import _batch_rules, _batch_rules_nn, _batch_rules_random, _batch_rules_fold  # noqa: F401 (RULES)
 
 
 class swapped:
