@@ -226,3 +226,23 @@ def test_per_example_rnn_weights_take_the_loop():
         got = npgrad.func.vmap(f)(w, x)
     for i in range(B):
         np.testing.assert_allclose(_np(got[i]), _np(f(w[i], x[i])), rtol=1e-12)
+
+
+def test_batch_norm_module_under_vmap_as_functorch():
+    # train mode with running stats: PyTorch's error; eval: the running stats; replace_all_batch_norm_modules_:
+    # per-example batch statistics
+    x = RNG.standard_normal((B, 5, 3))
+    for lib in [npgrad] + ([torch] if HAS_TORCH else []):
+        m = lib.nn.BatchNorm1d(3).double()
+        with pytest.raises(RuntimeError, match="Batch norm got a batched tensor as input"):
+            lib.func.vmap(m)(lib.tensor(x))
+        m.eval()
+        with torch.no_grad() if lib is torch else npgrad.no_grad():
+            m.running_mean.fill_(0.5)
+            m.running_var.fill_(4.0)
+        np.testing.assert_allclose(_np(lib.func.vmap(m)(lib.tensor(x))), (x - 0.5) / np.sqrt(4.0 + 1e-5), rtol=1e-12)
+        m.train()
+        lib.func.replace_all_batch_norm_modules_(m)
+        got = _np(lib.func.vmap(m)(lib.tensor(x)))
+        np.testing.assert_allclose(got, (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5),
+                                   rtol=1e-10)

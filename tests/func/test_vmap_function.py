@@ -149,3 +149,47 @@ def test_function_outside_vmap_is_untouched():
     with pytest.raises(NotImplementedError, match="To use autograd.Function with vmap, you must either override the "
                                                   "vmap staticmethod or set generate_vmap_rule=True."):
         npgrad.autograd.Function.vmap(None, (0,), x)
+
+
+def _cube_with_jvp(lib):
+    class Cube(lib.autograd.Function):
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(x):
+            return x ** 3
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+            ctx.save_for_forward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return g * 3 * x ** 2
+
+        @staticmethod
+        def jvp(ctx, t):
+            x, = ctx.saved_tensors
+            return 3 * x ** 2 * t
+    return Cube
+
+
+TRANSFORMS = {
+    "jacfwd": (lambda lib, c, x: lib.func.jacfwd(c.apply)(x), lambda x: np.diag(3 * x ** 2)),
+    "jacrev": (lambda lib, c, x: lib.func.jacrev(c.apply)(x), lambda x: np.diag(3 * x ** 2)),
+    "jvp": (lambda lib, c, x: lib.func.jvp(c.apply, (x,), (lib.ones_like(x),))[1], lambda x: 3 * x ** 2),
+    "hessian": (lambda lib, c, x: lib.func.hessian(lambda v: c.apply(v).sum())(x), lambda x: np.diag(6 * x)),
+}
+
+
+@pytest.mark.parametrize("name", list(TRANSFORMS))
+def test_function_with_jvp_under_the_other_transforms(name):
+    f, closed = TRANSFORMS[name]
+    x = X[0]
+    got = f(npgrad, _cube_with_jvp(npgrad), npgrad.tensor(x)).numpy()
+    np.testing.assert_allclose(got, closed(x), rtol=1e-12, atol=1e-12)
+    if not HAS_TORCH:
+        pytest.skip("torch is not installed: the PyTorch comparison is skipped")
+    np.testing.assert_allclose(got, f(torch, _cube_with_jvp(torch), torch.tensor(x)).numpy(), rtol=1e-12)
