@@ -123,6 +123,15 @@ def _forms(lib):
         "jacrev in vmap": lambda: F.vmap(F.jacrev(lambda x: x.exp() * x.sum()))(a[:, 0]),
         "vjp in vmap": lambda: F.vmap(lambda x, y: F.vjp(lambda u: u.tanh() * y, x)[1](lib.ones_like(x))[0],
                                       (0, None))(a, b),
+        "index_select, per-example index": lambda: F.vmap(lambda x, i: x.index_select(1, i))(
+            a, lib.tensor([[0, 3], [2, 2]])),
+        "batch_norm training (no running stats)": lambda: F.vmap(
+            lambda x: lib.nn.functional.batch_norm(x, None, None, training=True))(a.unsqueeze(-1)),
+        "group_norm": lambda: F.vmap(lambda x: lib.nn.functional.group_norm(x, 1))(a),
+        "scaled_dot_product_attention": lambda: F.vmap(
+            lambda q, k: lib.nn.functional.scaled_dot_product_attention(q, k, k), (0, None))(a, b),
+        "max_pool1d_with_indices": lambda: F.vmap(
+            lambda x: lib.nn.functional.max_pool1d_with_indices(x, 2, return_indices=True))(a),
     }
 
 

@@ -58,7 +58,8 @@ def enter_dual_level():
     if _current[0] is not None:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     _current[0] = _Level()
-    _record.DUAL_HOOK[:] = [_dual_apply, _inplace, _any_dual, _carry, _setitem]
+    from ._function_jvp import apply_function  # a user Function's jvp: loaded with the first level
+    _record.DUAL_HOOK[:] = [_dual_apply, _inplace, _any_dual, _carry, _setitem, apply_function]
     return 0
 
 

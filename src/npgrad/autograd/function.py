@@ -83,6 +83,9 @@ class _NoCtx:
     def save_for_backward(self, *values):
         pass
 
+    def save_for_forward(self, *values):
+        pass
+
     def mark_non_differentiable(self, *values):
         pass
 
@@ -150,6 +153,16 @@ class Function:
         raise NotImplementedError("You must implement either the backward or vjp method for your custom "
                                   "autograd.Function to use it with backward mode AD.")
 
+    # vmap (torch.func): True runs forward on the batched tensors, each operator through its batching rule
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """Override to batch this Function under vmap: ``info.batch_size``/``info.randomness``, one in_dim per
+        argument (None where it is not batched); return ``(output, out_dims)``."""
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override the vmap staticmethod "
+                                  "or set generate_vmap_rule=True.")
+
     @staticmethod
     def setup_context(ctx, inputs, output):
         """Newer style: ``forward(*args)`` without ctx, then ``setup_context(ctx, inputs, output)`` saves."""
@@ -158,6 +171,10 @@ class Function:
     # -- the ctx API used inside forward/backward ----------------------------------------------
     def save_for_backward(self, *values):
         self._saved = values
+
+    def save_for_forward(self, *values):
+        """Tensors the Function's ``jvp`` reads back as ``ctx.saved_tensors`` (forward-mode AD)."""
+        self.__dict__["_saved_fw"] = values
 
     def mark_non_differentiable(self, *values):
         self._non_diff = values

@@ -27,9 +27,13 @@ def set_tracer(fn):
 
 # Forward-mode AD (forward_ad.py) fills this while a dual level is open: [0] takes over ``_apply_op``,
 # [1] carries a tangent through an in-place write, [2] tells whether any argument has a tangent, [3] and
-# [4] carry tangents for in-place copies and item writes. Empty otherwise, so outside ``dual_level`` an op
-# pays one truth test of a module global (measured: a default argument holding it cost more).
+# [4] carry tangents for in-place copies and item writes, [5] runs a user Function whose arguments carry
+# tangents (its jvp). Empty otherwise, so outside ``dual_level`` an op pays one truth test of a module global
+# (measured: a default argument holding it cost more).
 DUAL_HOOK = []
+# vmap (func/_function_vmap.py) fills this while it runs: [0] takes a user Function's apply and answers
+# NotImplemented when no argument is batched. Empty otherwise: a user Function pays one truth test.
+FUNCTION_HOOK = []
 
 
 def _apply_op(cls, args):
@@ -310,17 +314,20 @@ def relink_saved_output(node, index, vc):
             versions[k] = (ref, vc[0], fn, idx)
 
 
-def _apply_function(cls, args, kwargs):
-    """Run a user Function: forward on the Tensors themselves under no_grad, then record."""
+def _apply_function(cls, args, kwargs, ctx_sink=None):
+    """Run a user Function: forward on the Tensors themselves under no_grad, then record. ``ctx_sink``, a
+    list, receives the ctx (forward AD calls the Function's jvp with it afterwards)."""
     T = Tensor
-    if DUAL_HOOK and DUAL_HOOK[2](*args, *kwargs.values()):
-        if "jvp" not in dir(cls):
-            raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
-                                      "with forward mode AD.")
-        raise NotImplementedError(f"{cls.__name__}.jvp: npgrad's forward-mode AD does not run a custom Function's "
-                                  "jvp yet; compute the tangent outside the Function")
+    if FUNCTION_HOOK:
+        out = FUNCTION_HOOK[0](cls, args, kwargs)
+        if out is not NotImplemented:
+            return out
+    if DUAL_HOOK and ctx_sink is None and DUAL_HOOK[2](*args, *kwargs.values()):
+        return DUAL_HOOK[5](cls, args, kwargs)
     record = _grad_state.enabled and any(isinstance(a, T) and a._requires_grad for a in args)
     node = _new_node(cls)  # forward may set attributes on ctx whether or not anything is recorded
+    if ctx_sink is not None:
+        ctx_sink.append(node)
     node.needs_input_grad = tuple(isinstance(a, T) and a._requires_grad for a in args)
     node._fns = node._idxs = ()
     node._in_meta = ()

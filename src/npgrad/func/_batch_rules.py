@@ -360,9 +360,25 @@ def _setitem(qname, level, args, kwargs):
 
 
 def _index_select(qname, level, args, kwargs):
-    if len(args) > 2 and isinstance(args[2], _BatchedBase) or isinstance(kwargs.get("index"), _BatchedBase):
+    index = args[2] if len(args) > 2 else kwargs.get("index")
+    if not isinstance(index, _BatchedBase):
+        return dim_op(("dim",), none=None)(qname, level, args, kwargs)
+    x = args[0]
+    dim = args[1] if len(args) > 1 else kwargs.get("dim")
+    if index._level != level or isinstance(x, _BatchedBase) and x._level > level or index.dim() > 1 or x.dim() == 0:
         return NotImplemented
-    return dim_op(("dim",), none=None)(qname, level, args, kwargs)
+    d = _shift(dim, x.dim())
+    if d is None:
+        return NotImplemented
+    # a per-example index: a gather whose index runs along dim and is broadcast over the other dims
+    size = _size(level)
+    px, pi = materialise(x, level, size)._value, index._value.reshape(size, -1)
+    shape = [size] + [1] * x.dim()
+    d = d % px.dim()
+    shape[d] = pi.shape[1]
+    want = list(px.shape)
+    want[d] = pi.shape[1]
+    return make(call("gather", px, d, pi.reshape(shape).expand(want)), level)
 
 
 def _gather(qname, level, args, kwargs):

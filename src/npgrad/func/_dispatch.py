@@ -14,7 +14,7 @@ performance warning names the operator, as functorch's fallback does).
 import warnings
 
 from ..tensor import Tensor
-from . import _batched
+from . import _batched, _function_vmap
 from ._batched import _BatchedBase, make, LEVELS
 
 __all__ = ["call", "RULES", "dispatching", "swapped", "fallback"]
@@ -192,6 +192,9 @@ def _namespaces():
     from ._batch_rules_random import SIZED, random_dispatching
     tables.append((npgrad.__dict__, {n: (random_dispatching if n in SIZED else dispatching)(n, f)
                                      for n, f in top.items() if callable(f)}))
+    from ..nn._functional import rnn
+    from ._batch_rules_fold import RNN_KERNELS   # the kernels nn.LSTM/GRU/RNN call (through their module)
+    tables.append((rnn.__dict__, {n: dispatching(n, getattr(rnn, n)) for n in RNN_KERNELS}))
     for prefix, mod in (("nn.functional.", F), ("special.", special), ("linalg.", linalg)):
         fns = {n: f for n, f in vars(mod).items() if not n.startswith("_") and callable(f) and not isinstance(f, type)
                and getattr(f, "__module__", "").startswith("npgrad")}
@@ -241,7 +244,7 @@ def setup():
         _batched.BatchedTensor = _build_class()
         _tables.extend(_namespaces())
         _tables.extend(_library_imports())
-        from . import _batch_rules, _batch_rules_nn, _batch_rules_random  # noqa: F401  (they fill RULES)
+        from . import _batch_rules, _batch_rules_nn, _batch_rules_random, _batch_rules_fold  # noqa: F401 (RULES)
 
 
 class swapped:
@@ -255,11 +258,13 @@ class swapped:
                     _SWAPS.append((d, {n: d[n] for n in table if n in d}, [n for n in table if n not in d]))
             for d, table in _tables:
                 d.update(table)
+            _function_vmap.install()
         _depth[0] += 1
 
     def __exit__(self, *exc):
         _depth[0] -= 1
         if _depth[0] == 0:
+            _function_vmap.uninstall()
             for d, saved, missing in _SWAPS:
                 d.update(saved)
                 for n in missing:

@@ -15,7 +15,8 @@ from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
-_KERNELS = {"RNN_TANH": _R.rnn_tanh, "RNN_RELU": _R.rnn_relu, "LSTM": _R.lstm, "GRU": _R.gru}
+# looked up on the kernels' module at each call: vmap swaps them there for its batching rule
+_KERNELS = {"RNN_TANH": "rnn_tanh", "RNN_RELU": "rnn_relu", "LSTM": "lstm", "GRU": "gru"}
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
@@ -206,7 +207,7 @@ class RNNBase(Module):
             hx = self.permute_hidden(hx, sorted_indices)
         self.check_forward_args(input, hx, batch_sizes)
         args = (self._flat_weights, self.bias, self.num_layers, self.dropout, self.training, self.bidirectional)
-        kernel = _KERNELS[self.mode]
+        kernel = getattr(_R, _KERNELS[self.mode])
         if batch_sizes is None:
             result = kernel(input, hx, *args, self.batch_first)
         else:
