@@ -159,3 +159,12 @@ def test_warnings_point_at_the_caller(call):
         warnings.simplefilter("always")
         call(x)
     assert rec and all(r.filename == __file__ for r in rec), [(r.filename, r.lineno) for r in rec]
+
+
+@pytest.mark.parametrize("fn", [lambda x: npgrad.fft.irfft(npgrad.fft.rfft(x), n=8),
+                                lambda x: npgrad.stft(x, 4, window=npgrad.ones(4), return_complex=True).abs()])
+def test_onnx_export_refuses_the_transforms_cleanly(fn):
+    import io
+    pytest.importorskip("onnx", reason="npgrad.onnx.export writes through the optional onnx package")
+    with pytest.raises(RuntimeError, match="^npgrad.onnx.export: no ONNX mapping for operator"):
+        npgrad.onnx.export(fn, (npgrad.randn(2, 8),), io.BytesIO())

@@ -56,8 +56,8 @@ def _n_d(name, x):
     ]
 
 
-def _entry(name, samples):
-    return OpInfo(name, F, samples=samples)
+def _entry(name, samples, empty=()):
+    return OpInfo(name, F, samples=samples, empty=empty)
 
 
 OPS = [_entry(f"fft.{n}", _one_d(n, x, 4)) for n, x in
@@ -137,6 +137,10 @@ SIG, BSIG, CSIG, WIN6, WIN8 = ((24,), "r"), ((2, 24), "r"), ((24,), "c"), ((6,),
 SPEC, BSPEC, FSPEC = ((5, 7), "c"), ((2, 5, 7), "c"), ((8, 7), "c")
 
 
+def _ones(L):
+    return L.ones(8, dtype=L.float64)  # a window given: the error rows test their error, not the no-window warning
+
+
 def _stft(L, x, w, **kw):
     return L.stft(x, 8, hop_length=2, win_length=w.shape[0], window=w, return_complex=True, **kw)
 
@@ -146,7 +150,10 @@ def _istft(L, z, w, **kw):
 
 
 OPS += [
-    _entry("stft", [
+    # empty signals: PyTorch's reflect padding refuses them (tests/reliability/test_empty_tensors.py)
+    _entry("stft", empty=[(f"float64 {shape}", lambda L, x: L.stft(x, 4, window=L.ones(4, dtype=x.dtype),
+                                                                  return_complex=True), (shape, "float64"))
+                          for shape in ((0,), (0, 16), (2, 0))], samples=[
         _c("stft", lambda L, x, w: _stft(L, x, w), [SIG, WIN6]),
         _c("stft_method_batched_normalized", lambda L, x, w: x.stft(8, 3, 8, w, normalized=True, return_complex=True),
            [BSIG, WIN8]),
@@ -159,19 +166,20 @@ OPS += [
         _c("stft_complex_window", lambda L, x, w: L.stft(x, 8, 4, window=w, return_complex=True), [SIG, ((8,), "c")]),
         _c("stft_real_layout", lambda L, x, w: L.stft(x, 8, 4, window=w, return_complex=False), [SIG, WIN8]),
         _r("stft_needs_return_complex", lambda L: L.stft(_ar(L, 16), 8, window=L.ones(8, dtype=L.float64))),
-        _r("stft_n_fft_too_big", lambda L: L.stft(_ar(L, 4), 8, center=False, return_complex=True)),
+        _r("stft_n_fft_too_big", lambda L: L.stft(_ar(L, 4), 8, window=_ones(L), center=False, return_complex=True)),
         _r("stft_window_size", lambda L: L.stft(_ar(L, 16), 8, window=L.ones(5), return_complex=True)),
-        _r("stft_3d", lambda L: L.stft(_ar(L, 16).reshape(1, 1, 16), 8, return_complex=True)),
+        _r("stft_3d", lambda L: L.stft(_ar(L, 16).reshape(1, 1, 16), 8, window=_ones(L), return_complex=True)),
     ]),
-    _entry("istft", [
+    _entry("istft", empty=[(f"complex128 {shape}", lambda L, z: L.istft(z, 4, window=L.ones(4, dtype=L.float64)),
+                            (shape, "complex128")) for shape in ((0, 3, 5), (3, 0))], samples=[
         _c("istft", lambda L, z, w: _istft(L, z, w), [SPEC, WIN6]),
         _c("istft_method_batched_length", lambda L, z, w: z.istft(8, 2, 8, w, length=11), [BSPEC, WIN8]),
         _c("istft_normalized_no_center", lambda L, z, w: _istft(L, z, w, center=False, normalized=True), [SPEC, WIN8]),
         _c("istft_two_sided_complex", lambda L, z, w: _istft(L, z, w, onesided=False, return_complex=True),
            [FSPEC, WIN6]),
         _c("istft_stft_roundtrip", lambda L, x, w: _istft(L, _stft(L, x, w), w, length=24), [SIG, WIN8]),
-        _r("istft_real_input", lambda L: L.istft(L.ones(5, 3), 8)),
-        _r("istft_bad_freq", lambda L: L.istft(L.ones(4, 3, dtype=L.cfloat), 8)),
+        _r("istft_real_input", lambda L: L.istft(L.ones(5, 3), 8, window=_ones(L))),
+        _r("istft_bad_freq", lambda L: L.istft(L.ones(4, 3, dtype=L.cfloat), 8, window=_ones(L))),
         _r("istft_nola", lambda L: L.istft(L.ones(5, 3, dtype=L.cfloat), 8, window=L.zeros(8))),
     ]),
 ]
