@@ -71,3 +71,10 @@ def test_demo_scripts_run(script):
     done = subprocess.run([sys.executable, str(EXAMPLES / script)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip()
+
+
+def test_learn_filter_recovers_the_low_pass_response():
+    r = load("learn_filter").main(["--steps", "150"])
+    assert r["losses"][-1] < r["losses"][0] / 50
+    assert r["response_err"] < 0.05 and r["impulse_err"] < 0.02
+    assert r["snr_learned"] > r["snr_observed"] + 10  # the learned filter removes most of the observation noise

@@ -33,6 +33,8 @@ LAYERS = [
     ("npgrad.ops", 3), ("npgrad.linalg", 3), ("npgrad.special", 3),
     # torch.fft's array kernels (NumPy in, NumPy out) sit with the operators that will wrap them.
     ("npgrad._fft_kernels", 3),
+    # torch.fft: the transforms (Ops over those kernels), the shifts (rolls) and the frequency factories.
+    ("npgrad.fft", 3),
     ("npgrad.factories", 4),
     # torch.distributed: collectives on Tensors' arrays (MPI through mpi4py); nn.parallel's DDP and
     # utils.data's DistributedSampler sit above it.

@@ -34,6 +34,7 @@ NAMESPACES = {
     "torch.func": "npgrad.func",
     "torch.distributions": "npgrad.distributions",
     "torch.optim": "npgrad.optim",
+    "torch.fft": "npgrad.fft",
 }
 
 _SPARSE = "sparse tensors: npgrad stores dense NumPy arrays only"
@@ -67,7 +68,6 @@ EXCLUDED = [
     ("*", r"^native_|^conv_tbc$|^norm_except_dim$|^grid_sampler(_2d|_3d)?$|^affine_grid_generator$|^constant_pad_nd$"
           r"|^convolution$|^_|^max_pool1d_with_indices$|^segment_reduce$|^slice_inverse$|^hash_tensor$", _INTERNAL),
     ("*", r"^sym_", _COMPILE),
-    ("*", r"^(stft|istft)$", _COMPLEX),
     ("*", r"^(chalf|complex32)$", "complex32 (half-precision complex): NumPy has no such dtype"),
     ("torch.linalg", r"^(eig|eigvals)$", _COMPLEX + ": a real matrix's eigenvalues are complex in general"),
     ("*", r"^is_distributed$|^DistributedSampler$|^DistributedDataParallel$|^DataParallel$|^SyncBatchNorm$", _DIST),
@@ -116,11 +116,14 @@ def read_pytorch():
     func = sorted(n for n in _public(torch.func) if callable(getattr(torch.func, n)))
     distributions = sorted(torch.distributions.__all__)
     optim = sorted(n for n in torch.optim.__all__ if not n.startswith("_"))
+    # torch.fft.__all__ lacks hfft2/ihfft2/hfftn/ihfftn: its functions are the public callables (less the Tensor
+    # class it re-exports)
+    fft = sorted(n for n in _public(torch.fft) if callable(getattr(torch.fft, n)) and not isinstance(getattr(torch.fft, n), type))
     return {"version": torch.__version__.split("+")[0], "out_functions": _out_functions(torch),
             "names": {"torch": top, "torch.Tensor": tensor, "torch.nn": modules, "torch.nn.functional": functional,
                       "torch.nn.init": init, "torch.linalg": linalg, "torch.special": special,
                       "torch.utils.data": data, "torch.func": func, "torch.distributions": distributions,
-                      "torch.optim": optim}}
+                      "torch.optim": optim, "torch.fft": fft}}
 
 
 def _out_functions(torch):

@@ -41,6 +41,7 @@ import family_unary
 import family_view_copy
 import family_volumetric
 import family_complex
+import family_fft
 
 OP_DB = [*family_unary.OPS, *family_arith.OPS, *family_pointwise.OPS, *family_compare.OPS, *family_indexing.OPS,
          *family_movement.OPS, *family_broadcast.OPS, *family_reduce.OPS, *family_softmax.OPS, *family_special.OPS,
@@ -57,6 +58,7 @@ OP_DB += [*family_special_functions.OPS]
 OP_DB += [*family_activation_inplace.OPS]
 OP_DB += [*family_volumetric.OPS]
 OP_DB += [*family_complex.OPS]
+OP_DB += [*family_fft.OPS]  # torch.fft and stft/istft, run by the complex table
 BY_NAME = {op.name: op for op in OP_DB}
 
 

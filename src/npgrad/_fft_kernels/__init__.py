@@ -1,8 +1,7 @@
 """Array kernels (NumPy in, NumPy out) behind torch.fft and Tensor.stft/istft, with their vector-Jacobian products.
 
-Private on purpose: npgrad has no complex Tensors yet, and a public ``npgrad.fft`` must work with Tensors, so this
-package exports nothing and the coverage script counts none of torch.fft. The operators that wrap these kernels
-import the modules directly:
+Private: the public ``npgrad.fft`` and ``torch.stft``/``istft`` are Tensor operators over these kernels
+(``npgrad/fft`` and ``npgrad/ops/spectral.py``), which import the modules directly:
 
 * ``plan`` -- torch.fft's ``n``/``s``/``dim``/``norm`` arguments checked (PyTorch's errors) and resolved into a Plan;
 * ``transforms`` -- the 18 transforms: ``forward(x, plan)`` and ``backward(grad, plan)``;

@@ -50,8 +50,11 @@ def check_pad(shape, pad, mode):
     if mode not in _PAD_MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     length = shape[-1] if shape else 1
+    view = [1] * (3 - len(shape)) + list(shape)
+    if mode in ("reflect", "replicate") and 0 in view[1:]:
+        raise RuntimeError("Expected 2D or 3D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                           f"dimensions for input, but got: {view}")
     if mode == "reflect" and pad >= length:
-        view = [1] * (3 - len(shape)) + list(shape)
         raise RuntimeError("Argument #4: Padding size should be less than the corresponding input dimension, but got: "
                            f"padding ({pad}, {pad}) at dimension 2 of input {view}")
     if mode == "circular" and pad > length:

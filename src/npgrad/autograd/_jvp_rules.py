@@ -25,6 +25,8 @@ LINEAR = frozenset({
     "Stack", "Tri", "Diagonal", "DiagEmbed", "Clone", "GetItem", "IndexSelect", "Gather", "ScatterAdd", "IndexAdd",
     "IndexCopy", "SliceScatter", "SelectScatter", "DiagonalScatter", "AsStrided", "Unfold", "ToCopy", "CopyFrom",
     "Im2Col", "Col2Im", "AvgPool", "_SliceCopy",
+    "Transform", "TransformAdjoint",  # torch.fft's transforms (ops/spectral.py): R-linear
+    "RealView", "ImagView", "Conj", "ConjPhysical",  # complex parts and conjugation (ops/complex_math.py): R-linear
 })
 
 # name -> positions of additive (bias) arguments; every other float Tensor argument is a factor
