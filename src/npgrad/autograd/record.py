@@ -168,6 +168,13 @@ def _apply_op(cls, args):
                 node._saved_refs = [a]
                 node._saved_versions = [(a, vc[0] if vc is not None else 0, a._grad_fn, a._out_idx)]
                 node._epoch = INPLACE_EPOCH[0]
+            elif n == 2 and len(saved) == 2 and saved[0] is vals[0] and saved[1] is vals[1] and type(a) is T \
+                    and type(b) is T:  # both inputs kept, in order (mul, div, matmul ...)
+                va, vb = a._vc, b._vc
+                node._saved_refs = args
+                node._saved_versions = ((a, va[0] if va is not None else 0, a._grad_fn, a._out_idx),
+                                        (b, vb[0] if vb is not None else 0, b._grad_fn, b._out_idx))
+                node._epoch = INPLACE_EPOCH[0]
             elif len(saved) == 2 and type(saved[0]) is not np.ndarray and type(saved[1]) is not np.ndarray:
                 node._saved_refs = saved
                 node._epoch = INPLACE_EPOCH[0]
