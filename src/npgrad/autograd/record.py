@@ -54,10 +54,11 @@ def _apply_op(cls, args):
         record = (ta and a._requires_grad) or (tb and b._requires_grad)
     else:
         vals = tuple([x._data if isinstance(x, T) else x for x in args])
-        for x in args:
-            if isinstance(x, T) and x._requires_grad:
-                record = True
-                break
+        if _grad_state.enabled:  # under no_grad (inference: linear's input, weight, bias) the scan is moot
+            for x in args:
+                if isinstance(x, T) and x._requires_grad:
+                    record = True
+                    break
     if not record or not _grad_state.enabled:
         out = cls.forward(NO_CTX, *vals)
         if _tracer is not None:  # an ONNX export is recording the forward pass (it runs under no_grad)
