@@ -73,3 +73,32 @@ def test_array_and_general_formulas_agree(name):
     (general,) = npgrad.autograd.grad(fn(x2), x2, npgrad.tensor(up), create_graph=True)  # Tensors
     assert general.requires_grad  # it really went through the differentiable formula
     np.testing.assert_allclose(plain, general.detach().numpy(), rtol=1e-10, atol=1e-12, err_msg=name)
+
+
+def test_gelu_float32_derivative_from_forward():
+    """float32 GELU computes its derivative during forward (ops._erf.gelu32_np): the plain backward must
+    equal, bit for bit, the array formula run after the fact on the same input, and agree with the general
+    (create_graph) formula to float32 rounding."""
+    from npgrad.ops._erf import normal_cdf_np
+    a = RNG.standard_normal((3, 70000)).astype(np.float32)  # more than one evaluation block
+    a[0, :7] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-30, -9.0]
+    up = RNG.standard_normal(a.shape).astype(np.float32)
+    x = npgrad.tensor(a, requires_grad=True)
+    y = F.gelu(x)
+    y.backward(npgrad.tensor(up))
+    cdf = normal_cdf_np(a)
+    with np.errstate(invalid="ignore"):  # -inf * Phi(-inf) = -inf * 0: NaN, as PyTorch's gelu(-inf)
+        np.testing.assert_array_equal(y.detach().numpy(), a * cdf)
+        ref = np.multiply(a, a)
+        ref *= -0.5
+        np.exp(ref, out=ref)
+        ref *= float(1.0 / np.sqrt(2.0 * np.pi))  # a Python float: float32 arithmetic, as the library
+        ref *= a
+        ref += cdf
+        ref *= up
+    np.testing.assert_array_equal(x.grad.numpy(), ref)
+    x2 = npgrad.tensor(a[1:], requires_grad=True)
+    (general,) = npgrad.autograd.grad(F.gelu(x2), x2, npgrad.tensor(up[1:]), create_graph=True)
+    np.testing.assert_allclose(x.grad.numpy()[1:], general.detach().numpy(), rtol=2e-6, atol=2e-6)
+    with npgrad.no_grad():  # no derivative computed, same values
+        np.testing.assert_array_equal(F.gelu(npgrad.tensor(a)).numpy(), y.detach().numpy())

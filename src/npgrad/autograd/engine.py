@@ -144,7 +144,15 @@ def _run_backward(roots, root_grads, keep_graph, create_graph, capture=None, acc
             if type(out) is not tuple:
                 out = (out,)
             if not keep_graph:
-                node._release()
+                # node._release()'s common case inline (a built-in that saved arrays and set no ctx arrays);
+                # anything else (ctx attributes to check) still goes through it.
+                if node._saved is not None:
+                    node._saved = node._saved_refs = node._saved_versions = None
+                    node._released = True
+                    if len(node.__dict__) > 1:
+                        node._release()
+                elif node.__dict__:
+                    node._release()
             meta = node._in_meta
             k = 0
             for nxt in node._fns:

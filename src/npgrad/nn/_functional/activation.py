@@ -13,7 +13,7 @@ from ...ops.inplace import inplace as _inplace
 from ...ops.pointwise import where as _where
 from ...tensor import Tensor
 from ._utils import clamp_max, select, zero_where
-from ...ops._erf import erf_poly, normal_cdf_np
+from ...ops._erf import erf_poly, gelu32_np, normal_cdf_np
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -225,6 +225,10 @@ class GELUOp(Op):
             t = np.tanh(inner)
             ctx.t = t
             return x * (1 + t) * np.asarray(0.5, dt)
+        if dt == np.float32:
+            need = ctx.needs_input_grad
+            y, ctx.deriv = gelu32_np(x, bool(need) and need[0])
+            return y
         cdf = normal_cdf_np(x)
         ctx.cdf = cdf
         return x * cdf
@@ -239,6 +243,9 @@ class GELUOp(Op):
             right = (0.5 * x) * (1 - t * t) * (_TANH_BETA * (1 + (3 * _TANH_KAPPA) * x2))
             return g * (left + right), None
         if not P.is_tensor(g):
+            deriv = ctx.__dict__.get("deriv")
+            if deriv is not None:  # float32: forward computed the derivative (see gelu32_np)
+                return g * deriv, None
             # The same formula with one buffer: ~1.2x faster than the lines below on arrays (GELU backward of
             # 256x4096 float32: 2.5 vs 3.0 ms), and GPT-style models spend their MLPs here.
             # tests/autograd/test_two_formulas.py checks the two agree.
