@@ -52,6 +52,8 @@ CASES = {
     "rms_norm": (lambda x: F.rms_norm(x, (6,)), _x(3, 6)),
     "depthwise_conv": (lambda x: F.conv2d(x, K_DEPTH, padding=1, groups=4), _x(2, 4, 5, 5)),
     "grouped_conv_cols": (lambda x: F.conv2d(x, K_GROUP, stride=2, groups=2), _x(2, 4, 7, 7)),
+    # the input gradient's chunked GEMM + col2im (a batch spanning several chunks) against Col2Im of the GEMM
+    "conv_input_grad_chunked": (lambda x: F.conv2d(x, K_GROUP, padding=1, groups=2), _x(3, 4, 96, 96)),
     "cumprod_with_zeros": (lambda x: x.cumprod(1), _with_zeros(3, 6)),
     # the fused recurrent layer (array BPTT) against its composite recomputation under create_graph
     "lstm_bidirectional_proj": (lambda x: npgrad.lstm(x, (H0_P, C0), LSTM_W, True, 1, 0.0, True, True, False)[0],
