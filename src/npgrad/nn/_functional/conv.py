@@ -61,6 +61,27 @@ def im2col(x, geo):
     return view.reshape(geo.N, geo.G, (geo.C // geo.G) * math.prod(geo.k), math.prod(geo.out))
 
 
+# GEMM depth (C/G * prod(k)) from which the channel-major layout pays: LeNet's first conv (depth 25) lost 1 ms
+# a step to the transposes, its second (depth 400) gained 1.2 ms.
+_CHANNEL_MAJOR_MIN_K = 64
+
+
+def _im2col_channel_major(x, geo):
+    """im2col laid out (G, C/G * prod(k), N * prod(out)): the batch folded into the GEMM's columns, so a
+    convolution's forward and weight gradient are one GEMM per group instead of one small GEMM per image (the
+    array-only path of ConvNdOp). LeNet's second conv (64x16x14x14, 5x5 -> 32), CPU time with 1 BLAS thread:
+    backward 9.4 -> 8.2 ms, forward unchanged (3.9 ms); the whole cnn step 26-28 -> 21-23 ms with the chunked
+    input gradient. The copy out of the strided view costs the same as im2col's."""
+    xp = _padded(x, geo)
+    st = xp.strides
+    n = len(geo.k)
+    view = as_strided(xp, (geo.N, geo.C) + geo.k + geo.out,
+                      st[:2] + tuple([a * d for a, d in zip(st[2:], geo.d)] + [a * s for a, s in zip(st[2:], geo.s)]),
+                      writeable=False)
+    view = view.transpose((1,) + tuple(range(2, 2 + n)) + (0,) + tuple(range(2 + n, 2 + 2 * n)))
+    return view.reshape(geo.G, (geo.C // geo.G) * math.prod(geo.k), geo.N * math.prod(geo.out))
+
+
 def col2im(cols, geo):
     """The adjoint of im2col: add every window back into place; (N, G, C/G * prod(k), L) -> (N, C, *size)."""
     c = np.reshape(cols, (geo.N, geo.C) + geo.k + geo.out)
@@ -182,11 +203,23 @@ class ConvNdOp(Op):
             xp = _padded(x, geo)
             out = _depthwise_forward(xp, w, geo)
             ctx.xp = xp
-        else:
+        elif w[0].size < _CHANNEL_MAJOR_MIN_K:  # a short GEMM depth: the transposes below would cost more
             cols = im2col(x, geo)
             w3 = w.reshape(G, w.shape[0] // G, -1)
             out = np.matmul(w3, cols).reshape((geo.N, w.shape[0]) + geo.out)
             ctx.cols = cols
+        else:
+            # Channel-major windows: one GEMM per group over the whole batch, not one small GEMM per image.
+            cols = _im2col_channel_major(x, geo)
+            O = w.shape[0]
+            y = np.matmul(w.reshape(G, O // G, -1), cols).reshape(O, geo.N, -1).transpose(1, 0, 2)
+            ctx.cols_cm = cols
+            out = np.empty((geo.N, O) + geo.out, y.dtype)
+            if b is None:
+                out.reshape(y.shape)[...] = y
+            else:  # the bias rides on the pass that puts the GEMM's result in (N, C, *spatial) order
+                np.add(y, b.reshape(1, O, 1), out=out.reshape(y.shape))
+            return out
         if b is not None:
             out += _channel_view(b, len(geo.k))
         return out
@@ -212,8 +245,12 @@ class ConvNdOp(Op):
             else:  # a second, array-only schedule of the same formula (bit-identical; timings at the function)
                 gx = _input_grad_chunked(w3, g4, geo)
         if need_w:
-            cols = P.from_forward(g, ctx, "cols", lambda: im2col_poly(x, geo))
-            gw = P.reshape(P.sum(g4 @ P.swapaxes(cols, 2, 3), axis=0), tuple(w.shape))
+            if P.is_tensor(g) or not hasattr(ctx, "cols_cm"):
+                cols = P.from_forward(g, ctx, "cols", lambda: im2col_poly(x, geo))
+                gw = P.reshape(P.sum(g4 @ P.swapaxes(cols, 2, 3), axis=0), tuple(w.shape))
+            else:  # array-only: one GEMM over the batch with the forward's channel-major windows (timings there)
+                gT = g4.transpose(1, 2, 0, 3).reshape(G, O // G, -1)
+                gw = np.matmul(gT, np.swapaxes(ctx.cols_cm, 1, 2)).reshape(w.shape)
         if need_b:
             gb = P.sum(g, axis=axes)
         return gx, gw, gb, None
