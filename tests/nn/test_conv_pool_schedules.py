@@ -1,4 +1,4 @@
-"""The array-only schedules of convolution and pooling kernels (chunked over the batch, reshaped windows) against
+"""The array-only schedules of convolution and pooling kernels (chunked over the batch, long runs, bit writes) against
 the general whole-batch kernels they re-schedule: the results must be identical bit for bit."""
 import numpy as np
 import pytest
@@ -14,6 +14,7 @@ CONVS = [  # (input shape, weight shape, stride, padding, dilation, groups)
     ((5, 4, 9, 8), (6, 2, 3, 2), (2, 1), (0, 2), (1, 2), 2),
     ((3, 2, 11), (4, 2, 5), 2, 2, 1, 1),
     ((2, 2, 5, 6, 4), (3, 2, 2, 3, 2), 1, 1, (2, 1, 1), 1),
+    ((3, 4, 7, 9), (4, 2, 4, 3), 1, "same", (2, 1), 2),  # uneven padding before and after
 ]
 
 

@@ -106,6 +106,8 @@ def _input_grad_chunked(w3, g4, geo):
     order per element (bit-identical), but the window gradients never leave cache. LeNet's second conv
     (64x16x14x14, 5x5 -> 32): 5.0 vs 6.1 ms alone with 1 BLAS thread, 12 vs 18 ms inside a training step on the
     loaded 2-core machine; a 16-channel 3x3 conv over 32x32: 5.6-6.0 vs 9.5 ms."""
+    if all(s == 1 for s in geo.s) and len(geo.k) > 1:
+        return _input_grad_wide(w3, g4, geo)
     out = np.zeros((geo.N, geo.C) + geo.psize, g4.dtype)
     wt = np.swapaxes(w3, 1, 2)
     per_image = wt.shape[0] * wt.shape[1] * g4.shape[-1]
@@ -114,6 +116,40 @@ def _input_grad_chunked(w3, g4, geo):
         c = np.matmul(wt, g4[i:i + step]).reshape((-1, geo.C) + geo.k + geo.out)
         _col2im_add(c, geo, out[i:i + step])
     return _cropped(out, geo)
+
+
+def _input_grad_wide(w3, g4, geo):
+    """_input_grad_chunked for stride 1, with long inner loops: g's trailing spatial dims are zero-padded to the
+    padded image's, so each kernel offset's window gradients of an image plane are one contiguous run that adds
+    into the flattened padded plane at a fixed shift (not rows of out[-1] elements). The padding columns hold
+    exact zeros and add nothing, so the result is bit-identical. CPU time, 1 BLAS thread: LeNet's second conv
+    5.3 -> 4.2 ms, a 16-channel 3x3 conv over 32x32 at batch 32 5.7 -> 4.6 ms."""
+    N, G, Og, _ = g4.shape
+    n = len(geo.k)
+    wide = geo.out[:1] + geo.psize[1:]
+    gp = np.zeros((N, G, Og) + wide, g4.dtype)
+    gp[(Ellipsis,) + tuple([slice(0, o) for o in geo.out[1:]])] = g4.reshape((N, G, Og) + geo.out)
+    gp = gp.reshape(N, G, Og, -1)
+    run = gp.shape[-1]
+    plane = math.prod(geo.psize)
+    shifts = _plane_shifts(geo.k, geo.d, geo.psize)
+    out = np.zeros((N, geo.C, max(plane, shifts[-1] + run)), g4.dtype)
+    wt = np.swapaxes(w3, 1, 2)
+    K = len(shifts)
+    step = max(1, _CHUNK_FLOATS // (wt.shape[0] * wt.shape[1] * run))
+    for i in range(0, N, step):
+        c = np.matmul(wt, gp[i:i + step]).reshape(-1, geo.C, K, run)
+        o = out[i:i + step]
+        for j, sh in enumerate(shifts):
+            o[:, :, sh:sh + run] += c[:, :, j]
+    return _cropped(out[:, :, :plane].reshape((N, geo.C) + geo.psize), geo)
+
+
+@functools.lru_cache(maxsize=256)
+def _plane_shifts(k, d, psize):
+    """Each kernel offset's shift into a flattened padded plane, in offset_slices' order."""
+    steps = [math.prod(psize[t + 1:]) for t in range(len(k))]
+    return tuple([sum([i * dd * st for i, dd, st in zip(off, d, steps)]) for off in itertools.product(*map(range, k))])
 
 
 def offset_slices(geo):
