@@ -129,8 +129,8 @@ def _input_grad_wide(w3, g4, geo):
     wide = geo.out[:1] + geo.psize[1:]
     gp = np.zeros((N, G, Og) + wide, g4.dtype)
     gp[(Ellipsis,) + tuple([slice(0, o) for o in geo.out[1:]])] = g4.reshape((N, G, Og) + geo.out)
-    gp = gp.reshape(N, G, Og, -1)
-    run = gp.shape[-1]
+    run = math.prod(wide)
+    gp = gp.reshape(N, G, Og, run)
     plane = math.prod(geo.psize)
     shifts = _plane_shifts(geo.k, geo.d, geo.psize)
     out = np.zeros((N, geo.C, max(plane, shifts[-1] + run)), g4.dtype)
@@ -239,7 +239,7 @@ class ConvNdOp(Op):
             xp = _padded(x, geo)
             out = _depthwise_forward(xp, w, geo)
             ctx.xp = xp
-        elif w[0].size < _CHANNEL_MAJOR_MIN_K:  # a short GEMM depth: the transposes below would cost more
+        elif math.prod(w.shape[1:]) < _CHANNEL_MAJOR_MIN_K:  # a short GEMM depth: the transposes below would cost more
             cols = im2col(x, geo)
             w3 = w.reshape(G, w.shape[0] // G, -1)
             out = np.matmul(w3, cols).reshape((geo.N, w.shape[0]) + geo.out)
@@ -248,7 +248,7 @@ class ConvNdOp(Op):
             # Channel-major windows: one GEMM per group over the whole batch, not one small GEMM per image.
             cols = _im2col_channel_major(x, geo)
             O = w.shape[0]
-            y = np.matmul(w.reshape(G, O // G, -1), cols).reshape(O, geo.N, -1).transpose(1, 0, 2)
+            y = np.matmul(w.reshape(G, O // G, -1), cols).reshape(O, geo.N, math.prod(geo.out)).transpose(1, 0, 2)
             ctx.cols_cm = cols
             out = np.empty((geo.N, O) + geo.out, y.dtype)
             if b is None:
