@@ -103,9 +103,9 @@ _CHUNK_FLOATS = 1 << 18
 
 def _input_grad_chunked(w3, g4, geo):
     """col2im(w3^T @ g4) a few images at a time: the same GEMMs and adds as the whole-batch formula, in the same
-    order per element (bit-identical), but the window gradients never leave cache. LeNet's second conv
-    (64x16x14x14, 5x5 -> 32): 5.0 vs 6.1 ms alone with 1 BLAS thread, 12 vs 18 ms inside a training step on the
-    loaded 2-core machine; a 16-channel 3x3 conv over 32x32: 5.6-6.0 vs 9.5 ms."""
+    order per element (bit-identical), but the window gradients never leave cache. GEMM + col2im, 1 BLAS thread:
+    LeNet's second conv (64x16x14x14, 5x5 -> 32) 5.0 vs 6.1 ms; a 16-channel 3x3 conv over 32x32 at batch 32
+    5.6-6.0 vs 9.5 ms."""
     if all(s == 1 for s in geo.s) and len(geo.k) > 1:
         return _input_grad_wide(w3, g4, geo)
     out = np.zeros((geo.N, geo.C) + geo.psize, g4.dtype)
