@@ -32,6 +32,7 @@ W6, B6, W4, B4 = _c(_x(6)), _c(_x(6)), _c(_x(4)), _c(_x(4))
 # (requiring grad, so that x's gradient, linear in x, still depends on something differentiable)
 K_DEPTH = npgrad.tensor(_x(4, 1, 3, 3), requires_grad=True)
 K_GROUP = npgrad.tensor(_x(4, 2, 3, 3), requires_grad=True)
+X_DEEP = npgrad.tensor(_x(2, 8, 6, 5), requires_grad=True)
 # recurrent weights (input 3, hidden 4): LSTM with proj_size 2, both directions; GRU; RNN without bias
 LSTM_W = [_c(_x(*s) * 0.5) for s in [(16, 3), (16, 2), (16,), (16,), (2, 4)] * 2]
 GRU_W = [_c(_x(*s) * 0.5) for s in [(12, 3), (12, 4), (12,), (12,)]]
@@ -52,6 +53,10 @@ CASES = {
     "rms_norm": (lambda x: F.rms_norm(x, (6,)), _x(3, 6)),
     "depthwise_conv": (lambda x: F.conv2d(x, K_DEPTH, padding=1, groups=4), _x(2, 4, 5, 5)),
     "grouped_conv_cols": (lambda x: F.conv2d(x, K_GROUP, stride=2, groups=2), _x(2, 4, 7, 7)),
+    # the input gradient's chunked GEMM + col2im (a batch spanning several chunks) against Col2Im of the GEMM
+    "conv_input_grad_chunked": (lambda x: F.conv2d(x, K_GROUP, padding=1, groups=2), _x(3, 4, 96, 96)),
+    # the weight gradient from channel-major windows (one GEMM over the batch), deep enough to take that path
+    "conv_weight_grad_channel_major": (lambda w: F.conv2d(X_DEEP * w.sum(), w, padding=1), _x(3, 8, 3, 3)),
     "cumprod_with_zeros": (lambda x: x.cumprod(1), _with_zeros(3, 6)),
     # the fused recurrent layer (array BPTT) against its composite recomputation under create_graph
     "lstm_bidirectional_proj": (lambda x: npgrad.lstm(x, (H0_P, C0), LSTM_W, True, 1, 0.0, True, True, False)[0],

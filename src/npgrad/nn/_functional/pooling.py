@@ -44,18 +44,21 @@ def _max_pool_np(x, geo):
     best = xp[slices[0]].copy()
     for sl in slices[1:]:
         np.maximum(best, xp[sl], out=best)  # NaN propagates, as in PyTorch
-    # Winners without masked writes (slow in NumPy): add k where offset k is the first to equal the max.
+    # Winners without masked writes (slow in NumPy): the first offset k equal to the max is
+    # ne0 * (1 + ne1 * (1 + ... ne[K-2])) with ne_k = (x_k != max), evaluated from the inside out
+    # (3 passes an offset, was 5; K - 1 where no offset equals the max, as a NaN window, fixed below).
+    # LeNet's 2x2 pool of 64x16x28x28: 1.29 -> 1.04 ms.
     itype = np.uint8 if K < 256 else np.uint16 if K < 65536 else np.uint32
-    arg = np.zeros(best.shape, itype)
-    found = np.zeros(best.shape, bool)
-    eq = np.empty(best.shape, bool)
-    first = np.empty(best.shape, bool)
-    for k, sl in enumerate(slices):
-        np.equal(xp[sl], best, out=eq)
-        if k:
-            np.greater(eq, found, out=first)  # eq and not found
-            arg += first.view(np.uint8).astype(itype, copy=False) * itype(k)
-        found |= eq
+    ne = np.empty(best.shape, bool)
+    if K == 1:
+        arg = np.zeros(best.shape, itype)
+    else:
+        np.not_equal(xp[slices[K - 2]], best, out=ne)
+        arg = ne.astype(itype)
+    for k in range(K - 3, -1, -1):
+        arg += itype(1)
+        np.not_equal(xp[slices[k]], best, out=ne)
+        np.multiply(arg, ne, out=arg)
     if x.dtype.kind == "f" and np.isnan(best).any():  # PyTorch reports the last NaN of a window
         for k, sl in enumerate(slices):
             arg[np.isnan(xp[sl])] = k
@@ -69,8 +72,27 @@ def _winners(values, hit):
     return np.where(hit, values, 0) if r is None else r
 
 
+def _scatter_disjoint(g, arg, geo, it):
+    """_scatter_np where windows do not overlap (stride == kernel, no dilation): each offset's winners are
+    written straight into their slice as bits (g's or 0's), with no running sum. ``g + 0.0`` first turns -0.0
+    into +0.0 as the sum from zeros does, so the result is bit-identical. LeNet's pools at batch 64, 2x2: 1.42
+    -> 1.02 ms (64x16x28x28) and 0.35 -> 0.20 ms (64x32x10x10), 1 thread."""
+    gp = np.zeros(_padded_shape(g.shape, geo), g.dtype)
+    bits = np.add(g, 0.0, dtype=g.dtype).view(it)
+    hit = np.empty(g.shape, bool)
+    mask = np.empty(g.shape, it)
+    for k, sl in enumerate(_offset_slices(geo)):
+        np.equal(arg, k, out=hit)
+        np.negative(hit.view(np.int8), out=mask)  # all bits set where hit
+        np.bitwise_and(mask, bits, out=gp[sl].view(it))
+    return _crop(gp, geo)
+
+
 def _scatter_np(g, arg, geo):
     """Each window's gradient to its winner (PyTorch's scatter: the other inputs get an exact 0)."""
+    it = P._SAME_WIDTH_INT.get(g.dtype)
+    if it is not None and geo.s == geo.k and all(d == 1 for d in geo.d):
+        return _scatter_disjoint(g, arg, geo, it)
     gp = np.zeros(_padded_shape(g.shape, geo), g.dtype)
     hit = np.empty(g.shape, bool)
     for k, sl in enumerate(_offset_slices(geo)):

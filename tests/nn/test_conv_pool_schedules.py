@@ -1,0 +1,78 @@
+"""The array-only schedules of convolution and pooling kernels (chunked over the batch, long runs, bit writes) against
+the general whole-batch kernels they re-schedule: the results must be identical bit for bit."""
+import numpy as np
+import pytest
+
+import npgrad
+import npgrad.nn.functional as F
+from npgrad.nn._functional import conv as C
+
+RNG = np.random.default_rng(7)
+
+CONVS = [  # (input shape, weight shape, stride, padding, dilation, groups)
+    ((5, 4, 9, 8), (6, 4, 3, 3), 1, 1, 1, 1),
+    ((5, 4, 9, 8), (6, 2, 3, 2), (2, 1), (0, 2), (1, 2), 2),
+    ((3, 2, 11), (4, 2, 5), 2, 2, 1, 1),
+    ((2, 2, 5, 6, 4), (3, 2, 2, 3, 2), 1, 1, (2, 1, 1), 1),
+    ((3, 4, 7, 9), (4, 2, 4, 3), 1, "same", (2, 1), 2),  # uneven padding before and after
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", range(len(CONVS)))
+@pytest.mark.parametrize("chunk", [1, 40, 1 << 18])
+def test_chunked_input_grad_is_bit_identical(case, chunk, dtype, monkeypatch):
+    xs, ws, stride, padding, dilation, groups = CONVS[case]
+    conv = (F.conv1d, F.conv2d, F.conv3d)[len(xs) - 3]
+    x, w = RNG.standard_normal(xs).astype(dtype), RNG.standard_normal(ws).astype(dtype)
+    out = conv(npgrad.tensor(x), npgrad.tensor(w), None, stride, padding, dilation, groups)
+    up = RNG.standard_normal(tuple(out.shape)).astype(dtype)
+    monkeypatch.setattr(C, "_CHUNK_FLOATS", chunk)
+    xt = npgrad.tensor(x, requires_grad=True)
+    conv(xt, npgrad.tensor(w), None, stride, padding, dilation, groups).backward(npgrad.tensor(up))
+    # the whole-batch formula: one batched GEMM to window gradients, then col2im
+    G, O = groups, ws[0]
+    n = len(xs) - 2
+    geo = C._conv_args(npgrad.tensor(x), npgrad.tensor(w), None, stride, padding, dilation, groups, n, "conv")[2]
+    g4 = up.reshape(xs[0], G, O // G, -1)
+    w3 = w.reshape(G, O // G, -1)
+    expected = C.col2im(np.swapaxes(w3, 1, 2) @ g4, geo)
+    assert xt.grad.dtype == (npgrad.float32 if dtype == np.float32 else npgrad.float64)
+    assert np.array_equal(xt.grad.numpy(), expected)
+    assert xt.grad.numpy().tobytes() == np.ascontiguousarray(expected).tobytes()
+
+
+POOLS = [  # (input shape, kernel, stride, padding, dilation): disjoint windows, then overlapping ones
+    ((4, 3, 12, 12), (2, 2), (2, 2), (0, 0), (1, 1)),
+    ((4, 3, 13, 11), (3, 2), (3, 2), (1, 1), (1, 1)),
+    ((4, 3, 13, 11), (3, 3), (2, 2), (1, 1), (1, 1)),
+    ((4, 3, 9, 9), (2, 2), (2, 2), (0, 0), (2, 2)),
+]
+
+
+def _windows(xp, geo):
+    return [xp[sl] for _, sl in C.offset_slices(geo)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("case", range(len(POOLS)))
+def test_max_pool_winners_and_scatter_match_their_definitions(case, dtype):
+    from npgrad.nn._functional import pooling as PL
+    shape, k, s, p, d = POOLS[case]
+    x = RNG.integers(-2, 3, shape).astype(dtype)  # many ties: the first offset holding the max wins
+    out = tuple((n + 2 * pp - dd * (kk - 1) - 1) // ss + 1 for n, kk, ss, pp, dd in zip(shape[2:], k, s, p, d))
+    geo = C.geometry(shape[0], shape[1], shape[2:], k, s, d, p, p, out, 1)
+    values, arg = PL._max_pool_np(x, geo)
+    low = np.iinfo(dtype).min if dtype == np.int32 else -np.inf
+    stacked = np.stack(_windows(C._padded(x, geo, low), geo))
+    assert np.array_equal(arg, np.argmax(stacked, axis=0))
+    assert np.array_equal(values, stacked.max(0))
+    if dtype == np.int32:
+        return
+    g = RNG.standard_normal(values.shape).astype(dtype)
+    g.flat[:3] = [-0.0, np.nan, -np.inf]
+    expected = np.zeros(tuple(shape[:2]) + geo.psize, dtype)
+    for i, sl in enumerate(s_ for _, s_ in C.offset_slices(geo)):
+        expected[sl] += np.where(arg == i, g, 0)
+    got = PL._scatter_np(g, arg, geo)
+    assert got.tobytes() == np.ascontiguousarray(C._cropped(expected, geo)).tobytes()
