@@ -258,3 +258,70 @@ ERROR_ROWS += [_r(name, fn) for name, fn in [
 ]]
 OTHER_SAMPLES += [_c("logsumexp_complex", lambda L, a: L.logsumexp(a, 1), [Z2]),
                   _c("logsumexp_all_complex", lambda L, a: a.logsumexp((0, 1), keepdim=True), [Z2])]
+
+# torch.linalg on complex matrices (and linalg.eig/eigvals, complex for real input too). Losses on singular and
+# eigen vectors are built to be independent of the vectors' free phases, as PyTorch requires.
+ZS, ZS3, ZT, ZW, RS = ((3, 3), "c"), ((2, 3, 3), "c"), ((4, 3), "c"), ((3, 5), "c"), ((3, 3), "r")
+
+
+def _hpd(L, x):
+    return x @ x.mH + L.eye(x.shape[-1])
+
+
+def _eig_rebuilt(L, w, v):
+    return (v * w.unsqueeze(-2)) @ L.linalg.inv(v)
+
+
+OTHER_SAMPLES += [
+    _c("linalg_inv_complex", lambda L, a: L.linalg.inv(a), [ZS3]),
+    _c("inverse_complex", lambda L, a: L.inverse(a), [ZS]),
+    _c("linalg_det_complex", lambda L, a: L.linalg.det(a), [ZS3]),
+    _c("det_complex", lambda L, a: a.det(), [ZS]),
+    _c("linalg_slogdet_complex", lambda L, a: tuple(L.linalg.slogdet(a)), [ZS3]),
+    _c("slogdet_sign_complex", lambda L, a: L.slogdet(a)[0], [ZS]),
+    _c("linalg_solve_complex", lambda L, a, b: L.linalg.solve(a, b), [ZS3, ((2, 3, 2), "c")]),
+    _c("linalg_solve_vector_complex", lambda L, a, b: L.linalg.solve(a, b), [ZS, Z]),
+    _c("linalg_lstsq_complex", lambda L, a, b: L.linalg.lstsq(a, b).solution, [ZT, ((4, 2), "c")]),
+    _c("linalg_qr_complex", lambda L, a: tuple(L.linalg.qr(a)), [ZT]),
+    _c("linalg_qr_square_batched_complex", lambda L, a: tuple(L.linalg.qr(a)), [ZS3]),
+    _c("linalg_qr_wide_complex", lambda L, a: tuple(L.linalg.qr(a)), [ZW]),
+    _c("linalg_qr_complete_complex", lambda L, a: tuple(L.linalg.qr(a, mode="complete")), [((2, 4), "c")]),
+    _c("linalg_cholesky_complex", lambda L, a: L.linalg.cholesky(_hpd(L, a)), [ZS3]),
+    _c("linalg_cholesky_upper_complex", lambda L, a: L.linalg.cholesky(_hpd(L, a), upper=True), [ZS]),
+    _c("linalg_svd_complex", lambda L, a: (lambda u, s, vh: (u @ vh, s, u.abs(), vh.abs()))(
+        *L.linalg.svd(a, full_matrices=False)), [ZS]),
+    _c("linalg_svd_tall_complex", lambda L, a: (lambda u, s, vh: (u @ vh, s, u @ u.mH))(
+        *L.linalg.svd(a, full_matrices=False)), [ZT]),
+    _c("linalg_svd_wide_full_complex", lambda L, a: (lambda u, s, vh: (u @ vh[..., :3, :], s))(
+        *L.linalg.svd(a)), [ZW]),
+    _c("linalg_svdvals_complex", lambda L, a: L.linalg.svdvals(a), [ZB]),
+    _c("linalg_eigh_complex", lambda L, a: (lambda w, v: (w, v.abs(), (v * w.unsqueeze(-2)) @ v.mH))(
+        *L.linalg.eigh(a + a.mH)), [ZS3]),
+    _c("linalg_eigh_upper_complex", lambda L, a: (lambda w, v: (w, v.abs()))(*L.linalg.eigh(a + a.mH, UPLO="U")), [ZS]),
+    _c("linalg_eigvalsh_complex", lambda L, a: L.linalg.eigvalsh(a + a.mH), [ZS]),
+    _c("linalg_matrix_norm_complex", lambda L, a: [L.linalg.matrix_norm(a, o) for o in ("fro", "nuc", 2, -2, 1, -1,
+                                                                                        float("inf"))], [ZW]),
+    _c("linalg_pinv_complex", lambda L, a: L.linalg.pinv(a), [ZW]),
+    _c("pinverse_complex", lambda L, a: L.pinverse(a), [ZT]),
+    _c("linalg_matrix_exp_complex", lambda L, a: L.linalg.matrix_exp(a), [ZS3]),
+    _c("linalg_eig_complex", lambda L, a: (lambda w, v: (w, v.abs(), _eig_rebuilt(L, w, v)))(*L.linalg.eig(a)), [ZS3]),
+    _c("linalg_eig_real_input", lambda L, a: (lambda w, v: (w, v.abs(), _eig_rebuilt(L, w, v)))(*L.linalg.eig(a)),
+       [((4, 4), "r")]),
+    _c("linalg_eigvals_complex", lambda L, a: L.linalg.eigvals(a), [ZS3]),
+    _c("linalg_eigvals_real_input", lambda L, a: L.linalg.eigvals(a), [RS]),
+]
+
+
+def _phase_loss(L, which):
+    a = L.tensor([[1 + 2j, 0.5 - 1j, 2j], [0.3, 1 - 1j, 2 + 0.5j], [1j, -1, 0.7 + 0.2j]], requires_grad=True)
+    vecs = {"svd": lambda: L.linalg.svd(a)[0], "eig": lambda: L.linalg.eig(a)[1],
+            "eigh": lambda: L.linalg.eigh(a + a.mH)[1]}[which]()
+    return vecs.sum().abs().backward()
+
+
+ERROR_ROWS += [_r(f"{w}_phase_dependent_loss", lambda L, w=w: _phase_loss(L, w)) for w in ("svd", "eig", "eigh")]
+ERROR_ROWS += [_r("linalg_eig_int", lambda L: L.linalg.eig(L.ones(2, 2, dtype=L.int64))),
+               _r("linalg_eigvals_bool", lambda L: L.linalg.eigvals(L.ones(2, 2, dtype=L.bool))),
+               _r("linalg_eig_half", lambda L: L.linalg.eig(L.ones(2, 2, dtype=L.float16))),
+               _r("linalg_eig_1d", lambda L: L.linalg.eig(L.ones(3))),
+               _r("linalg_eig_not_square", lambda L: L.linalg.eigvals(L.ones(2, 3, dtype=L.cfloat)))]
