@@ -283,6 +283,8 @@ def slogdet(input):
 def logdet(input):
     """log det(A): NaN for a negative determinant, -inf for a singular matrix (as PyTorch)."""
     sign, logabs = _slogdet("linalg.slogdet", input, _rt.slogdet)
+    if sign._data.dtype.kind == "c":  # log(det) on the principal branch: log|det| + i arg(det)
+        return logabs + sign.log()
     from .pointwise import where
     return where(Tensor._wrap(sign._data < 0), float("nan"), logabs)
 
@@ -382,8 +384,8 @@ def cholesky(input, upper=False):
 @op()
 def cholesky_solve(input, input2, upper=False):
     """Solve A X = B given A's Cholesky factor ``input2`` (lower, or upper with upper=True); B is ``input``."""
-    low = input2.mT if upper else input2
-    return matrix_solve(low.mT, matrix_solve(low, input))
+    low = input2.mH if upper else input2
+    return matrix_solve(low.mH, matrix_solve(low, input))
 
 
 def matrix_solve(A, B):
@@ -399,7 +401,7 @@ def matrix_solve(A, B):
 
 @op()
 def cholesky_inverse(input, upper=False):
-    low = input.mT if upper else input
+    low = input.mH if upper else input
     n = low._data.shape[-1]
     eye = Tensor._wrap(np.broadcast_to(np.eye(n, dtype=low._data.dtype), low._data.shape))
     return cholesky_solve(eye, input, upper)
@@ -619,7 +621,7 @@ def svd(input, some=True, compute_uv=True):
         z = lambda r: Tensor._wrap(np.zeros(input._data.shape[:-2] + (r, r), input._data.dtype))  # noqa: E731
         return _rt.svd(z(m), s, z(n))
     u, s, vh = svd_op(input, not some)
-    return _rt.svd(u, s, vh.mT)
+    return _rt.svd(u, s, vh.mH)
 
 
 # -- built on the above ------------------------------------------------------------------------------------------------
