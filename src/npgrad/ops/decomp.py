@@ -384,7 +384,7 @@ def cholesky(input, upper=False):
 @op()
 def cholesky_solve(input, input2, upper=False):
     """Solve A X = B given A's Cholesky factor ``input2`` (lower, or upper with upper=True); B is ``input``."""
-    low = input2.mH if upper else input2
+    low = input2.triu().mH if upper else input2.tril()  # as PyTorch, only the factor's triangle is read
     return matrix_solve(low.mH, matrix_solve(low, input))
 
 
@@ -401,7 +401,8 @@ def matrix_solve(A, B):
 
 @op()
 def cholesky_inverse(input, upper=False):
-    low = input.mH if upper else input
+    check_square("cholesky_inverse", input)
+    low = input
     n = low._data.shape[-1]
     eye = Tensor._wrap(np.broadcast_to(np.eye(n, dtype=low._data.dtype), low._data.shape))
     return cholesky_solve(eye, input, upper)
