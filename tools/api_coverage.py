@@ -69,7 +69,6 @@ EXCLUDED = [
           r"|^convolution$|^_|^max_pool1d_with_indices$|^segment_reduce$|^slice_inverse$|^hash_tensor$", _INTERNAL),
     ("*", r"^sym_", _COMPILE),
     ("*", r"^(chalf|complex32)$", "complex32 (half-precision complex): NumPy has no such dtype"),
-    ("torch.linalg", r"^(eig|eigvals)$", _COMPLEX + ": a real matrix's eigenvalues are complex in general"),
     ("*", r"^is_distributed$|^DistributedSampler$|^DistributedDataParallel$|^DataParallel$|^SyncBatchNorm$", _DIST),
     ("*", r"^nested|^is_nested$|^to_padded_tensor$", _NESTED),
     ("torch.utils.data", r"DataPipe|^DataChunk$|^functional_datapipe$|^guaranteed_datapipes_determinism$"

@@ -18,7 +18,7 @@ from .tensor import Tensor
 __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "inv_ex", "det", "slogdet", "solve",
            "solve_ex", "solve_triangular", "cholesky", "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals",
            "pinv", "matrix_rank", "lstsq", "cross", "matmul", "multi_dot", "matrix_power", "diagonal", "vecdot",
-           "cond", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "householder_product", "matrix_exp",
+           "cond", "eig", "eigvals", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "householder_product", "matrix_exp",
            "tensorinv", "tensorsolve", "vander", "ldl_factor", "ldl_factor_ex", "ldl_solve"]
 
 
@@ -231,12 +231,13 @@ def lstsq(A, B, rcond=None, *, driver=None):
     rtol = rcond if rcond is not None and rcond > 0 else None
     sol = _d.pinv_op(A, rtol=rtol) @ Bm
     rank = matrix_rank(A, rtol=rtol)
-    empty = Tensor._wrap(np.zeros((0,), A._data.dtype))
+    empty = Tensor._wrap(np.zeros((0,), A._data.real.dtype))  # residuals and singular values are real
     residuals = singular = empty
     if driver in ("gelsd", "gelss"):
         singular = Tensor._wrap(np.linalg.svd(A._data, compute_uv=False))
         if m > n and (rank._data == n).all():
-            residuals = ((A @ sol - Bm) ** 2).sum(-2)
+            r = A @ sol - Bm
+            residuals = ((r.abs() if r._data.dtype.kind == "c" else r) ** 2).sum(-2)
     if driver == "gels":
         rank = Tensor._wrap(np.zeros((0,), np.int64))
     return _rt.linalg_lstsq(sol.squeeze(-1) if vector else sol, residuals, rank, singular)
@@ -254,6 +255,21 @@ def eigh(A, UPLO="L", *, out=None):
 
 def eigvalsh(A, UPLO="L", *, out=None):
     return _d.eigh_op(A, UPLO).eigenvalues
+
+
+def eig(A, *, out=None):
+    from .ops.decomp_eig import eig as _eig
+    res = _eig(A)
+    if out is not None:
+        for o, r in zip(out, res):
+            o.copy_(r)
+        res = tuple(out)
+    return _rt.linalg_eig(*res)
+
+
+def eigvals(A, *, out=None):
+    from .ops.decomp_eig import eigvals as _eigvals
+    return _out(_eigvals(A), out)
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):

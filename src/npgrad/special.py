@@ -39,6 +39,9 @@ def multigammaln(input, p):
 
 def log_ndtr(input):
     """log of the standard normal CDF (through erfc, so the lower tail keeps its accuracy down to ~-37)."""
+    if input._data.dtype.kind == "c":
+        from .dtypes import not_implemented
+        raise not_implemented("log_ndtr_cpu", input._data.dtype)
     return ndtr(input).log()
 
 

@@ -368,10 +368,18 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def __float__(self):
-        return float(self._python_scalar())
+        return float(self._real_scalar("double"))
 
     def __int__(self):
-        return int(self._python_scalar())
+        return int(self._real_scalar("int64_t"))
+
+    def _real_scalar(self, c_type):
+        v = self._python_scalar()
+        if type(v) is complex:  # PyTorch converts a complex value only when its imaginary part is 0
+            if v.imag != 0:
+                raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+            return v.real
+        return v
 
     def __index__(self):
         if self._data.dtype.kind not in "iub" or self._data.size != 1:

@@ -60,6 +60,8 @@ PARTLY = frozenset([
 def _outcomes(op):
     out = []
     for sample in op.samples:
+        if "complex_grad" in sample.checks:
+            continue  # the complex table's samples (inputs as (shape, kind)): ONNX has no complex tensors
         if np.float32 not in tuple(sample.dtypes):
             continue
         if not all(hasattr(spec, "dtype") for spec in sample.inputs):

@@ -263,3 +263,174 @@ ERROR_ROWS += [_r(name, fn) for name, fn in [
 ]]
 OTHER_SAMPLES += [_c("logsumexp_complex", lambda L, a: L.logsumexp(a, 1), [Z2]),
                   _c("logsumexp_all_complex", lambda L, a: a.logsumexp((0, 1), keepdim=True), [Z2])]
+
+# torch.linalg on complex matrices (and linalg.eig/eigvals, complex for real input too). Losses on singular and
+# eigen vectors are built to be independent of the vectors' free phases, as PyTorch requires.
+ZS, ZS3, ZT, ZW, RS = ((3, 3), "c"), ((2, 3, 3), "c"), ((4, 3), "c"), ((3, 5), "c"), ((3, 3), "r")
+
+
+def _hpd(L, x):
+    return x @ x.mH + L.eye(x.shape[-1])
+
+
+def _eig_rebuilt(L, w, v):
+    return (v * w.unsqueeze(-2)) @ L.linalg.inv(v)
+
+
+def _in_order(L, w, v=None):
+    """Eigenvalues (and their vectors) sorted: LAPACK builds may order a general matrix's eigenvalues differently
+    (PyTorch's and NumPy's single-precision geev do, for a few percent of random matrices)."""
+    idx = (w.real + 0.1 * w.imag).argsort(-1)
+    w = w.gather(-1, idx)
+    if v is None:
+        return w
+    return w, v.gather(-1, idx.unsqueeze(-2).expand(v.shape))
+
+
+def _eig_outputs(L, w, v):
+    ws, vs = _in_order(L, w, v)
+    return ws, vs.abs(), _eig_rebuilt(L, w, v)
+
+
+OTHER_SAMPLES += [
+    _c("linalg_inv_complex", lambda L, a: L.linalg.inv(a), [ZS3]),
+    _c("inverse_complex", lambda L, a: L.inverse(a), [ZS]),
+    _c("linalg_det_complex", lambda L, a: L.linalg.det(a), [ZS3]),
+    _c("det_complex", lambda L, a: a.det(), [ZS]),
+    _c("linalg_slogdet_complex", lambda L, a: tuple(L.linalg.slogdet(a)), [ZS3]),
+    _c("slogdet_sign_complex", lambda L, a: L.slogdet(a)[0], [ZS]),
+    _c("linalg_solve_complex", lambda L, a, b: L.linalg.solve(a, b), [ZS3, ((2, 3, 2), "c")]),
+    _c("linalg_solve_vector_complex", lambda L, a, b: L.linalg.solve(a, b), [ZS, Z]),
+    _c("linalg_lstsq_complex", lambda L, a, b: L.linalg.lstsq(a, b).solution, [ZT, ((4, 2), "c")]),
+    _c("linalg_qr_complex", lambda L, a: tuple(L.linalg.qr(a)), [ZT]),
+    _c("linalg_qr_square_batched_complex", lambda L, a: tuple(L.linalg.qr(a)), [ZS3]),
+    _c("linalg_qr_wide_complex", lambda L, a: tuple(L.linalg.qr(a)), [ZW]),
+    _c("linalg_qr_complete_complex", lambda L, a: tuple(L.linalg.qr(a, mode="complete")), [((2, 4), "c")]),
+    _c("linalg_cholesky_complex", lambda L, a: L.linalg.cholesky(_hpd(L, a)), [ZS3]),
+    _c("linalg_cholesky_upper_complex", lambda L, a: L.linalg.cholesky(_hpd(L, a), upper=True), [ZS]),
+    _c("linalg_svd_complex", lambda L, a: (lambda u, s, vh: (u @ vh, s, u.abs(), vh.abs()))(
+        *L.linalg.svd(a, full_matrices=False)), [ZS]),
+    _c("linalg_svd_tall_complex", lambda L, a: (lambda u, s, vh: (u @ vh, s, u @ u.mH))(
+        *L.linalg.svd(a, full_matrices=False)), [ZT]),
+    _c("linalg_svd_wide_full_complex", lambda L, a: (lambda u, s, vh: (u @ vh[..., :3, :], s))(
+        *L.linalg.svd(a)), [ZW]),
+    _c("linalg_svdvals_complex", lambda L, a: L.linalg.svdvals(a), [ZB]),
+    _c("linalg_eigh_complex", lambda L, a: (lambda w, v: (w, v.abs(), (v * w.unsqueeze(-2)) @ v.mH))(
+        *L.linalg.eigh(a + a.mH)), [ZS3]),
+    _c("linalg_eigh_upper_complex", lambda L, a: (lambda w, v: (w, v.abs()))(*L.linalg.eigh(a + a.mH, UPLO="U")), [ZS]),
+    _c("linalg_eigvalsh_complex", lambda L, a: L.linalg.eigvalsh(a + a.mH), [ZS]),
+    _c("linalg_matrix_norm_complex", lambda L, a: [L.linalg.matrix_norm(a, o) for o in ("fro", "nuc", 2, -2, 1, -1,
+                                                                                        float("inf"))], [ZW]),
+    _c("linalg_pinv_complex", lambda L, a: L.linalg.pinv(a), [ZW]),
+    _c("pinverse_complex", lambda L, a: L.pinverse(a), [ZT]),
+    _c("linalg_matrix_exp_complex", lambda L, a: L.linalg.matrix_exp(a), [ZS3]),
+    _c("linalg_eig_complex", lambda L, a: _eig_outputs(L, *L.linalg.eig(a)), [ZS3]),
+    _c("linalg_eig_real_input", lambda L, a: _eig_outputs(L, *L.linalg.eig(a)), [((4, 4), "r")]),
+    _c("linalg_eigvals_complex", lambda L, a: _in_order(L, L.linalg.eigvals(a)), [ZS3]),
+    _c("linalg_eigvals_real_input", lambda L, a: _in_order(L, L.linalg.eigvals(a)), [RS]),
+]
+
+
+def _phase_loss(L, which):
+    a = L.tensor([[1 + 2j, 0.5 - 1j, 2j], [0.3, 1 - 1j, 2 + 0.5j], [1j, -1, 0.7 + 0.2j]], requires_grad=True)
+    vecs = {"svd": lambda: L.linalg.svd(a)[0], "eig": lambda: L.linalg.eig(a)[1],
+            "eigh": lambda: L.linalg.eigh(a + a.mH)[1]}[which]()
+    return vecs.sum().abs().backward()
+
+
+ERROR_ROWS += [_r(f"{w}_phase_dependent_loss", lambda L, w=w: _phase_loss(L, w)) for w in ("svd", "eig", "eigh")]
+ERROR_ROWS += [_r("linalg_eig_int", lambda L: L.linalg.eig(L.ones(2, 2, dtype=L.int64))),
+               _r("linalg_eigvals_bool", lambda L: L.linalg.eigvals(L.ones(2, 2, dtype=L.bool))),
+               _r("linalg_eig_half", lambda L: L.linalg.eig(L.ones(2, 2, dtype=L.float16))),
+               _r("linalg_eig_1d", lambda L: L.linalg.eig(L.ones(3))),
+               _r("linalg_eig_not_square", lambda L: L.linalg.eigvals(L.ones(2, 3, dtype=L.cfloat)))]
+
+# Operators that used to drop the imaginary part silently (found by running every registry operator on complex
+# input against PyTorch), and the complex leftovers PyTorch computes.
+_ZH = ((3, 3), "c")
+
+
+def _chol_factor(L, m, upper=False):
+    return L.linalg.cholesky(m @ m.mH + L.eye(m.shape[-1]), upper=upper)
+
+
+OTHER_SAMPLES += [
+    _c("float_power_complex", lambda L, a, b: L.float_power(a, b), [Z2, Z2]),
+    _c("float_power_scalar_complex", lambda L, a: L.float_power(a, 2), [Z2]),
+    _c("float_power_real_complex_scalar", lambda L, a: L.float_power(a, 1 + 1j), [RM]),
+    _c("pow_negative_int_complex", lambda L, a: a ** -2, [Z2]),
+    _c("addcdiv_complex", lambda L, a, b, c: L.addcdiv(a, b, c, value=0.5), [Z, Z, Z]),
+    _c("ldexp_complex", lambda L, a, b: L.ldexp(a, b), [Z2, Z2]),
+    _c("trapezoid_complex", lambda L, a: L.trapezoid(a), [Z2]),
+    _c("trapezoid_x_complex", lambda L, a, x: L.trapezoid(a, x), [Z2, Z2]),
+    _c("trapz_complex", lambda L, a: L.trapz(a, dim=0), [Z2]),
+    _c("cumulative_trapezoid_complex", lambda L, a: L.cumulative_trapezoid(a), [Z2]),
+    _c("gradient_complex", lambda L, a: L.gradient(a), [ZM]),
+    _c("cov_complex", lambda L, a: L.cov(a), [ZM]),
+    _c("corrcoef_complex", lambda L, a: L.corrcoef(a), [ZM], fd=False),  # (clipping: not smooth everywhere)
+    _c("logdet_complex", lambda L, a: L.logdet(a), [_ZH]),
+    _c("svd_deprecated_complex", lambda L, a: (lambda u, s, v: (u @ v.mH, s))(*L.svd(a)), [_ZH]),
+    _c("cholesky_solve_complex", lambda L, b, m: L.cholesky_solve(b, _chol_factor(L, m)), [((3, 2), "c"), _ZH]),
+    _c("cholesky_solve_upper_complex", lambda L, b, m: L.cholesky_solve(b, _chol_factor(L, m, True), upper=True),
+       [((3, 2), "c"), _ZH]),
+    _c("cholesky_inverse_complex", lambda L, m: L.cholesky_inverse(_chol_factor(L, m)), [_ZH]),
+    _c("logaddexp_complex", lambda L, a, b: L.logaddexp(a, b), [Z2, Z2]),
+    _c("logaddexp_same_complex", lambda L, a: L.logaddexp(a, a * 1), [Z2]),
+    _c("sinc_complex", lambda L, a: L.sinc(a), [Z2]),
+    _c("special_sinc_complex", lambda L, a: L.special.sinc(a), [Z2]),
+    _c("vdot_real", lambda L, a, b: L.vdot(a, b), [R, R]),
+]
+
+
+def _nan_parts(L):
+    nan, inf = float("nan"), float("inf")
+    return L.nan_to_num(L.tensor([complex(nan, 1), complex(1, nan), complex(inf, -inf), complex(nan, nan)]))
+
+
+def _no_imag(L, conv):
+    return conv(L.tensor(2 + 0j)), conv(L.tensor([3.5 + 0j]))
+
+
+OTHER_EXACT = {
+    "nan_to_num_complex_parts": _nan_parts,
+    "nan_to_num_complex_values": lambda L: L.nan_to_num(L.tensor([complex("nan+1j"), complex("inf+infj")]), 1.0,
+                                                        2.0, -3.0),
+    "float_of_complex_without_imag": lambda L: _no_imag(L, float),
+    "int_of_complex_without_imag": lambda L: _no_imag(L, int),
+    "vdot_node_name": lambda L: L.vdot(*(L.tensor([1 + 2j, 3j], requires_grad=True),) * 2).grad_fn.name(),
+    "logaddexp_branch": lambda L: L.logaddexp(L.tensor([1 + 3j, -2 + 2.5j]), L.tensor([0.5 - 3j, 1 + 2.9j])),
+    "sinc_complex_at_zero": lambda L: L.sinc(L.tensor([0j, 1 + 1j, -0.5j])),
+}
+
+ERROR_ROWS += [_r(name, fn) for name, fn in [
+    ("float_of_complex", lambda L: float(_z(L)[0])), ("int_of_complex", lambda L: int(_z(L)[1])),
+    ("logit_complex", lambda L: L.logit(_z(L))), ("special_logit_complex", lambda L: L.special.logit(_z(L))),
+    ("softmax_complex", lambda L: L.softmax(_z(L), 0)), ("log_softmax_complex", lambda L: _z(L).log_softmax(-1)),
+    ("softmax_complex_not_last", lambda L: L.softmax(L.ones(2, 2, dtype=L.cfloat), 0)),
+    ("log_softmax_complex_not_last", lambda L: L.log_softmax(L.ones(2, 2, dtype=L.cdouble), 0)),
+    ("special_softmax_complex", lambda L: L.special.softmax(_z(L), 0)),
+    ("mse_loss_complex", lambda L: L.nn.functional.mse_loss(_z(L), _z(L))),
+    ("smooth_l1_loss_complex", lambda L: L.nn.functional.smooth_l1_loss(_z(L), _z(L))),
+    ("huber_loss_complex", lambda L: L.nn.functional.huber_loss(_z(L), _z(L))),
+    ("abs__complex", lambda L: _z(L).abs_()),
+    ("clamp_min_complex_scalar", lambda L: _z(L).clamp_min(0)),
+    ("clamp_max_complex_tensor", lambda L: L.clamp_max(_z(L), _z(L))),
+    ("clamp_min_complex_tensor", lambda L: L.clamp_min(_z(L), _z(L))),
+    ("nansum_complex", lambda L: _z(L).nansum()), ("nanmean_complex", lambda L: L.nanmean(_z(L), 0)),
+    ("deg2rad_complex", lambda L: _z(L).deg2rad()), ("rad2deg_complex", lambda L: L.rad2deg(_z(L))),
+    ("searchsorted_complex", lambda L: L.searchsorted(_z(L), _z(L))),
+    ("unique_consecutive_complex", lambda L: _z(L).unique_consecutive()),
+    ("logaddexp2_complex", lambda L: L.logaddexp2(_z(L), _z(L))),
+    ("float_power_inplace_complex", lambda L: _z(L).float_power_(2)),
+    ("nan_to_num_complex_requires_grad", lambda L: L.nan_to_num(L.tensor([1j], requires_grad=True))),
+]]
+ERROR_ROWS += [_r(f"special_{n}_complex", lambda L, n=n: getattr(L.special, n)(_z(L))) for n in (
+    "i0", "i0e", "i1", "i1e", "erfcx", "ndtri", "ndtr", "log_ndtr", "entr", "bessel_j0", "bessel_j1", "bessel_y0",
+    "bessel_y1", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+    "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0", "airy_ai")]
+ERROR_ROWS += [_r(f"special_{n}_complex", lambda L, n=n: getattr(L.special, n)(_z(L), _z(L))) for n in (
+    "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+    "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",
+    "shifted_chebyshev_polynomial_t", "zeta", "xlog1py", "gammainc", "gammaincc")]
+ERROR_ROWS += [_r("i0_complex", lambda L: L.i0(_z(L))), _r("polygamma_complex", lambda L: L.polygamma(1, _z(L))),
+               _r("digamma_via_polygamma_complex", lambda L: L.polygamma(0, _z(L)))]

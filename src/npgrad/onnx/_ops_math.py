@@ -150,7 +150,7 @@ def _log_softmax(g, s):
     return [g.op("LogSoftmax", g.val(s.args[0]), axis=int(s.args[1]))]
 
 
-@emits("MatMul")
+@emits("MatMul", "Vdot")  # vdot: conj(a) . b, which on the real vectors ONNX carries is a . b
 def _matmul(g, s):
     return [g.op("MatMul", g.val(s.args[0]), g.val(s.args[1]))]
 

@@ -485,7 +485,7 @@ def pow(input, exponent):
     if input._data.dtype == np.float16 and type(e) in (int, float) and math.isfinite(e) and abs(e) > 65504:
         # the exponent is converted to the tensor's type with a check, as for integers below
         raise RuntimeError("value cannot be converted to type c10::Half without overflow")
-    if isinstance(exponent, Tensor) or isinstance(exponent, float) or input._data.dtype.kind == "f":
+    if isinstance(exponent, Tensor) or isinstance(exponent, float) or input._data.dtype.kind in "fc":
         a, b = promote(input, exponent)
     else:
         # checked before promotion, which wraps an out-of-range scalar into the tensor's type
@@ -507,18 +507,26 @@ def pow(input, exponent):
 _C_INT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
 
 
+def _is_complex(v):
+    return v._data.dtype.kind == "c" if isinstance(v, Tensor) else isinstance(v, complex)
+
+
 @op()  # its in-place form has its own dtype rule: float_power_ below
 def float_power(input, exponent):
-    input = input.double() if isinstance(input, Tensor) else input
-    exponent = exponent.double() if isinstance(exponent, Tensor) else float(exponent)
+    # float64, or complex128 when either side is complex (PyTorch's rule)
+    wide = _dt.complex128 if any(_is_complex(v) for v in (input, exponent)) else _dt.float64
+    input = input._cast(wide) if isinstance(input, Tensor) else input
+    exponent = exponent._cast(wide) if isinstance(exponent, Tensor) else (
+        complex(exponent) if wide is _dt.complex128 else float(exponent))
     return pow(input, exponent)
 
 
 def _float_power_(self, exponent):
     # in place, the result (always float64) must fit the tensor: PyTorch refuses any other dtype
-    if self._data.dtype != np.float64:
+    wide = np.complex128 if _is_complex(self) or _is_complex(exponent) else np.float64
+    if self._data.dtype != wide:
         raise RuntimeError(f"the base given to float_power_ has dtype {_dt.scalar_name(self._data.dtype)} but "
-                           "the operation's result requires dtype Double")
+                           f"the operation's result requires dtype {_dt.scalar_name(np.dtype(wide))}")
     from .inplace import inplace
     return inplace(self, float_power, exponent)
 

@@ -50,6 +50,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 @op()
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     x = input._data
+    if x.dtype.kind == "c":
+        raise _dt.not_implemented("unique", x.dtype)
     if dim is None:
         flat = x.reshape(-1)
         starts = np.empty(flat.shape, bool)
@@ -142,6 +144,8 @@ def _side(right, side):
 @op(methods=())
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     seq = sorted_sequence._data
+    if seq.dtype.kind == "c":  # complex numbers have no order
+        raise _dt.not_implemented("searchsorted_out_cpu", seq.dtype)
     side = _side(right, side)
     if seq.ndim == 0:
         raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "

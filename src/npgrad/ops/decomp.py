@@ -30,6 +30,32 @@ def _mT(x):
     return P.swapaxes(x, -1, -2)
 
 
+def _cj(x):
+    """Complex conjugate (nothing to do for real values)."""
+    if isinstance(x, Tensor):
+        return x.conj_physical() if x._data.dtype.kind == "c" else x
+    return np.conj(x) if x.dtype.kind == "c" else x
+
+
+def _mH(x):
+    """Conjugate transpose: the transpose for real values."""
+    return _cj(P.swapaxes(x, -1, -2))
+
+
+def _real(x):
+    if isinstance(x, Tensor):
+        return x.real if x._data.dtype.kind == "c" else x
+    return x.real if x.dtype.kind == "c" else x
+
+
+def _gauge_check(im, name, tail="depends on this quantity, so it is ill-defined."):
+    """PyTorch's check that a loss does not depend on the free phases of complex singular/eigen vectors."""
+    if not np.allclose(P.data_of(im), 0, rtol=1e-2, atol=1e-2):
+        vectors = "singular vectors" if name == "svd_backward" else "eigenvectors"
+        raise RuntimeError(f"{name}: The {vectors} in the complex case are specified up to multiplication by "
+                           f"e^{{i phi}}. The specified loss function {tail}")
+
+
 def _col(v):
     """(..., n) -> (..., n, 1)"""
     return P.reshape(v, tuple(v.shape) + (1,))
@@ -83,7 +109,7 @@ def check_square(name, a, arg="A"):
 
 
 def check_float(name, a, arg=""):
-    if a._data.dtype.kind != "f":
+    if a._data.dtype.kind not in "fc":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{_dt.scalar_name(a._data.dtype)}")
 
@@ -212,21 +238,34 @@ def det(input):
 class Slogdet(Op):
     __slots__ = ()
     node_name = "LinalgSlogdetBackward0"
+    _complex_native = True  # the complex sign is differentiable; its gradient is written out below
 
     @staticmethod
     def forward(ctx, a):
         sign, logabs = np.linalg.slogdet(a)
-        sign, logabs = np.asarray(sign, a.dtype), np.asarray(logabs, a.dtype)
-        ctx.save_for_backward(a)
-        ctx.mark_non_differentiable(sign)
+        sign, logabs = np.asarray(sign, a.dtype), np.asarray(logabs, a.real.dtype)
+        ctx.save_for_backward(a, sign)
+        if a.dtype.kind != "c":
+            ctx.mark_non_differentiable(sign)
         return sign, logabs
 
     @staticmethod
     def backward(ctx, g_sign, g_logabs):
-        (a,) = ctx.saved_tensors
-        if g_logabs is None:
+        a, sign = ctx.saved_tensors
+        if P.data_of(a).dtype.kind != "c":
+            if g_logabs is None:
+                return None
+            return _col(_col(g_logabs)) * _mT(_inv(a))
+        # d sign = i Im(t) sign and d logabs = Re(t), t = tr(A^-1 dA): the gradient is conj(c) A^-H with
+        # c = g_logabs + i Im(conj(g_sign) sign).
+        c = 0
+        if g_sign is not None:
+            c = (_cj(g_sign) * sign).imag * -1j
+        if g_logabs is not None:
+            c = c + g_logabs
+        if isinstance(c, int):
             return None
-        return _col(_col(g_logabs)) * _mT(_inv(a))
+        return _col(_col(c)) * _mH(_inv(a))
 
 
 def _slogdet(name, input, result_type):
@@ -244,6 +283,8 @@ def slogdet(input):
 def logdet(input):
     """log det(A): NaN for a negative determinant, -inf for a singular matrix (as PyTorch)."""
     sign, logabs = _slogdet("linalg.slogdet", input, _rt.slogdet)
+    if sign._data.dtype.kind == "c":  # log(det) on the principal branch: log|det| + i arg(det)
+        return logabs + sign.log()
     from .pointwise import where
     return where(Tensor._wrap(sign._data < 0), float("nan"), logabs)
 
@@ -298,6 +339,7 @@ def solve(A, B, *, left=True):
 class Cholesky(Op):
     __slots__ = ()
     node_name = "LinalgCholeskyExBackward0"
+    _complex_native = True  # not holomorphic: the formula uses conjugate transposes
 
     @staticmethod
     def forward(ctx, a, upper, name):
@@ -306,19 +348,19 @@ class Cholesky(Op):
         except np.linalg.LinAlgError:
             raise _not_pd_error(name, a) from None
         ctx.upper = upper
-        out = np.swapaxes(low, -1, -2).copy() if upper else low
+        out = _mH(low).copy() if upper else low
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
     def backward(ctx, g):
         (out,) = ctx.saved_tensors
-        low, gl = (_mT(out), _mT(g)) if ctx.upper else (out, g)
+        low, gl = (_mH(out), _mH(g)) if ctx.upper else (out, g)
         # PyTorch's cholesky_backward: gA = L^-H Phi(L^H gL) L^-1, Phi keeping the lower triangle and
-        # halving the diagonal, symmetrised.
-        t = _tril(_mT(low) @ gl)
-        phi = 0.5 * (t + _mT(_tril(t, -1)))
-        ga = _solve(_mT(low), phi)
+        # halving the diagonal, made Hermitian.
+        t = _tril(_mH(low) @ gl)
+        phi = 0.5 * (t + _mH(_tril(t, -1)))
+        ga = _solve(_mH(low), phi)
         return _solve_right(ga, low), None, None
 
 
@@ -342,8 +384,8 @@ def cholesky(input, upper=False):
 @op()
 def cholesky_solve(input, input2, upper=False):
     """Solve A X = B given A's Cholesky factor ``input2`` (lower, or upper with upper=True); B is ``input``."""
-    low = input2.mT if upper else input2
-    return matrix_solve(low.mT, matrix_solve(low, input))
+    low = input2.triu().mH if upper else input2.tril()  # as PyTorch, only the factor's triangle is read
+    return matrix_solve(low.mH, matrix_solve(low, input))
 
 
 def matrix_solve(A, B):
@@ -359,7 +401,8 @@ def matrix_solve(A, B):
 
 @op()
 def cholesky_inverse(input, upper=False):
-    low = input.mT if upper else input
+    check_square("cholesky_inverse", input)
+    low = input
     n = low._data.shape[-1]
     eye = Tensor._wrap(np.broadcast_to(np.eye(n, dtype=low._data.dtype), low._data.shape))
     return cholesky_solve(eye, input, upper)
@@ -370,6 +413,7 @@ def cholesky_inverse(input, upper=False):
 class QR(Op):
     __slots__ = ()
     node_name = "LinalgQrBackward0"
+    _complex_native = True  # not holomorphic: the formula uses conjugate transposes
 
     @staticmethod
     def forward(ctx, a, mode):
@@ -393,30 +437,33 @@ class QR(Op):
             raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
         if m >= n:
             return _qr_backward_tall(gq, gr, q, r), None
-        # Wide A = Q [U | V]: X = A[:, :m] = Q U (square case), V = Q^T Y with Y = A[:, m:].
+        # Wide A = Q [U | V]: X = A[:, :m] = Q U (square case), V = Q^H Y with Y = A[:, m:].
         y = _narrow_last(a, m, n - m)
         gu = None if gr is None else _narrow_last(gr, 0, m)
         gv = None if gr is None else _narrow_last(gr, m, n - m)
         u = _narrow_last(r, 0, m)
-        gq2 = gq if gv is None else (y @ _mT(gv) if gq is None else gq + y @ _mT(gv))
+        gq2 = gq if gv is None else (y @ _mH(gv) if gq is None else gq + y @ _mH(gv))
         gx = _qr_backward_tall(gq2, gu, q, u)
         gy = q @ gv if gv is not None else P.zeros_like(y)
         return P.cat([gx, gy], -1), None
 
 
 def _qr_backward_tall(gq, gr, q, r):
-    """m >= n: gA = (gQ + Q copyltu(M)) R^-T with M = R gR^T - gQ^T Q (copyltu mirrors the lower triangle)."""
+    """m >= n: gA = (gQ + Q copyltu(M)) R^-H with M = R gR^H - gQ^H Q (copyltu mirrors the strict lower triangle,
+    conjugated, and keeps the real part of the diagonal: R's diagonal is real, so Im(diag) belongs to Q)."""
     if gr is not None and gq is not None:
-        mm = r @ _mT(gr) - _mT(gq) @ q
+        mm = r @ _mH(gr) - _mH(gq) @ q
     elif gr is not None:
-        mm = r @ _mT(gr)
+        mm = r @ _mH(gr)
     else:
-        mm = -(_mT(gq) @ q)
+        mm = -(_mH(gq) @ q)
     low = _tril(mm)
-    b = q @ (low + _mT(_tril(mm, -1)))
+    n = P.data_of(mm).shape[-1]
+    # tril(M, -1) + its conjugate transpose + Re(diag M): (t + t^H) with the (real) diagonal halved
+    b = q @ ((low + _mH(low)) * (1 - 0.5 * np.eye(n, dtype=P.data_of(mm).real.dtype)))
     if gq is not None:
         b = b + gq
-    return _mT(_solve(r, _mT(b)))  # b R^-T
+    return _mH(_solve(r, _mH(b)))  # b R^-H
 
 
 def qr_op(A, mode):
@@ -442,6 +489,7 @@ def qr(input, some=True):
 class Eigh(Op):
     __slots__ = ()
     node_name = "LinalgEighBackward0"
+    _complex_native = True  # not holomorphic: the formula uses conjugate transposes
 
     @staticmethod
     def forward(ctx, a, uplo):
@@ -452,17 +500,19 @@ class Eigh(Op):
     @staticmethod
     def backward(ctx, gl, gv):
         lam, v = ctx.saved_tensors
-        # PyTorch's linalg_eig_backward (Hermitian): gA = V (diag(gL) + skew(V^T gV) / 2E) V^T,
+        # PyTorch's linalg_eig_backward (Hermitian): gA = V (diag(gL) + skew(V^H gV) / 2E) V^H,
         # E_ij = lambda_j - lambda_i off the diagonal.
         if gv is None:
-            return (v * _row(gl)) @ _mT(v), None
-        w = _mT(v) @ gv
+            return (v * _row(gl)) @ _mH(v), None
+        w = _mH(v) @ gv
+        if P.data_of(w).dtype.kind == "c":
+            _gauge_check(np.diagonal(P.data_of(w), 0, -2, -1).imag, "linalg_eigh_backward")
         n = lam.shape[-1]
         e = _row(lam) - _col(lam) + np.eye(n, dtype=P.data_of(lam).dtype)
-        inner = 0.5 * (w - _mT(w)) / e
+        inner = 0.5 * (w - _mH(w)) / e
         if gl is not None:
             inner = inner + _diag_embed(gl)
-        return v @ inner @ _mT(v), None
+        return v @ inner @ _mH(v), None
 
 
 def eigh_op(A, UPLO="L"):
@@ -478,6 +528,7 @@ def eigh_op(A, UPLO="L"):
 class SVD(Op):
     __slots__ = ()
     node_name = "LinalgSvdBackward0"
+    _complex_native = True  # not holomorphic: the formula uses conjugate transposes
 
     @staticmethod
     def forward(ctx, a, full_matrices):
@@ -498,33 +549,50 @@ class SVD(Op):
 
 
 def svd_backward(gu, gs, gvh, u, s, vh):
-    """PyTorch's svd_backward for real inputs (reduced U, S, Vh)."""
+    """PyTorch's svd_backward (reduced U, S, Vh; conjugate transposes, so real and complex inputs)."""
     m, n, k = u.shape[-2], vh.shape[-1], s.shape[-1]
     if gu is None and gvh is None:
         if gs is None:
             return None
         return (u * _row(gs)) @ vh
+    complex_ = P.data_of(u).dtype.kind == "c"
     s2 = s * s
     e = _row(s2) - _col(s2) + np.eye(k, dtype=P.data_of(s).dtype)  # E_jk = s_k^2 - s_j^2, 1 on the diagonal
     inner = None
+    im_diag = 0
     if gu is not None:
-        uhgu = _mT(u) @ gu
-        inner = ((uhgu - _mT(uhgu)) / e) * _row(s)
+        uhgu = _mH(u) @ gu
+        inner = ((uhgu - _mH(uhgu)) / e) * _row(s)
+        if complex_:
+            im_diag = np.diagonal(P.data_of(uhgu), 0, -2, -1).imag
     if gvh is not None:
-        vhgv = vh @ _mT(gvh)
-        term = _col(s) * ((vhgv - _mT(vhgv)) / e)
+        vhgv = vh @ _mH(gvh)
+        term = _col(s) * ((vhgv - _mH(vhgv)) / e)
         inner = term if inner is None else inner + term
+        if complex_:
+            im_diag = im_diag + np.diagonal(P.data_of(vhgv), 0, -2, -1).imag
+    if complex_:
+        # the phases of U's and V's columns are free together: the loss may depend on their difference only
+        _gauge_check(im_diag, "svd_backward", "depends on this phase term, making it ill-defined.")
+        if gu is not None:  # Im(diag(U^H gU)) / s: the part of dA that turns U's phases against V's
+            inner = inner + _diag_embed(1j * _im_diag(uhgu) / s)
     if gs is not None:
         inner = inner + _diag_embed(gs)
     ga = u @ inner @ vh
     if m > k and gu is not None:
         gus = gu / _row(s)
-        ga = ga + (gus - u @ (_mT(u) @ gus)) @ vh
+        ga = ga + (gus - u @ (_mH(u) @ gus)) @ vh
     if n > k and gvh is not None:
-        v = _mT(vh)
-        gvs = _mT(gvh) / _row(s)
-        ga = ga + u @ _mT(gvs - v @ (vh @ gvs))
+        v = _mH(vh)
+        gvs = _mH(gvh) / _row(s)
+        ga = ga + u @ _mH(gvs - v @ (vh @ gvs))
     return ga
+
+
+def _im_diag(x):
+    if isinstance(x, Tensor):
+        return x.diagonal(0, -2, -1).imag
+    return np.diagonal(x, 0, -2, -1).imag
 
 
 def svd_op(A, full_matrices=True):
@@ -554,7 +622,7 @@ def svd(input, some=True, compute_uv=True):
         z = lambda r: Tensor._wrap(np.zeros(input._data.shape[:-2] + (r, r), input._data.dtype))  # noqa: E731
         return _rt.svd(z(m), s, z(n))
     u, s, vh = svd_op(input, not some)
-    return _rt.svd(u, s, vh.mT)
+    return _rt.svd(u, s, vh.mH)
 
 
 # -- built on the above ------------------------------------------------------------------------------------------------
@@ -571,7 +639,7 @@ def pinv_op(A, atol=None, rtol=None, hermitian=False, name="linalg.pinv"):
     keep = sd > tol
     from .pointwise import where
     sinv = where(Tensor._wrap(keep), 1.0 / where(Tensor._wrap(keep), s, 1.0), 0.0)
-    return (vh.mT * sinv.unsqueeze(-2)) @ u.mT
+    return (vh.mH * sinv.unsqueeze(-2)) @ u.mH
 
 
 @op()

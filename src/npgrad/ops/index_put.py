@@ -136,6 +136,8 @@ def index_put(input, indices, values, accumulate=False):
 
 @op(inplace="generic")
 def put(input, index, source, accumulate=False):
+    if index._data.dtype != np.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_dt.scalar_name(index._data.dtype)}")
     idx = index._data.reshape(-1)
     n = input._data.size
     if source._data.size != idx.size:

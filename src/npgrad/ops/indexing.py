@@ -602,6 +602,8 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 @op()
 def take(input, index):
+    if isinstance(index, Tensor) and index._data.dtype != np.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {_dt.scalar_name(index._data.dtype)}")
     return input.reshape(-1)[index]
 
 

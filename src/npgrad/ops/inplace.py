@@ -207,6 +207,13 @@ def _arith_inplace(rec):
 
 def _generic(rec):
     fn = rec.fn
+    if rec.name == "abs":  # |z| is real: PyTorch refuses to write it over a complex tensor
+        def generic(self, *args, **kwargs):
+            if self._data.dtype.kind == "c":
+                raise RuntimeError("In-place abs is not supported for complex tensors.")
+            return inplace(self, fn, *args, **kwargs)
+        generic.__name__ = "abs_"
+        return generic
 
     def generic(self, *args, **kwargs):
         return inplace(self, fn, *args, **kwargs)

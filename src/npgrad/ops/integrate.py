@@ -9,7 +9,7 @@ from ._registry import op
 
 
 def _float(t):
-    return t if t._data.dtype.kind == "f" else t._cast(_dt.get_default_dtype())
+    return t if t._data.dtype.kind in "fc" else t._cast(_dt.get_default_dtype())
 
 
 def _sl(t, dim, start, stop):
@@ -44,7 +44,7 @@ def _spacing(name, y, x, dx, dim):
     else:
         spacing = x.diff(dim=dim)
     rt = _dt.result_type(y, x)
-    rt = rt if rt.is_floating_point else _dt.get_default_dtype()
+    rt = rt if rt.is_floating_point or rt.is_complex else _dt.get_default_dtype()
     return y._cast(rt), spacing._cast(rt), d
 
 

@@ -28,7 +28,7 @@ def expm(a):
     n = a.shape[-1]
     if a.size == 0:
         return a.copy()
-    x = a.astype(np.float64)
+    x = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
     norm = np.abs(x).sum(axis=-2).max(axis=-1)  # the 1-norm: the largest column sum
     with np.errstate(divide="ignore"):
         s = np.maximum(0, np.ceil(np.log2(norm / _THETA13))).astype(np.int64)

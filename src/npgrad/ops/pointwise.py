@@ -305,8 +305,16 @@ def _clamp_tensors(cls, input, lo, hi):
         raise err from None
 
 
+def _clamp_complex(input, bound, kernel):
+    if input._data.dtype.kind == "c" or (isinstance(bound, Tensor) and bound._data.dtype.kind == "c"):
+        if isinstance(bound, Tensor):
+            raise _dt.not_implemented(kernel, input._data.dtype if input._data.dtype.kind == "c" else bound._data.dtype)
+        raise NotImplementedError("clamp is not supported for complex types")
+
+
 @op(inplace="generic")
 def clamp_min(input, min):  # noqa: A002
+    _clamp_complex(input, min, "maximum_cpu")
     if isinstance(min, Tensor):
         return _clamp_tensors(ClampMinTensor, input, min, None)
     return _clamp_scalar(ClampMin, input, min, None)
@@ -314,6 +322,7 @@ def clamp_min(input, min):  # noqa: A002
 
 @op(inplace="generic")
 def clamp_max(input, max):  # noqa: A002
+    _clamp_complex(input, max, "minimum_cpu")
     if isinstance(max, Tensor):
         return _clamp_tensors(ClampMaxTensor, input, None, max)
     return _clamp_scalar(ClampMax, input, None, max)
@@ -427,7 +436,7 @@ def _to_result_type(*xs):
 @op(inplace="generic")
 def addcdiv(input, tensor1, tensor2, *, value=1):
     _check_shapes(input, tensor1, tensor2)
-    if tensor1._data.dtype.kind != "f" and tensor2._data.dtype.kind != "f":
+    if tensor1._data.dtype.kind not in "fc" and tensor2._data.dtype.kind not in "fc":
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
             "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + "
@@ -521,5 +530,14 @@ class NanToNum(Op):
 @op(inplace="generic")
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     if input._data.dtype.kind != "f":
+        if input._data.dtype.kind == "c":  # PyTorch replaces in the real and imaginary parts separately
+            from ..autograd.grad_mode import state
+            if input._requires_grad and state.enabled:  # and defines no derivative for it
+                raise RuntimeError("nan_to_num does not support automatic differentiation for outputs with complex "
+                                   "dtype.")
+            out = np.empty_like(input._data)
+            out.real = nan_to_num(input.real, nan, posinf, neginf)._data
+            out.imag = nan_to_num(input.imag, nan, posinf, neginf)._data
+            return Tensor._wrap(out)
         return input.clone()
     return NanToNum.apply(input, nan, posinf, neginf)

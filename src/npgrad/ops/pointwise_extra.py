@@ -74,7 +74,12 @@ class LogAddExp(Op):
 
     @classmethod
     def forward(cls, ctx, a, b):
-        out = cls.ufunc(a, b)
+        if a.dtype.kind == "c":  # NumPy has no complex logaddexp: shift by the operand of larger real part
+            m = np.where(a.real >= b.real, a, b)
+            with np.errstate(all="ignore"):
+                out = m + np.log(np.exp(a - m) + np.exp(b - m))
+        else:
+            out = cls.ufunc(a, b)
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -97,7 +102,7 @@ class LogAddExp2(LogAddExp):
 def _logaddexp(cls, name, input, other):
     _require_tensor(name, "other", 2, other)
     rt = _dt.result_type(input, other)
-    if not rt.is_floating_point:
+    if not (rt.is_floating_point or (rt.is_complex and cls is LogAddExp)):  # PyTorch: complex logaddexp only
         raise _not_implemented(name + "_cpu", rt)
     a, b = promote(input, other)
     return _apply2(cls, a, b)
@@ -154,7 +159,7 @@ method("lcm_", _integer_inplace(lcm))
 def ldexp(input, other):
     _require_tensor("ldexp", "other", 2, other)
     rt = _dt.result_type(input, other)
-    if not rt.is_floating_point:
+    if not (rt.is_floating_point or rt.is_complex):
         rt = _dt.get_default_dtype()
     _check_shapes(input, other)
     # input * 2**other: exact for integral exponents, and differentiable in both
@@ -258,12 +263,19 @@ def _scaled(x, factor):
 
 @op(inplace="generic")
 def rad2deg(input):
+    _refuse_complex("rad2deg", input)
     return _scaled(input, 180.0 / math.pi)
 
 
 @op(inplace="generic")
 def deg2rad(input):
+    _refuse_complex("deg2rad", input)
     return _scaled(input, math.pi / 180.0)
+
+
+def _refuse_complex(name, x):
+    if x._data.dtype.kind == "c":
+        raise RuntimeError(f"{name} is not supported for complex tensors.")
 
 
 @op(inplace="generic")

@@ -181,10 +181,42 @@ def mv(input, vec):
     return matmul(input, vec)
 
 
+class Vdot(Op):
+    """sum(conj(a) * b). Not holomorphic in a, so its gradients are written in PyTorch's convention:
+    conj(g) * b for a and g * a for b (g * b and g * a on real vectors)."""
+
+    __slots__ = ()
+    node_name = "VdotBackward0"
+    _complex_native = True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.asarray(np.vdot(a, b))
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        ga = (_conj(g) * b) if ctx.needs_input_grad[0] else None
+        return ga, (g * a if ctx.needs_input_grad[1] else None)
+
+
+def _conj(x):
+    if isinstance(x, Tensor):
+        return x.conj_physical() if x._data.dtype.kind == "c" else x
+    return np.conj(x) if np.iscomplexobj(x) else x
+
+
 @op()
 def vdot(input, other):
     """sum(conj(input) * other): dot with the first vector conjugated (the same as dot for real vectors)."""
-    return dot(input.conj() if input._data.dtype.kind == "c" else input, other)
+    if input._data.ndim != 1 or other._data.ndim != 1:
+        return dot(input, other)  # dot raises PyTorch's error
+    if input._data.dtype != other._data.dtype or input._data.dtype.kind not in "fc":
+        return dot(input.conj() if input._data.dtype.kind == "c" else input, other)
+    if input._data.shape != other._data.shape:
+        return dot(input, other)
+    return Vdot.apply(input, other)
 
 
 @op()

@@ -194,7 +194,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
                       "observations.", UserWarning, stacklevel=2)
         norm = norm * 0 if isinstance(norm, Tensor) else 0
     xc = x - avg.unsqueeze(1)
-    c = xc @ (xc * w if w is not None else xc).mT
+    c = xc @ (xc * w if w is not None else xc).mH
     if isinstance(norm, Tensor):
         c = c / norm
     else:
@@ -213,4 +213,7 @@ def corrcoef(input):
     std = c.diagonal().sqrt()
     c = c / std.unsqueeze(1)
     c = c / std.unsqueeze(0)
+    if c._data.dtype.kind == "c":  # PyTorch clips the real and imaginary parts separately
+        from .complex_math import complex as _complex
+        return _complex(c.real.clamp(-1, 1), c.imag.clamp(-1, 1))
     return c.clamp(-1, 1)

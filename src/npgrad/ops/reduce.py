@@ -82,6 +82,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
 @op()
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     from .pointwise import where
+    if input._data.dtype.kind == "c":
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     if input._data.dtype.kind != "f":  # no NaN to skip; where(.., 0.0, ..) would turn integers into floats
         return sum(input, dim, keepdim, dtype=dtype)
     return sum(where(input != input, 0.0, input), dim, keepdim, dtype=dtype)
@@ -130,6 +132,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if input._data.dtype.kind not in "fc":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
                            f"{_dt.scalar_name(input._data.dtype)}")
+    if input._data.dtype.kind == "c":
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     keep = input == input
     return nansum(input, dim, keepdim, dtype=dtype) / sum(keep, dim, keepdim)
 

@@ -99,8 +99,10 @@ def _prepare(input, dim, dtype, name):
     if dtype is not None:
         input = input._cast(_dt.to_dtype(dtype))
     elif input._data.dtype.kind != "f":
-        raise RuntimeError(f'"{name}_lastdim_kernel_impl" not implemented for '
-                           f"'{_dt.scalar_name(input.dtype)}'")
+        last = canon_dim(dim, max(input._data.ndim, 1)) == max(input._data.ndim, 1) - 1
+        err = NotImplementedError if input._data.dtype.kind == "c" else RuntimeError
+        raise err(f'"{name}_{"lastdim_" if last or input._data.dtype.kind != "c" else ""}kernel_impl" not implemented '
+                  f"for '{_dt.scalar_name(input.dtype)}'")
     nd = input._data.ndim
     d = canon_dim(dim, nd)
     if nd == 0:

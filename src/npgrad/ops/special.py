@@ -357,13 +357,18 @@ def _float_in(input, kernel=None):
     return input
 
 
-_COMPLEX_KERNELS = {"digamma": "digamma", "sinc": "sinc (complex input, not supported by npgrad)"}
+_COMPLEX_KERNELS = {"digamma": "digamma"}
+_COMPLEX_OK = frozenset({"sinc"})  # holomorphic, and NumPy computes it: the engine conjugates the formula
 
 
 def _unary(cls, name):
     kernel = _COMPLEX_KERNELS.get(name, name + "_vml_cpu")
 
+    complex_ok = name in _COMPLEX_OK
+
     def fn(input):
+        if complex_ok and input._data.dtype.kind == "c":
+            return cls.apply(input)
         return cls.apply(_float_in(input, kernel))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name}, differentiable."
@@ -378,7 +383,7 @@ sinc = _unary(Sinc, "sinc")
 
 @op(methods=())
 def entr(input):
-    return Entr.apply(_float_in(input))
+    return Entr.apply(_float_in(input, "entr_cpu"))
 
 
 @op(inplace="generic")
@@ -396,7 +401,7 @@ def polygamma(n, input):
     n = int(n)
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
-    input = _float_in(input)
+    input = _float_in(input, "digamma" if n == 0 else "trigamma" if n == 1 else "polygamma")
     return Digamma.apply(input) if n == 0 else Polygamma.apply(input, n)
 
 
@@ -415,7 +420,7 @@ def mvlgamma(input, p):
 
 @op(inplace="generic")
 def logit(input, eps=None):
-    return Logit.apply(_float_in(input), None if eps is None else float(eps))
+    return Logit.apply(_float_in(input, "logit_cpu"), None if eps is None else float(eps))
 
 
 @op(methods=())
@@ -429,6 +434,8 @@ def xlog1py(input, other):
         b, a = promote(other, input)
     a = a if isinstance(a, Tensor) else Tensor._wrap(np.asarray(a, b._data.dtype))
     b = b if isinstance(b, Tensor) else Tensor._wrap(np.asarray(b, a._data.dtype))
+    if a._data.dtype.kind == "c":
+        raise _dt.not_implemented("xlog1py_cpu", a._data.dtype)
     if a._data.dtype.kind != "f":
         a, b = a._cast(_dt.get_default_dtype()), b._cast(_dt.get_default_dtype())
     from .broadcast import broadcast_error
@@ -441,5 +448,5 @@ def xlog1py(input, other):
 @op(methods=())
 def ndtr(input):
     """The standard normal CDF, 0.5 erfc(-x / sqrt(2)): accurate in the lower tail."""
-    return erfc(_float_in(input) * -math.sqrt(0.5)) * 0.5
+    return erfc(_float_in(input, "erf_vml_cpu") * -math.sqrt(0.5)) * 0.5
 

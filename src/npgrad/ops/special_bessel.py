@@ -20,10 +20,13 @@ __all__ = ["i0", "i0e", "i1", "i1e", "modified_bessel_i0", "modified_bessel_i1",
            "bessel_y0", "bessel_y1", "spherical_bessel_j0", "airy_ai"]
 
 
-def _float_in(input, kernel=None):
+def _float_in(input, kernel=None, cname=None):
     """The input as a float tensor (integers and bool: the default float type); float16 raises PyTorch's
-    error for the kernels that have no float16 version (``kernel`` given)."""
+    error for the kernels that have no float16 version (``kernel`` given), complex PyTorch's error for its
+    kernel (``cname``, else ``kernel``_cpu): these kernels are real."""
     kind = input._data.dtype
+    if kind.kind == "c":
+        raise _dt.not_implemented(cname or f"{kernel}_cpu", kind)
     if kind.kind != "f":
         return input._cast(_dt.get_default_dtype())
     if kernel is not None and kind == np.float16:
@@ -159,25 +162,25 @@ class I1e(Op):
 @op(inplace="generic")
 def i0(input):
     """The modified Bessel function of the first kind of order 0, differentiable (i0' = i1)."""
-    return I0.apply(_float_in(input))
+    return I0.apply(_float_in(input, cname="i0_vml_cpu"))
 
 
 @op(methods=())
 def i0e(input):
     """exp(-|x|) i0(x), differentiable."""
-    return I0e.apply(_float_in(input))
+    return I0e.apply(_float_in(input, cname="i0e_cpu"))
 
 
 @op(methods=())
 def i1(input):
     """The modified Bessel function of the first kind of order 1, differentiable."""
-    return I1.apply(_float_in(input))
+    return I1.apply(_float_in(input, cname="i1_cpu"))
 
 
 @op(methods=())
 def i1e(input):
     """exp(-|x|) i1(x), differentiable."""
-    return I1e.apply(_float_in(input))
+    return I1e.apply(_float_in(input, cname="i1e_cpu"))
 
 
 # -- without a derivative in PyTorch ---------------------------------------------------------------------------------

@@ -34,6 +34,8 @@ def _eval(fn, *xs):
 
 def _float_in(input, kernel):
     dt = input._data.dtype
+    if dt.kind == "c":  # a real kernel: PyTorch refuses complex input
+        raise _dt.not_implemented(f"{kernel}_cpu", dt)
     if dt.kind != "f":
         return input._cast(_dt.get_default_dtype())
     if dt == np.float16:

@@ -41,6 +41,8 @@ def float_pair(name, input, other, names=("input", "other")):
     like = a if isinstance(a, Tensor) else b
     a = a if isinstance(a, Tensor) else Tensor._wrap(np.asarray(a, like._data.dtype))
     b = b if isinstance(b, Tensor) else Tensor._wrap(np.asarray(b, like._data.dtype))
+    if like._data.dtype.kind == "c":  # real kernels: PyTorch refuses complex input
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_dt.scalar_name(like._data.dtype)}'")
     if like._data.dtype.kind != "f":
         a, b = a._cast(_dt.get_default_dtype()), b._cast(_dt.get_default_dtype())
     if a._data.dtype == np.float16:

@@ -53,7 +53,8 @@ def _sign_np(x):
 
 def sgn_np(z):
     """z / |z|, and 0 at 0 (PyTorch's sgn of complex numbers)."""
-    r = np.abs(z)
+    z = np.asarray(z)  # a 0-d gradient can arrive as a NumPy scalar
+    r = np.array(np.abs(z))
     zero = r == 0
     r[zero] = 1
     # part by part: NumPy's complex / real division goes through |r|^2, which underflows for subnormal |z|

@@ -284,8 +284,14 @@ def _regression_args(input, target, size_average, reduce, reduction):
     return input, target, reduction
 
 
+def _no_complex(kernel, x):
+    if x._data.dtype.kind == "c":  # PyTorch has no complex kernel for these losses
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dt.scalar_name(x._data.dtype)}'")
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     input, target, reduction = _regression_args(input, target, size_average, reduce, reduction)
+    _no_complex("mse_cpu", input)
     if weight is not None:
         return _weighted(MSELossOp.apply(input, target, "none"), weight, reduction, True)
     return MSELossOp.apply(input, target, reduction)
@@ -353,6 +359,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0:  # PyTorch's l1_loss then
         return reduce_loss((input - target).abs(), reduction)
+    _no_complex("smooth_l1_cpu", input)
     return SmoothL1LossOp.apply(input, target, reduction, float(beta), False)
 
 
@@ -360,6 +367,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     input, target, reduction = _regression_args(input, target, None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    _no_complex("huber_cpu", input)
     if weight is not None:
         return _weighted(HuberLossOp.apply(input, target, "none", float(delta), True), weight, reduction, False)
     return HuberLossOp.apply(input, target, reduction, float(delta), True)
