@@ -312,10 +312,15 @@ NOT_SWEPT_FUNCTIONALS = {
 }
 
 # (entry, kind): why npgrad does not match PyTorch yet. Each still runs and must still differ.
-_GELU_INF = "PyTorch's CPU gelu returns NaN for +inf (an artefact of its vectorised erf); npgrad returns inf, the limit"
-KNOWN_MISMATCHES = {
+# (entry, kind): where PyTorch's own result depends on the CPU kernel it picks. Its vectorised erf returns NaN
+# for gelu(+inf) on some processors (seen on one development VM) and inf, the limit, on others (seen on another);
+# npgrad always returns inf. Either PyTorch result is accepted, and nothing else.
+_GELU_INF = "PyTorch's CPU gelu(+inf) is NaN or inf depending on the processor's vector kernel; npgrad gives inf"
+KERNEL_DEPENDENT = {
     ("GELU", "naninf"): _GELU_INF,
     ("F.gelu", "naninf"): _GELU_INF,
+}
+KNOWN_MISMATCHES = {
     ("InstanceNorm1d", "empty"): "PyTorch's affine InstanceNorm fails on an empty batch with an internal "
                                  "'select(): index 0 out of range' IndexError; npgrad returns the empty output",
 }
@@ -468,8 +473,20 @@ def _mismatch(n_res, t_res):
     return None
 
 
+def _posinf_as_nan(res):
+    """The outcome with every +inf output turned into NaN: PyTorch's result where its kernel gives NaN for +inf."""
+    out, err = res
+    if err is not None or not hasattr(out, "detach"):
+        return res
+    arr = out.detach().numpy().copy()
+    arr[np.isposinf(arr)] = np.nan
+    return torch.from_numpy(arr), None
+
+
 def _check(key, n_res, t_res):
     why = _mismatch(n_res, t_res)
+    if key in KERNEL_DEPENDENT and why is not None:
+        why = _mismatch(_posinf_as_nan(n_res), t_res)
     if key in KNOWN_MISMATCHES:
         assert why is not None, f"{key} now matches PyTorch: remove it from KNOWN_MISMATCHES"
         return
