@@ -1,6 +1,7 @@
 """PyTorch's calling conventions: NumPy's keyword spellings (axis/keepdims), sizes by keyword, the index forms
 PyTorch accepts, view(dtype). Each case runs the same call on npgrad and (when installed) PyTorch; without
 PyTorch it is checked against the canonical spelling of the same call."""
+import re
 import warnings
 
 import numpy as np
@@ -57,6 +58,12 @@ SPELLINGS = [
     ("repeat_repeats_kw", lambda L: _t(L).repeat(repeats=(2, 1)), lambda L: _t(L).repeat(2, 1)),
     ("expand_size_kw", lambda L: _t(L)[:1].expand(size=(3, 4)), lambda L: _t(L)[:1].expand(3, 4)),
     ("broadcast_to_size_kw", lambda L: L.broadcast_to(_t(L)[:1], size=(2, 4)), lambda L: _t(L)[:1].expand(2, 4)),
+    # the methods take sizes as varargs as well (torch.tile / torch.broadcast_to do not: CONFLICTS)
+    ("tile_method_varargs", lambda L: _t(L).tile(2, 1), lambda L: L.tile(_t(L), (2, 1))),
+    ("tile_method_varargs_more_dims", lambda L: _t(L).tile(1, 2, 1), lambda L: L.tile(_t(L), (1, 2, 1))),
+    ("tile_method_dims_kw", lambda L: _t(L).tile(dims=(2, 1)), lambda L: L.tile(_t(L), (2, 1))),
+    ("broadcast_to_method_varargs", lambda L: _t(L)[:1].broadcast_to(2, 4), lambda L: _t(L)[:1].expand(2, 4)),
+    ("broadcast_to_method_size_kw", lambda L: _t(L)[:1].broadcast_to(size=(2, 4)), lambda L: _t(L)[:1].expand(2, 4)),
     ("zeros_size_kw", lambda L: L.zeros(size=(2, 3)), lambda L: L.zeros(2, 3)),
     ("ones_size_kw", lambda L: L.ones(size=[2]), lambda L: L.ones(2)),
     ("empty_size_kw_shape", lambda L: L.empty(size=(2, 5)).shape, lambda L: L.empty(2, 5).shape),
@@ -86,6 +93,12 @@ CONFLICTS = [
     ("zeros_twice", lambda L: L.zeros(2, size=(2,))),
     ("sum_dim_and_axis", lambda L: L.sum(_t(L), dim=1, axis=1)),
     ("permute_twice", lambda L: _t(L).permute(1, 0, dims=(1, 0))),
+    ("tile_twice", lambda L: _t(L).tile(2, dims=(1,))),
+    ("broadcast_to_twice", lambda L: _t(L)[:1].broadcast_to(2, size=(2, 4))),
+    ("tile_method_no_dims", lambda L: _t(L).tile()),
+    ("broadcast_to_method_no_size", lambda L: _t(L).broadcast_to()),
+    ("torch_tile_varargs", lambda L: L.tile(_t(L), 2, 1)),
+    ("torch_broadcast_to_varargs", lambda L: L.broadcast_to(_t(L)[:1], 2, 4)),
 ]
 
 
@@ -196,3 +209,14 @@ def test_view_dtype():
         t = torch.tensor(A, dtype=torch.float32)
         np.testing.assert_array_equal(npgrad.tensor(A, dtype=npgrad.float32).view(npgrad.int16).numpy(),
                                       t.view(torch.int16).numpy())
+
+
+@pytest.mark.parametrize("name, arg", [("tile", "dims"), ("broadcast_to", "size")])
+def test_sizes_method_without_sizes_message(name, arg):
+    """PyTorch's message for the method called without its sizes (its parser's, not Python's)."""
+    msg = f'{name}() missing 1 required positional arguments: "{arg}"'
+    with pytest.raises(TypeError, match=re.escape(msg)):
+        getattr(_t(npgrad), name)()
+    if torch is not None:
+        with pytest.raises(TypeError, match=re.escape(msg)):
+            getattr(_t(torch), name)()

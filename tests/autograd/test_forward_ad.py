@@ -217,7 +217,7 @@ def test_rule_kinds_are_counted():
     for table in (_jvp_rules.LINEAR, set(_jvp_rules.MULTILINEAR), _jvp_rules.DIAGONAL):
         assert table <= names, sorted(table - names)
     kinds = {c: _jvp_rules.kind_of(c) for c in classes}
-    assert set(kinds.values()) <= {"linear", "multilinear", "diagonal", "add", "sub", "fallback"}
+    assert set(kinds.values()) <= {"linear", "multilinear", "diagonal", "add", "sub", "own", "fallback"}
     assert sum(k != "fallback" for k in kinds.values()) > 100
 
 

@@ -478,3 +478,168 @@ def test_cell_kernels_finite_differences(name):
             return kernel(x, h, *w)
     assert npgrad.autograd.gradcheck(f, xs, eps=1e-6, atol=1e-6, rtol=1e-5)
     assert npgrad.autograd.gradgradcheck(f, xs, eps=1e-6, atol=1e-5, rtol=1e-4)
+
+
+# -- forward-mode AD through the fused layers ------------------------------------------------------------------
+
+FWD_CASES = {  # (mode, module kwargs, packed)
+    "rnn_tanh": ("RNN_TANH", {}, False),
+    "rnn_relu": ("RNN_RELU", {}, False),
+    "gru": ("GRU", {}, False),
+    "lstm": ("LSTM", {}, False),
+    "lstm_proj_bidir_2layers_batch_first": ("LSTM_PROJ", dict(num_layers=2, bidirectional=True, batch_first=True),
+                                            False),
+    "gru_bidir_2layers": ("GRU", dict(num_layers=2, bidirectional=True), False),
+    "gru_packed": ("GRU", {}, True),
+    "lstm_proj_bidir_packed": ("LSTM_PROJ", dict(bidirectional=True), True),
+}
+
+
+def _fwd_inputs(mode, kw, packed, seed=11):
+    rng = np.random.default_rng(seed)
+    layers, bidir, bf = kw.get("num_layers", 1), kw.get("bidirectional", False), kw.get("batch_first", False)
+    x = rng.standard_normal((B, T, I) if bf else (T, B, I))
+    if mode == "RNN_RELU":  # pre-activations away from ReLU's kink, so finite differences see one branch
+        x = np.abs(x) + 0.2
+    hs = [rng.standard_normal(s) * 0.5 for s in hidden_shapes(mode, layers, bidir, B)]
+    tx = rng.standard_normal(x.shape)
+    ths = [rng.standard_normal(h.shape) for h in hs]
+    if packed:  # time-major rows of sequences of lengths 6, 4, 2 (PyTorch's packed layout)
+        bs = [sum(n > t for n in LENGTHS["packed_sorted"]) for t in range(T)]
+        x = np.concatenate([x[t, :n] for t, n in enumerate(bs)])
+        tx = np.concatenate([tx[t, :n] for t, n in enumerate(bs)])
+    return x, hs, tx, ths
+
+
+def _fwd_outputs(lib, fw, m, mode, packed, x, hs, tx, ths, frozen):
+    """The module's outputs (output, h_n[, c_n]) and their tangents, tangents given on x and h0 (and c0)."""
+    for p in m.parameters():
+        p.requires_grad_(not frozen)
+    with fw.dual_level():
+        xd = fw.make_dual(lib.tensor(x), lib.tensor(tx))
+        hd = [fw.make_dual(lib.tensor(h), lib.tensor(t)) for h, t in zip(hs, ths)]
+        if packed:
+            bs = lib.tensor([sum(n > t for n in LENGTHS["packed_sorted"]) for t in range(T)])
+            xd = lib.nn.utils.rnn.PackedSequence(xd, bs)
+        out, hid = m(xd, tuple(hd) if mode.startswith("LSTM") else hd[0])
+        outs = [out.data if packed else out] + (list(hid) if mode.startswith("LSTM") else [hid])
+        pairs = [fw.unpack_dual(o) for o in outs]
+        return [to_np(p.primal) for p in pairs], [to_np(p.tangent) for p in pairs]
+
+
+@pytest.mark.parametrize("frozen", [False, True], ids=["trainable", "frozen"])
+@pytest.mark.parametrize("case", list(FWD_CASES))
+def test_forward_ad_finite_differences(case, frozen):
+    """Tangents on the input and initial state, against central differences of every output along them."""
+    import npgrad.autograd.forward_ad as fwAD
+    mode, kw, packed = FWD_CASES[case]
+    m = make(npgrad, mode, **kw).double()
+    x, hs, tx, ths = _fwd_inputs(mode, kw, packed)
+    _, tangents = _fwd_outputs(npgrad, fwAD, m, mode, packed, x, hs, tx, ths, frozen)
+    eps = 1e-6
+
+    def at(s):
+        with npgrad.no_grad():
+            xs = npgrad.tensor(x + s * tx)
+            if packed:
+                bs = npgrad.tensor([sum(n > t for n in LENGTHS["packed_sorted"]) for t in range(T)])
+                xs = npgrad.nn.utils.rnn.PackedSequence(xs, bs)
+            h = [npgrad.tensor(a + s * b) for a, b in zip(hs, ths)]
+            out, hid = m(xs, tuple(h) if mode.startswith("LSTM") else h[0])
+            return [to_np(out.data if packed else out)] + [to_np(a) for a in (hid if mode.startswith("LSTM")
+                                                                               else [hid])]
+    for t, hi, lo in zip(tangents, at(eps), at(-eps)):
+        assert_close(t, (hi - lo) / (2 * eps), rtol=1e-6, atol=1e-8, what=case)
+
+
+@needs_torch
+@pytest.mark.parametrize("frozen", [False, True], ids=["trainable", "frozen"])
+@pytest.mark.parametrize("case", list(FWD_CASES))
+def test_forward_ad_matches_torch(case, frozen):
+    import npgrad.autograd.forward_ad as fwAD
+    import torch.autograd.forward_ad as tfwAD
+    mode, kw, packed = FWD_CASES[case]
+    tm, nm = make(torch, mode, **kw).double(), make(npgrad, mode, **kw).double()
+    copy_weights(tm, nm)
+    args = _fwd_inputs(mode, kw, packed)
+    got = _fwd_outputs(npgrad, fwAD, nm, mode, packed, *args, frozen)
+    want = _fwd_outputs(torch, tfwAD, tm, mode, packed, *args, frozen)
+    for a, b in zip(got[0] + got[1], want[0] + want[1]):
+        assert_close(a, b, rtol=1e-10, atol=1e-12, what=case)
+
+
+def _lstm_loss(lib, m, params, x):
+    out, (h, c) = lib.func.functional_call(m, params, (x,))
+    return (out ** 2).sum() + (h ** 3).sum() + (c * c.tanh()).sum()
+
+
+def _func_checks(lib, m, x, seed=12):
+    """func.jvp (tangents on every parameter and the input), jacfwd in the input, and forward-over-reverse
+    (jvp of grad: a Hessian-vector product) over an LSTM called through functional_call."""
+    rng = np.random.default_rng(seed)
+    params = {k: v.detach() for k, v in m.named_parameters()}
+    tp = {k: lib.tensor(rng.standard_normal(tuple(v.shape))) for k, v in params.items()}
+    tx = lib.tensor(rng.standard_normal(tuple(x.shape)))
+    f = lib.func.functional_call
+    out, jt = lib.func.jvp(lambda p, v: f(m, p, (v,))[0], (params, x), (tp, tx))
+    jac = lib.func.jacfwd(lambda v: f(m, params, (v,))[1][0])(x)
+    _, hvp = lib.func.jvp(lib.func.grad(lambda p: _lstm_loss(lib, m, p, x)), (params,), (tp,))
+    return [to_np(out), to_np(jt), to_np(jac)] + [to_np(hvp[k]) for k in params]
+
+
+def test_func_jvp_jacfwd_over_lstm_finite_differences():
+    m = npgrad.nn.LSTM(I, H, proj_size=P, num_layers=2).double()
+    x = npgrad.tensor(np.random.default_rng(13).standard_normal((4, 2, I)))
+    res = _func_checks(npgrad, m, x)
+    rng = np.random.default_rng(12)
+    params = {k: v.detach() for k, v in m.named_parameters()}
+    tp = {k: rng.standard_normal(tuple(v.shape)) for k, v in params.items()}
+    tx = rng.standard_normal(tuple(x.shape))
+    eps = 1e-6
+
+    def out(s):
+        p = {k: npgrad.tensor(v.numpy() + s * tp[k]) for k, v in params.items()}
+        return to_np(npgrad.func.functional_call(m, p, (npgrad.tensor(x.numpy() + s * tx),))[0])
+    assert_close(res[1], (out(eps) - out(-eps)) / (2 * eps), rtol=1e-6, atol=1e-8, what="jvp")
+    jrev = npgrad.func.jacrev(lambda v: npgrad.func.functional_call(m, params, (v,))[1][0])(x)
+    assert_close(res[2], to_np(jrev), rtol=1e-10, atol=1e-12, what="jacfwd")
+
+    def grads(s):
+        p = {k: npgrad.tensor(v.numpy() + s * tp[k]) for k, v in params.items()}
+        return npgrad.func.grad(lambda q: _lstm_loss(npgrad, m, q, x))(p)
+    hi, lo = grads(eps), grads(-eps)
+    for k, h in zip(params, res[3:]):
+        assert_close(h, (to_np(hi[k]) - to_np(lo[k])) / (2 * eps), rtol=1e-5, atol=1e-7, what="hvp " + k)
+
+
+@needs_torch
+def test_func_jvp_jacfwd_over_lstm_match_torch():
+    tm = torch.nn.LSTM(I, H, proj_size=P, num_layers=2).double()
+    nm = npgrad.nn.LSTM(I, H, proj_size=P, num_layers=2).double()
+    copy_weights(tm, nm)
+    x = np.random.default_rng(13).standard_normal((4, 2, I))
+    for a, b in zip(_func_checks(npgrad, nm, npgrad.tensor(x)), _func_checks(torch, tm, torch.tensor(x))):
+        assert_close(a, b, rtol=1e-10, atol=1e-12)
+
+
+@needs_torch
+@pytest.mark.parametrize("mode", ["LSTM_PROJ", "GRU"])
+def test_reverse_over_forward_matches_torch(mode):
+    """The tangent, computed with grad on, differentiated by reverse mode in the parameters and the input."""
+    import npgrad.autograd.forward_ad as fwAD
+    import torch.autograd.forward_ad as tfwAD
+    kw = dict(num_layers=2, bidirectional=True)
+    tm, nm = make(torch, mode, **kw).double(), make(npgrad, mode, **kw).double()
+    copy_weights(tm, nm)
+    rng = np.random.default_rng(14)
+    x, tx = rng.standard_normal((T, B, I)), rng.standard_normal((T, B, I))
+
+    def run_(lib, fw, m):
+        xt = lib.tensor(x, requires_grad=True)
+        with fw.dual_level():
+            out = m(fw.make_dual(xt, lib.tensor(tx)))[0]
+            jt = fw.unpack_dual(out).tangent
+            g = lib.autograd.grad((jt ** 2).sum(), [xt] + list(m.parameters()))
+        return [to_np(jt)] + [to_np(a) for a in g]
+    for a, b in zip(run_(npgrad, fwAD, nm), run_(torch, tfwAD, tm)):
+        assert_close(a, b, rtol=1e-10, atol=1e-12, what=mode)

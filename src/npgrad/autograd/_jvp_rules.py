@@ -16,6 +16,8 @@ tangent per output (None for an output with none).
   transpose: J_k t_k is the op's own backward applied to ``t_k`` broadcast to the output's shape (the
   input-k part of it, before the engine would reduce it to the input's shape).
 * ``add``/``sub``: t_a +- t_b, broadcast to the output.
+* ``own``: an Op with a ``_jvp_rule(primals, tangents, outputs)`` staticmethod (nn's fused RecurrentLayer, where
+  one pass of tangents through its composite recomputation beats the double VJP's three passes).
 * anything else: the double-VJP fallback in forward_ad.py.
 """
 import numpy as np
@@ -46,7 +48,7 @@ _CACHE = {}
 
 
 def kind_of(cls):
-    """``linear``, ``multilinear``, ``diagonal``, ``add``, ``sub`` or ``fallback`` for an Op class."""
+    """``linear``, ``multilinear``, ``diagonal``, ``add``, ``sub``, ``own`` or ``fallback`` for an Op class."""
     k = _CACHE.get(cls)
     if k is None:
         k = _CACHE[cls] = _classify(cls)
@@ -57,6 +59,8 @@ def _classify(cls):
     name = cls.__name__
     if name == "Add" or name == "Sub":
         return name.lower()
+    if getattr(cls, "_jvp_rule", None) is not None:
+        return "own"
     if name in LINEAR:
         return "linear"
     if name in MULTILINEAR:
@@ -172,4 +176,8 @@ def diagonal(cls, primals, tangents, outs, node, tracked):
     return (total,)
 
 
-RULES = {"linear": linear, "multilinear": multilinear, "add": add, "sub": sub}
+def own(cls, primals, tangents, outs, node):
+    return _as_tuple(cls._jvp_rule(primals, tangents, outs))
+
+
+RULES = {"linear": linear, "multilinear": multilinear, "add": add, "sub": sub, "own": own}

@@ -338,12 +338,22 @@ def repeat(input, *sizes, repeats=None):
     return Tile.apply(input, reps)
 
 
-@op()
+@op(methods=())
 def tile(input, dims):
     reps = (int(dims),) if isinstance(dims, (int, np.integer)) else tuple(int(s) for s in dims)
     if len(reps) < input._data.ndim:
         reps = (1,) * (input._data.ndim - len(reps)) + reps
     return Tile.apply(input, reps)
+
+
+def _tile_method(self, *args, dims=None):
+    # As PyTorch: the method also takes the repetitions as varargs (x.tile(2, 1)); torch.tile does not.
+    if not args and dims is None:
+        raise TypeError('tile() missing 1 required positional arguments: "dims"')
+    return tile(self, _sizes(sizes_arg(args, dims, "tile", "dims")))
+
+
+method("tile", _tile_method)
 
 
 @op()

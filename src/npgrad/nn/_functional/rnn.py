@@ -17,6 +17,7 @@ gradients of any order hold. tests/autograd/test_two_formulas.py checks that the
 import numpy as np
 
 from ...autograd import enable_grad, grad as _autograd_grad
+from ...autograd.forward_ad import make_dual, unpack_dual
 from ...autograd.function import Op
 from ...autograd.grad_mode import state as _grad_state
 from ...ops.movement import cat, stack
@@ -231,6 +232,14 @@ class RecurrentLayer(Op):
             h[:bs] = g
         ctx.gates, ctx.hprev = xw, hprev
         return xw.copy(), h
+
+    @staticmethod
+    def _jvp_rule(primals, tangents, outs):
+        """Forward-mode AD: the tangents through ``_layer_graph`` (the same formulas), one pass. The double-VJP
+        fallback would take three (recompute, its create_graph backward, a pass back through that), and its
+        backward differentiates the saved inputs, which under forward AD need not require grad."""
+        xs = [p if t is None else make_dual(p, t) for p, t in zip(primals[:8], tangents[:8])]
+        return tuple(unpack_dual(o).tangent for o in _layer_graph(primals[8], *xs, *primals[9:]))
 
     @staticmethod
     def backward(ctx, gy, gh, gc=None):
