@@ -434,3 +434,36 @@ ERROR_ROWS += [_r(f"special_{n}_complex", lambda L, n=n: getattr(L.special, n)(_
     "shifted_chebyshev_polynomial_t", "zeta", "xlog1py", "gammainc", "gammaincc")]
 ERROR_ROWS += [_r("i0_complex", lambda L: L.i0(_z(L))), _r("polygamma_complex", lambda L: L.polygamma(1, _z(L))),
                _r("digamma_via_polygamma_complex", lambda L: L.polygamma(0, _z(L)))]
+
+# linear used to drop the graph for complex input (a check meant for integer products), and linalg.vecdot did not
+# conjugate its first argument.
+OTHER_SAMPLES += [
+    _c("linear_complex", lambda L, x, w, b: L.nn.functional.linear(x, w, b), [ZB, ((5, 4), "c"), ((5,), "c")]),
+    _c("linear_no_bias_complex", lambda L, x, w: L.nn.functional.linear(x, w), [Z2, ((4, 3), "c")]),
+    _c("linear_row_bias_complex", lambda L, x, w, b: L.nn.functional.linear(x, w, b), [Z2, ((4, 3), "c"),
+                                                                                      ((2, 4), "c")]),
+    _c("vecdot_complex", lambda L, a, b: L.linalg.vecdot(a, b), [ZB, ZB]),
+    _c("vecdot_dim_broadcast_complex", lambda L, a, b: L.linalg.vecdot(a, b, dim=0), [Z2, ((2, 1), "c")]),
+    _c("vecdot_same_complex", lambda L, a: L.linalg.vecdot(a, a), [Z2]),
+]
+OTHER_EXACT.update({
+    "vecdot_conjugates_x": lambda L: L.linalg.vecdot(T(L, [1 + 2j, 3j]), T(L, [1j, 1 + 1j])),
+    "vecdot_conj_view": lambda L: L.linalg.vecdot(T(L, [1 + 2j, 3j]).conj(), T(L, [1j, 1 + 1j])),
+    "bilinear_complex_values": lambda L: L.nn.functional.bilinear(
+        T(L, [[1 + 1j, 2j]]), T(L, [[0.5j, 1 - 1j, 2]]), L.arange(12.0).reshape(2, 2, 3) * (1 - 0.5j), T(L, [1j, 2])),
+    "linear_complex_keeps_graph": lambda L: L.nn.functional.linear(
+        T(L, [[1 + 1j, 2j]], requires_grad=True), T(L, [[1j, -1 + 0j]], requires_grad=True)).requires_grad,
+})
+ERROR_ROWS += [_r("vecdot_mixed_dtypes", lambda L: L.linalg.vecdot(L.ones(2), L.ones(2, dtype=L.cfloat))),
+               _r("vecdot_int", lambda L: L.linalg.vecdot(L.ones(2, dtype=L.int64), L.ones(2, dtype=L.int64))),
+               _r("linear_complex_real_weight", lambda L: L.nn.functional.linear(L.ones(2, 2, dtype=L.cfloat),
+                                                                                L.ones(2, 2))),
+               _r("linear_complex_real_weight_bias", lambda L: L.nn.functional.linear(
+                   L.ones(2, 2, dtype=L.cfloat), L.ones(2, 2), L.ones(2, dtype=L.cfloat))),
+               _r("linear_complex_real_bias", lambda L: L.nn.functional.linear(
+                   L.ones(2, 2, dtype=L.cfloat), L.ones(2, 2, dtype=L.cfloat), L.ones(2))),
+               _r("linear_double_float_weight_bias", lambda L: L.nn.functional.linear(
+                   L.ones(2, 2, dtype=L.float64), L.ones(2, 2), L.ones(2))),
+               _r("bilinear_complex_requires_grad", lambda L: L.nn.functional.bilinear(
+                   L.ones(1, 2, dtype=L.cfloat, requires_grad=True), L.ones(1, 2, dtype=L.cfloat),
+                   L.ones(3, 2, 2, dtype=L.cfloat)))]
