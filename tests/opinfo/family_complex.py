@@ -467,3 +467,46 @@ ERROR_ROWS += [_r("vecdot_mixed_dtypes", lambda L: L.linalg.vecdot(L.ones(2), L.
                _r("bilinear_complex_requires_grad", lambda L: L.nn.functional.bilinear(
                    L.ones(1, 2, dtype=L.cfloat, requires_grad=True), L.ones(1, 2, dtype=L.cfloat),
                    L.ones(3, 2, 2, dtype=L.cfloat)))]
+
+# Complex numbers in factories and fills: linspace/logspace infer the default complex dtype from a complex end
+# point; a complex scalar written into a real tensor keeps its real part only when its imaginary part is zero.
+def _set_item(t, index, value):
+    t[index] = value
+    return t
+
+
+OTHER_EXACT.update({
+    "linspace_complex": lambda L: [L.linspace(0, 1 + 1j, 3), L.linspace(-1j, 2 + 0.5j, 6, dtype=L.complex128),
+                                   L.linspace(T(L, 1j), 2, 3), L.linspace(0, 1j, 1), L.linspace(0, 1j, 0)],
+    "linspace_complex_dtype_real_ends": lambda L: L.linspace(0, 1, 5, dtype=L.cfloat),
+    "logspace_complex": lambda L: [L.logspace(0, 1 + 1j, 3), L.logspace(-1 + 2j, 1j, 4, base=2, dtype=L.cdouble)],
+    "logspace_complex_dtype_real_ends": lambda L: L.logspace(0, 1, 3, dtype=L.cfloat),
+    "linspace_complex_requires_grad": lambda L: L.linspace(0, 1j, 3, requires_grad=True).requires_grad,
+    "fill_complex_zero_imag": lambda L: [L.zeros(2).fill_(1.5 + 0j), _set_item(L.zeros(2), 0, 2 + 0j),
+                                         L.zeros(2).masked_fill_(T(L, [True, False]), 3 + 0j),
+                                         L.full((2,), 1 + 0j, dtype=L.float64)],
+    "fill_complex_into_bool": lambda L: [L.zeros(2, dtype=L.bool).fill_(1j),
+                                         L.zeros(2, dtype=L.bool).masked_fill_(T(L, [True, False]), 1j)],
+})
+ERROR_ROWS += [_r(name, fn) for name, fn in [
+    ("linspace_complex_real_dtype", lambda L: L.linspace(0, 1j, 3, dtype=L.float64)),
+    ("linspace_complex_int_dtype", lambda L: L.linspace(0, 1j, 3, dtype=L.int64)),
+    ("logspace_complex_real_dtype", lambda L: L.logspace(0, 1j, 3, dtype=L.float32)),
+    ("fill_complex_into_float", lambda L: L.zeros(2).fill_(1j)),
+    ("fill_complex_into_half", lambda L: L.zeros(2, dtype=L.float16).fill_(1j)),
+    ("fill_complex_into_double_graph", lambda L: L.zeros(2, dtype=L.float64, requires_grad=True).clone().fill_(1j)),
+    ("fill_complex_into_int32", lambda L: L.zeros(2, dtype=L.int32).fill_(1j)),
+    ("fill_complex_into_uint8", lambda L: L.zeros(2, dtype=L.uint8).fill_(2 - 1j)),
+    ("fill_nan_into_int", lambda L: L.zeros(2, dtype=L.int32).fill_(float("nan"))),
+    ("setitem_complex_into_float", lambda L: _set_item(L.zeros(2), 0, 1j)),
+    ("setitem_complex_nan_imag", lambda L: _set_item(L.zeros(2), 0, complex(0, float("nan")))),
+    ("setitem_complex_into_long_slice", lambda L: _set_item(L.zeros(3, dtype=L.int64), slice(None), 1j)),
+    ("setitem_complex_mask", lambda L: _set_item(L.zeros(2), T(L, [True, False]), 1j)),
+    ("setitem_complex_graph", lambda L: _set_item(L.zeros(2, requires_grad=True).clone(), 0, 1j)),
+    ("masked_fill_complex_into_float", lambda L: L.zeros(2).masked_fill(T(L, [True, False]), 1j)),
+    ("masked_fill_complex_tensor_into_float", lambda L: L.zeros(2).masked_fill_(T(L, [True, False]), T(L, 1j))),
+    ("masked_fill_inf_into_long", lambda L: L.zeros(2, dtype=L.int64).masked_fill_(T(L, [True, False]),
+                                                                                   float("inf"))),
+    ("index_fill_complex_into_float", lambda L: L.zeros(2).index_fill(0, T(L, [0]), 1 + 0j)),
+    ("full_complex_into_float", lambda L: L.full((2,), 1j, dtype=L.float32)),
+]]
