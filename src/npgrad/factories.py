@@ -10,11 +10,13 @@ from .ops._dims import sizes_arg
 from .ops._registry import method, op
 from ._convert import _finish, _infer_array, tensor  # noqa: F401 (tensor: public)
 from .tensor import Tensor, _check_device
+from . import _windows
+from ._windows import *  # noqa: F401,F403 (hann_window ...: public here, as in torch)
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "arange", "range",
            "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like", "rand", "randn",
            "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal", "bernoulli", "multinomial",
-           "is_tensor", "numel", "scalar_tensor", "tril_indices", "triu_indices"]
+           "is_tensor", "numel", "scalar_tensor", "tril_indices", "triu_indices"] + _windows.__all__
 
 _builtin_range = range
 
