@@ -45,3 +45,23 @@ def test_linear_module_finite_differences():
             d[idx] = eps * unit
             num[idx] += unit * (loss(w + d) - loss(w - d)) / (2 * eps)
     np.testing.assert_allclose(gw, num, rtol=1e-6, atol=1e-8)
+
+
+def _conv_grads(lib, w, b, x):
+    m = lib.nn.Conv2d(2, 3, 3, padding=1, dtype=lib.complex64 if w.dtype == np.complex64 else lib.complex128)
+    with lib.no_grad():
+        m.weight.copy_(lib.tensor(w))
+        m.bias.copy_(lib.tensor(b))
+    out = m(lib.tensor(x))
+    (out.abs() ** 2).sum().backward()
+    return [t.detach().numpy() for t in (out, m.weight.grad, m.bias.grad)]
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="PyTorch is the oracle for the complex layer's gradients")
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=["complex64", "complex128"])
+def test_conv2d_module_matches_torch(dtype):
+    rng = np.random.default_rng(5)
+    arrays = make_input(rng, (3, 2, 3, 3), dtype), make_input(rng, (3,), dtype), make_input(rng, (1, 2, 4, 4), dtype)
+    for a, b in zip(_conv_grads(npgrad, *arrays), _conv_grads(torch, *arrays)):
+        assert a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, **TOL[dtype])

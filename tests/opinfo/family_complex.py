@@ -510,3 +510,36 @@ ERROR_ROWS += [_r(name, fn) for name, fn in [
     ("index_fill_complex_into_float", lambda L: L.zeros(2).index_fill(0, T(L, [0]), 1 + 0j)),
     ("full_complex_into_float", lambda L: L.full((2,), 1j, dtype=L.float32)),
 ]]
+
+
+# Convolutions on complex numbers (PyTorch's CPU kernels take them; npgrad used to refuse them as PyTorch's
+# slow_conv2d_cpu does for bool).
+def _conv(name, **kw):
+    return lambda L, *t: getattr(L.nn.functional, name)(*t, **kw)
+
+
+OTHER_SAMPLES += [
+    _c("conv1d_complex", _conv("conv1d", stride=2, padding=1, groups=2), [((2, 4, 7), "c"), ((4, 2, 3), "c"),
+                                                                          ((4,), "c")]),
+    _c("conv2d_complex", _conv("conv2d", padding=1, dilation=(1, 2)), [((1, 2, 5, 5), "c"), ((3, 2, 3, 2), "c")]),
+    _c("conv2d_same_unbatched_complex", _conv("conv2d", padding="same"), [((2, 4, 4), "c"), ((2, 2, 3, 3), "c"),
+                                                                          ((2,), "c")]),
+    _c("conv3d_complex", _conv("conv3d", stride=(1, 2, 1)), [((1, 2, 3, 4, 3), "c"), ((2, 2, 2, 2, 2), "c")]),
+    _c("conv_transpose1d_complex", _conv("conv_transpose1d", stride=2, output_padding=1),
+       [((1, 2, 4), "c"), ((2, 3, 3), "c"), ((3,), "c")]),
+    _c("conv_transpose2d_complex", _conv("conv_transpose2d", stride=2, groups=2, padding=1),
+       [((1, 4, 3, 3), "c"), ((4, 1, 3, 3), "c")]),
+    _c("conv_transpose3d_complex", _conv("conv_transpose3d"), [((1, 2, 2, 2, 2), "c"), ((2, 1, 2, 2, 2), "c")]),
+]
+ERROR_ROWS += [_r(name, fn) for name, fn in [
+    ("conv2d_complex_real_weight", lambda L: L.nn.functional.conv2d(L.ones(1, 1, 3, 3, dtype=L.cfloat),
+                                                                    L.ones(1, 1, 2, 2, dtype=L.float64))),
+    ("conv1d_cdouble_cfloat_weight", lambda L: L.nn.functional.conv1d(L.ones(1, 1, 3, dtype=L.cdouble),
+                                                                      L.ones(1, 1, 2, dtype=L.cfloat))),
+    ("conv_transpose2d_complex_real_weight", lambda L: L.nn.functional.conv_transpose2d(
+        L.ones(1, 1, 3, 3, dtype=L.cfloat), L.ones(1, 1, 2, 2))),
+    ("conv2d_real_complex_weight", lambda L: L.nn.functional.conv2d(L.ones(1, 1, 3, 3),
+                                                                    L.ones(1, 1, 2, 2, dtype=L.cfloat))),
+    ("conv2d_complex_real_bias", lambda L: L.nn.functional.conv2d(L.ones(1, 1, 3, 3, dtype=L.cfloat),
+                                                                  L.ones(1, 1, 2, 2, dtype=L.cfloat), L.ones(1))),
+]]
