@@ -98,6 +98,31 @@ def scalar_name(d):
     return _SCALAR_NAMES[d.name]
 
 
+# The C++ value types PyTorch names when a scalar does not fit a dtype ("cannot be converted to type int64_t").
+_VALUE_TYPES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "int8_t", "int16": "int16_t",
+                "int32": "int", "int64": "int64_t", "uint8": "uint8_t", "bool": "bool"}
+
+
+def overflow_error(np_dtype):
+    return RuntimeError(f"value cannot be converted to type {_VALUE_TYPES[np.dtype(np_dtype).name]} without overflow")
+
+
+def checked_fill_value(value, np_dtype):
+    """A Python scalar about to be written into a tensor of ``np_dtype``, checked as PyTorch checks it: a complex
+    one keeps its real part in a real tensor when its imaginary part is zero (for bool, any nonzero is True), and
+    an integer tensor takes no NaN or infinity; PyTorch refuses the rest as an overflow."""
+    kind = np.dtype(np_dtype).kind
+    if isinstance(value, (complex, np.complexfloating)) and kind != "c":
+        if kind == "b":
+            return _builtin_bool(value)
+        if value.imag != 0:  # (NaN included)
+            raise overflow_error(np_dtype)
+        value = value.real
+    if kind in "iu" and isinstance(value, (_builtin_float, np.floating)) and not np.isfinite(value):
+        raise overflow_error(np_dtype)
+    return value
+
+
 def not_implemented(kernel, d):
     """PyTorch's error for a kernel without this dtype: ``"max_all" not implemented for 'ComplexFloat'``."""
     return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(d)}'")

@@ -10,11 +10,13 @@ from .ops._dims import sizes_arg
 from .ops._registry import method, op
 from ._convert import _finish, _infer_array, tensor  # noqa: F401 (tensor: public)
 from .tensor import Tensor, _check_device
+from . import _windows
+from ._windows import *  # noqa: F401,F403 (hann_window ...: public here, as in torch)
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "arange", "range",
            "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like", "rand", "randn",
            "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal", "bernoulli", "multinomial",
-           "is_tensor", "numel", "scalar_tensor", "tril_indices", "triu_indices"]
+           "is_tensor", "numel", "scalar_tensor", "tril_indices", "triu_indices"] + _windows.__all__
 
 _builtin_range = range
 
@@ -110,6 +112,7 @@ def _scalar_dtype(value):
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     _check_device(device)
     npd = _scalar_dtype(fill_value) if dtype is None else _dt.to_dtype(dtype).np
+    fill_value = _dt.checked_fill_value(fill_value, npd)
     return _make(np.full(_size((size,)) if not isinstance(size, int) else (size,), fill_value, npd),
                  requires_grad, out)
 
@@ -153,16 +156,33 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
     return _make(arr, requires_grad)
 
 
+def _space_args(fn, start, end, dtype):
+    """The end points as Python numbers and the result's NumPy dtype: PyTorch infers the default complex dtype
+    from a complex end point, which a real ``dtype=`` cannot hold."""
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    if not any(isinstance(v, complex) for v in (start, end)):
+        return float(start), float(end), _float_dtype(dtype)
+    inferred = _dt.default_complex_dtype()
+    if dtype is not None and not _dt.to_dtype(dtype).is_complex:
+        from .ops.products import cpp_type_name
+        raise RuntimeError(f"torch.{fn}(): inferred dtype {cpp_type_name(inferred.np)} can't be safely cast to "
+                           f"passed dtype {_dt.scalar_name(_dt.to_dtype(dtype))}")
+    return complex(start), complex(end), (inferred if dtype is None else _dt.to_dtype(dtype)).np
+
+
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     _check_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    arr = np.linspace(float(start), float(end), int(steps), dtype=np.float64).astype(_float_dtype(dtype))
+    start, end, npd = _space_args("linspace", start, end, dtype)
+    wide = np.complex128 if np.dtype(npd).kind == "c" else np.float64
+    arr = np.linspace(start, end, int(steps), dtype=wide).astype(npd)
     return _make(arr, requires_grad, out)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
-    arr = np.logspace(float(start), float(end), int(steps), base=base).astype(_float_dtype(dtype))
+    start, end, npd = _space_args("logspace", start, end, dtype)
+    arr = np.logspace(start, end, int(steps), base=base).astype(npd)
     return _make(arr, requires_grad)
 
 

@@ -392,7 +392,15 @@ def cross(input, other, *, dim=-1, out=None):
 
 
 def vecdot(x, y, *, dim=-1, out=None):
-    return _out((x * y).sum(dim), out)
+    """sum(conj(x) * y) over ``dim``: the first vector is conjugated, as in vdot."""
+    dx, dy = x._data.dtype, y._data.dtype
+    if dx != dy:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{_dt.scalar_name(x.dtype)} and y of type {_dt.scalar_name(y.dtype)} instead")
+    if dx.kind not in "fc":
+        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got "
+                           f"{_dt.scalar_name(x.dtype)}")
+    return _out(((x.conj() if dx.kind == "c" else x) * y).sum(dim), out)
 
 
 def matrix_power(A, n, *, out=None):

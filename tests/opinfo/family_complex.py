@@ -434,3 +434,112 @@ ERROR_ROWS += [_r(f"special_{n}_complex", lambda L, n=n: getattr(L.special, n)(_
     "shifted_chebyshev_polynomial_t", "zeta", "xlog1py", "gammainc", "gammaincc")]
 ERROR_ROWS += [_r("i0_complex", lambda L: L.i0(_z(L))), _r("polygamma_complex", lambda L: L.polygamma(1, _z(L))),
                _r("digamma_via_polygamma_complex", lambda L: L.polygamma(0, _z(L)))]
+
+# linear used to drop the graph for complex input (a check meant for integer products), and linalg.vecdot did not
+# conjugate its first argument.
+OTHER_SAMPLES += [
+    _c("linear_complex", lambda L, x, w, b: L.nn.functional.linear(x, w, b), [ZB, ((5, 4), "c"), ((5,), "c")]),
+    _c("linear_no_bias_complex", lambda L, x, w: L.nn.functional.linear(x, w), [Z2, ((4, 3), "c")]),
+    _c("linear_row_bias_complex", lambda L, x, w, b: L.nn.functional.linear(x, w, b), [Z2, ((4, 3), "c"),
+                                                                                      ((2, 4), "c")]),
+    _c("vecdot_complex", lambda L, a, b: L.linalg.vecdot(a, b), [ZB, ZB]),
+    _c("vecdot_dim_broadcast_complex", lambda L, a, b: L.linalg.vecdot(a, b, dim=0), [Z2, ((2, 1), "c")]),
+    _c("vecdot_same_complex", lambda L, a: L.linalg.vecdot(a, a), [Z2]),
+]
+OTHER_EXACT.update({
+    "vecdot_conjugates_x": lambda L: L.linalg.vecdot(T(L, [1 + 2j, 3j]), T(L, [1j, 1 + 1j])),
+    "vecdot_conj_view": lambda L: L.linalg.vecdot(T(L, [1 + 2j, 3j]).conj(), T(L, [1j, 1 + 1j])),
+    "bilinear_complex_values": lambda L: L.nn.functional.bilinear(
+        T(L, [[1 + 1j, 2j]]), T(L, [[0.5j, 1 - 1j, 2]]), L.arange(12.0).reshape(2, 2, 3) * (1 - 0.5j), T(L, [1j, 2])),
+    "linear_complex_keeps_graph": lambda L: L.nn.functional.linear(
+        T(L, [[1 + 1j, 2j]], requires_grad=True), T(L, [[1j, -1 + 0j]], requires_grad=True)).requires_grad,
+})
+ERROR_ROWS += [_r("vecdot_mixed_dtypes", lambda L: L.linalg.vecdot(L.ones(2), L.ones(2, dtype=L.cfloat))),
+               _r("vecdot_int", lambda L: L.linalg.vecdot(L.ones(2, dtype=L.int64), L.ones(2, dtype=L.int64))),
+               _r("linear_complex_real_weight", lambda L: L.nn.functional.linear(L.ones(2, 2, dtype=L.cfloat),
+                                                                                L.ones(2, 2))),
+               _r("linear_complex_real_weight_bias", lambda L: L.nn.functional.linear(
+                   L.ones(2, 2, dtype=L.cfloat), L.ones(2, 2), L.ones(2, dtype=L.cfloat))),
+               _r("linear_complex_real_bias", lambda L: L.nn.functional.linear(
+                   L.ones(2, 2, dtype=L.cfloat), L.ones(2, 2, dtype=L.cfloat), L.ones(2))),
+               _r("linear_double_float_weight_bias", lambda L: L.nn.functional.linear(
+                   L.ones(2, 2, dtype=L.float64), L.ones(2, 2), L.ones(2))),
+               _r("bilinear_complex_requires_grad", lambda L: L.nn.functional.bilinear(
+                   L.ones(1, 2, dtype=L.cfloat, requires_grad=True), L.ones(1, 2, dtype=L.cfloat),
+                   L.ones(3, 2, 2, dtype=L.cfloat)))]
+
+# Complex numbers in factories and fills: linspace/logspace infer the default complex dtype from a complex end
+# point; a complex scalar written into a real tensor keeps its real part only when its imaginary part is zero.
+def _set_item(t, index, value):
+    t[index] = value
+    return t
+
+
+OTHER_EXACT.update({
+    "linspace_complex": lambda L: [L.linspace(0, 1 + 1j, 3), L.linspace(-1j, 2 + 0.5j, 6, dtype=L.complex128),
+                                   L.linspace(T(L, 1j), 2, 3), L.linspace(0, 1j, 1), L.linspace(0, 1j, 0)],
+    "linspace_complex_dtype_real_ends": lambda L: L.linspace(0, 1, 5, dtype=L.cfloat),
+    "logspace_complex": lambda L: [L.logspace(0, 1 + 1j, 3), L.logspace(-1 + 2j, 1j, 4, base=2, dtype=L.cdouble)],
+    "logspace_complex_dtype_real_ends": lambda L: L.logspace(0, 1, 3, dtype=L.cfloat),
+    "linspace_complex_requires_grad": lambda L: L.linspace(0, 1j, 3, requires_grad=True).requires_grad,
+    "fill_complex_zero_imag": lambda L: [L.zeros(2).fill_(1.5 + 0j), _set_item(L.zeros(2), 0, 2 + 0j),
+                                         L.zeros(2).masked_fill_(T(L, [True, False]), 3 + 0j),
+                                         L.full((2,), 1 + 0j, dtype=L.float64)],
+    "fill_complex_into_bool": lambda L: [L.zeros(2, dtype=L.bool).fill_(1j),
+                                         L.zeros(2, dtype=L.bool).masked_fill_(T(L, [True, False]), 1j)],
+})
+ERROR_ROWS += [_r(name, fn) for name, fn in [
+    ("linspace_complex_real_dtype", lambda L: L.linspace(0, 1j, 3, dtype=L.float64)),
+    ("linspace_complex_int_dtype", lambda L: L.linspace(0, 1j, 3, dtype=L.int64)),
+    ("logspace_complex_real_dtype", lambda L: L.logspace(0, 1j, 3, dtype=L.float32)),
+    ("fill_complex_into_float", lambda L: L.zeros(2).fill_(1j)),
+    ("fill_complex_into_half", lambda L: L.zeros(2, dtype=L.float16).fill_(1j)),
+    ("fill_complex_into_double_graph", lambda L: L.zeros(2, dtype=L.float64, requires_grad=True).clone().fill_(1j)),
+    ("fill_complex_into_int32", lambda L: L.zeros(2, dtype=L.int32).fill_(1j)),
+    ("fill_complex_into_uint8", lambda L: L.zeros(2, dtype=L.uint8).fill_(2 - 1j)),
+    ("fill_nan_into_int", lambda L: L.zeros(2, dtype=L.int32).fill_(float("nan"))),
+    ("setitem_complex_into_float", lambda L: _set_item(L.zeros(2), 0, 1j)),
+    ("setitem_complex_nan_imag", lambda L: _set_item(L.zeros(2), 0, complex(0, float("nan")))),
+    ("setitem_complex_into_long_slice", lambda L: _set_item(L.zeros(3, dtype=L.int64), slice(None), 1j)),
+    ("setitem_complex_mask", lambda L: _set_item(L.zeros(2), T(L, [True, False]), 1j)),
+    ("setitem_complex_graph", lambda L: _set_item(L.zeros(2, requires_grad=True).clone(), 0, 1j)),
+    ("masked_fill_complex_into_float", lambda L: L.zeros(2).masked_fill(T(L, [True, False]), 1j)),
+    ("masked_fill_complex_tensor_into_float", lambda L: L.zeros(2).masked_fill_(T(L, [True, False]), T(L, 1j))),
+    ("masked_fill_inf_into_long", lambda L: L.zeros(2, dtype=L.int64).masked_fill_(T(L, [True, False]),
+                                                                                   float("inf"))),
+    ("index_fill_complex_into_float", lambda L: L.zeros(2).index_fill(0, T(L, [0]), 1 + 0j)),
+    ("full_complex_into_float", lambda L: L.full((2,), 1j, dtype=L.float32)),
+]]
+
+
+# Convolutions on complex numbers (PyTorch's CPU kernels take them; npgrad used to refuse them as PyTorch's
+# slow_conv2d_cpu does for bool).
+def _conv(name, **kw):
+    return lambda L, *t: getattr(L.nn.functional, name)(*t, **kw)
+
+
+OTHER_SAMPLES += [
+    _c("conv1d_complex", _conv("conv1d", stride=2, padding=1, groups=2), [((2, 4, 7), "c"), ((4, 2, 3), "c"),
+                                                                          ((4,), "c")]),
+    _c("conv2d_complex", _conv("conv2d", padding=1, dilation=(1, 2)), [((1, 2, 5, 5), "c"), ((3, 2, 3, 2), "c")]),
+    _c("conv2d_same_unbatched_complex", _conv("conv2d", padding="same"), [((2, 4, 4), "c"), ((2, 2, 3, 3), "c"),
+                                                                          ((2,), "c")]),
+    _c("conv3d_complex", _conv("conv3d", stride=(1, 2, 1)), [((1, 2, 3, 4, 3), "c"), ((2, 2, 2, 2, 2), "c")]),
+    _c("conv_transpose1d_complex", _conv("conv_transpose1d", stride=2, output_padding=1),
+       [((1, 2, 4), "c"), ((2, 3, 3), "c"), ((3,), "c")]),
+    _c("conv_transpose2d_complex", _conv("conv_transpose2d", stride=2, groups=2, padding=1),
+       [((1, 4, 3, 3), "c"), ((4, 1, 3, 3), "c")]),
+    _c("conv_transpose3d_complex", _conv("conv_transpose3d"), [((1, 2, 2, 2, 2), "c"), ((2, 1, 2, 2, 2), "c")]),
+]
+ERROR_ROWS += [_r(name, fn) for name, fn in [
+    ("conv2d_complex_real_weight", lambda L: L.nn.functional.conv2d(L.ones(1, 1, 3, 3, dtype=L.cfloat),
+                                                                    L.ones(1, 1, 2, 2, dtype=L.float64))),
+    ("conv1d_cdouble_cfloat_weight", lambda L: L.nn.functional.conv1d(L.ones(1, 1, 3, dtype=L.cdouble),
+                                                                      L.ones(1, 1, 2, dtype=L.cfloat))),
+    ("conv_transpose2d_complex_real_weight", lambda L: L.nn.functional.conv_transpose2d(
+        L.ones(1, 1, 3, 3, dtype=L.cfloat), L.ones(1, 1, 2, 2))),
+    ("conv2d_real_complex_weight", lambda L: L.nn.functional.conv2d(L.ones(1, 1, 3, 3),
+                                                                    L.ones(1, 1, 2, 2, dtype=L.cfloat))),
+    ("conv2d_complex_real_bias", lambda L: L.nn.functional.conv2d(L.ones(1, 1, 3, 3, dtype=L.cfloat),
+                                                                  L.ones(1, 1, 2, 2, dtype=L.cfloat), L.ones(1))),
+]]

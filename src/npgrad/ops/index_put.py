@@ -105,6 +105,8 @@ def index_fill(input, dim, index, value):
                                f"{value._data.ndim} dimension(s).")
         if value._data.dtype != input._data.dtype:
             value = value._cast(_dt.from_numpy_dtype(input._data.dtype))
+    elif isinstance(value, complex) and input._data.dtype.kind != "c":
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     pos = _dim_positions(input, d, idx, "")
     return IndexFill.apply(input, value, pos, False)
 

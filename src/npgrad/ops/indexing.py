@@ -291,6 +291,7 @@ def _setitem(self, index, value):
         if v._data.dtype != self._data.dtype:
             v = v._cast(_dt.from_numpy_dtype(self._data.dtype))
     else:
+        value = _dt.checked_fill_value(value, self._data.dtype)
         v = np.asarray(value, dtype=self._data.dtype) if not isinstance(value, (int, float, bool)) else value
     recording = _grad_state.enabled and (self._requires_grad or (isinstance(v, Tensor) and v._requires_grad))
     try:
@@ -648,10 +649,14 @@ def masked_fill(input, mask, value):
         if value._data.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value._data.ndim} dimension(s).")
+        if value._data.dtype.kind == "c" and input._data.dtype.kind != "c":  # read as a scalar, as PyTorch does
+            _dt.checked_fill_value(value.item(), input._data.dtype)
         if value._data.dtype != input._data.dtype:
             value = value._cast(_dt.from_numpy_dtype(input._data.dtype))
     elif input._data.dtype.kind in "iub" and isinstance(value, float) and not np.isfinite(value):
-        raise RuntimeError(f"value cannot be converted to type {input._data.dtype} without overflow")
+        raise _dt.overflow_error(input._data.dtype)
+    else:
+        value = _dt.checked_fill_value(value, input._data.dtype)
     if m.shape != input._data.shape and np.broadcast_shapes(m.shape, input._data.shape) != input._data.shape:
         input = input.expand(np.broadcast_shapes(m.shape, input._data.shape))
     return MaskedFill.apply(input, m, value)

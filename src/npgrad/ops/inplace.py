@@ -303,6 +303,7 @@ def fill_(self, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
         return copy_(self, value.expand(self._data.shape) if self._data.ndim else value)
+    value = _dt.checked_fill_value(value, self._data.dtype)
     if (_grad_state.enabled and self._requires_grad) or (DUAL_HOOK and DUAL_HOOK[2](self)):
         if _grad_state.enabled and self._requires_grad:
             check_inplace(self)

@@ -350,19 +350,28 @@ def _check_types(input, weight, bias, n=2, transposed=False, pointwise=False):
     if bias is not None and bias._data.dtype != dt:
         raise RuntimeError(f"Input type ({_type_word(dt)}) and bias type ({_type_word(bias._data.dtype)}) should be "
                            "the same")
+    if weight._data.dtype != dt and dt.kind == "c":  # PyTorch's complex path checks the types by their old names
+        raise RuntimeError(f"Input type ({_legacy_type(dt)}) and weight type ({_legacy_type(weight._data.dtype)}) "
+                           "should be the same")
     if weight._data.dtype != dt:
         raise RuntimeError(f"expected scalar type {_dt.scalar_name(input.dtype)} but found "
                            f"{_dt.scalar_name(weight.dtype)}")
-    # PyTorch's CPU kernels take floats and integers, but no bool, and its transposed ones no integer but int64.
-    if dt.kind == "b" or (transposed and dt.kind in "iu" and dt != np.int64) or dt.kind == "c":
+    # PyTorch's CPU kernels take floats, complex numbers and integers, but no bool, and its transposed ones no
+    # integer but int64.
+    if dt.kind == "b" or (transposed and dt.kind in "iu" and dt != np.int64):
         kernel = (f"slow_conv_transpose{max(n, 2)}d_out_cpu" if transposed else
                   ("slow_conv3d_cpu" if pointwise else "compute_columns3d") if n == 3 else "slow_conv2d_cpu")
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_dt.scalar_name(input.dtype)}\'')
 
 
 def _type_word(dt):
-    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int"}.get(
-        np.dtype(dt).name, str(dt))
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}.get(np.dtype(dt).name, str(dt))
+
+
+def _legacy_type(dt):
+    name = _dt.scalar_name(_dt.from_numpy_dtype(dt))
+    return f"CPU{name}Type" if np.dtype(dt).kind == "c" else f"torch.{name}Tensor"
 
 
 def _same_padding(k, d):

@@ -73,13 +73,17 @@ def linear(input, weight, bias=None):
     if xs[-1] != ws[1]:
         rows = int(np.prod(xs[:-1])) if len(xs) > 1 else 1
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{xs[-1]} and {ws[1]}x{ws[0]})")
+    if bias is not None and bias._data.dtype != weight._data.dtype:  # addmm checks self against mat2 first
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dtype_word(bias)} and "
+                           f"{_dtype_word(weight)}")
     if input._data.dtype != weight._data.dtype:
+        if bias is None:  # PyTorch's mm (matmul) path, whose message names C++ types
+            from ...ops.products import cpp_type_name
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                               f"{cpp_type_name(input._data.dtype)} != {cpp_type_name(weight._data.dtype)}")
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtype_word(input)} and "
                            f"{_dtype_word(weight)}")
     if bias is not None:
-        if bias._data.dtype != input._data.dtype:
-            raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dtype_word(bias)} and "
-                               f"{_dtype_word(input)}")
         bs = bias._data.shape
         if bs not in ((ws[0],), (1,), ()):
             out_shape = xs[:-1] + (ws[0],)
@@ -94,7 +98,7 @@ def linear(input, weight, bias=None):
             if len(bs) > 1:  # a bias per row: the Op's bias gradient is a column sum, so add it outside
                 out = linear(input, weight) + bias
                 return out.reshape(out_shape) if out.shape != out_shape else out
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fc":  # integer products: PyTorch has no gradient for them
         out = Tensor._wrap(input._data.reshape(-1, xs[-1]) @ weight._data.T)
         out = out.reshape(xs[:-1] + (ws[0],))
         return out + bias if bias is not None else out
@@ -113,5 +117,9 @@ def bilinear(input1, input2, weight, bias=None):
         raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but expected "
                            f"{weight.shape[2]}")
     from ...ops.products import einsum
+    from ...autograd.grad_mode import state
+    if input1._data.dtype.kind == "c" and state.enabled and any(t._requires_grad for t in (input1, input2, weight)):
+        # PyTorch computes the values but defines no complex derivative for its _trilinear kernel
+        raise RuntimeError("_trilinear does not support automatic differentiation for outputs with complex dtype.")
     out = einsum("...i,kij,...j->...k", input1, weight, input2)
     return out + bias if bias is not None else out
