@@ -103,13 +103,22 @@ def main(argv=None):
     ap.add_argument("--every", type=int, default=1000)
     ap.add_argument("--warmup", type=int, default=200)
     ap.add_argument("--json", action="store_true", help="print one JSON object per run")
+    ap.add_argument("--plot", metavar="PNG", help="also draw RSS and tracked objects against step (needs matplotlib)")
     args = ap.parse_args(argv)
     opts = ["sgd", "adam", "adamw", "rmsprop"] if args.optimizer == "all" else [args.optimizer]
+    if args.plot:
+        try:
+            import matplotlib
+        except ImportError:
+            raise SystemExit("--plot needs matplotlib: pip install matplotlib") from None
+        matplotlib.use("Agg")  # no screen needed
+    results = []
     if not args.json:
         print(f"{'optimizer':<9} {'steps':>6} {'time s':>7} {'loss':>15} {'RSS MiB start->end':>20} "
               f"{'objects start->end':>20} {'graphs alive':>12}")
     for opt in opts:
         r = run(args.steps, opt, args.every, args.warmup)
+        results.append(r)
         if args.json:
             print(json.dumps(r))
         else:
@@ -117,7 +126,29 @@ def main(argv=None):
                   f"{r['rss_start_mib']:>9}->{r['rss_end_mib']:<9} {r['objects_start']:>9}->{r['objects_end']:<9} "
                   f"{r['graphs_alive_after_step']:>12}")
             print("          RSS by step: " + ", ".join(f"{s['step']}:{s['rss_mib']}" for s in r["samples"]))
+    if args.plot:
+        plot(results, args.plot)
     return 0
+
+
+def plot(results, path):
+    """Two panels sharing the step axis: resident memory and the collector's object count, one line each."""
+    import matplotlib.pyplot as plt
+    fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(7, 5))
+    for r in results:
+        steps = [s["step"] for s in r["samples"]]
+        top.plot(steps, [s["rss_mib"] for s in r["samples"]], marker=".", label=r["optimizer"])
+        bottom.plot(steps, [s["gc_objects"] for s in r["samples"]], marker=".", label=r["optimizer"])
+    top.set_ylabel("resident memory (MiB)")
+    bottom.set_ylabel("objects tracked by gc")
+    bottom.set_xlabel("training step (cycle collector off)")
+    top.set_ylim(bottom=0)
+    bottom.set_ylim(bottom=0)
+    top.legend(ncol=len(results), fontsize="small", loc="lower right")  # the lines run near the top
+    top.set_title("npgrad: memory over a long training run")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
 
 
 if __name__ == "__main__":

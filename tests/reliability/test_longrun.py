@@ -28,3 +28,16 @@ def test_training_loop_does_not_accumulate(optimizer):
     # NumPy's and the allocator's caches settle within the warm-up; a leaked 32x64 activation per step
     # would be 10 MiB here
     assert r["rss_growth_mib"] < 2.0, r
+
+
+def test_plot_draws_the_samples(tmp_path):
+    pytest.importorskip("matplotlib", reason="--plot draws with the optional matplotlib")
+    png = tmp_path / "longrun.png"
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.longrun", "--steps", "60", "--every", "20", "--warmup",
+                           "20", "--optimizer", "sgd", "--plot", str(png)], capture_output=True, text=True, cwd=ROOT,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (700, 500)  # figsize (7, 5) at 100 dpi
