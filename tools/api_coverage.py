@@ -47,6 +47,7 @@ _NESTED = "nested tensors: not supported"
 _DATAPIPE = "DataPipes: deprecated in PyTorch and being removed"
 _REMOVED = "removed from PyTorch: calling it raises there too"
 _STORAGE = "Storage objects: an npgrad tensor's memory is a NumPy array, there is no separate Storage type"
+_AUTOCAST = "autocast internals (per-device autocast dtypes, nesting counters, cast cache): torch.autocast is the API"
 _INTERNAL = "undocumented kernels behind a public function (the public function is what counts)"
 
 # (namespace or "*", regex on the name, reason)
@@ -68,6 +69,10 @@ EXCLUDED = [
     ("*", r"^native_|^conv_tbc$|^norm_except_dim$|^grid_sampler(_2d|_3d)?$|^affine_grid_generator$|^constant_pad_nd$"
           r"|^convolution$|^_|^max_pool1d_with_indices$|^segment_reduce$|^slice_inverse$|^hash_tensor$", _INTERNAL),
     ("*", r"^sym_", _COMPILE),
+    ("torch", r"^(get|set)_autocast_|^is_autocast_|^autocast_(in|de)crement_nesting$|^clear_autocast_cache$", _AUTOCAST),
+    ("torch", r"^(parse_ir|parse_schema|parse_type_comment|import_ir_module|import_ir_module_from_buffer"
+              r"|merge_type_from_type_comment|unify_type_list|fork|wait)$", _COMPILE + ": TorchScript's IR and futures"),
+    ("torch", r"^cond$", _COMPILE + ": torch.cond is torch.compile's control-flow operator"),
     ("*", r"^(chalf|complex32)$", "complex32 (half-precision complex): NumPy has no such dtype"),
     ("*", r"^is_distributed$|^DistributedSampler$|^DistributedDataParallel$|^DataParallel$|^SyncBatchNorm$", _DIST),
     ("*", r"^nested|^is_nested$|^to_padded_tensor$", _NESTED),
@@ -97,7 +102,9 @@ def read_pytorch():
     import torch
     import torch.nn.functional as F
 
-    overrides = torch.overrides.get_testing_overrides()
+    # The overridable functions, and the ones torch_function ignores (factories, finfo, vmap, the process
+    # settings ...), which ordinary programs call just as much.
+    overrides = list(torch.overrides.get_testing_overrides()) + list(torch.overrides.get_ignored_functions())
     top = sorted({f.__name__ for f in overrides if getattr(torch, getattr(f, "__name__", ""), None) is f
                   and not f.__name__.startswith("_")})
     functional = sorted(n for n in _public(F) if callable(getattr(F, n)) and not isinstance(getattr(F, n), type)

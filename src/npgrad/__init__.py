@@ -13,6 +13,7 @@ from .dtypes import (dtype, float16, float32, float64, int8, int16, int32, int64
 from .tensor import Tensor, Size, Device as device  # noqa: F401
 from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode  # noqa: F401
 from .autograd import is_inference_mode_enabled  # noqa: F401
+from .autograd.anomaly import is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled  # noqa: F401
 from . import autograd  # noqa: F401
 from . import ops  # noqa: F401
 from .ops import *  # noqa: F401,F403
@@ -24,7 +25,9 @@ from ._torch_alias import alias_torch  # noqa: E402,F401
 from . import _nn_spellings  # noqa: E402  (torch.conv2d ...: nn.functional's functions, loaded on first use)
 from ._runtime import (set_num_threads, get_num_threads, set_float32_matmul_precision,  # noqa: E402,F401
                        get_float32_matmul_precision, use_deterministic_algorithms,
-                       are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled, compile)
+                       are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled, compile,
+                       get_num_interop_threads, set_num_interop_threads, set_warn_always, is_warn_always_enabled,
+                       set_default_device, get_default_device, set_default_tensor_type)
 
 __version__ = "0.1.0"
 
@@ -38,16 +41,18 @@ from . import _process_tuning  # noqa: E402
 _process_tuning.tune_gc()
 _process_tuning.tune_malloc()
 
-strided = "torch.strided"
-contiguous_format = preserve_format = channels_last = None
+from ._layout import (layout, memory_format, strided, contiguous_format, preserve_format, channels_last,  # noqa: E402
+                      channels_last_3d)
 cpu = device("cpu")
 
 
 # Subpackages and the serialization functions load on first use (`npgrad.nn`, `from npgrad import optim`,
 # `npgrad.save`), so `import npgrad` costs little more than importing NumPy.
 _LAZY_MODULES = {"nn", "optim", "utils", "distributions", "datasets", "viz", "linalg", "special", "return_types",
-                 "serialization", "cuda", "mps", "backends", "amp", "func", "distributed", "onnx", "fft"}
-_LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "amp"}
+                 "serialization", "cuda", "mps", "backends", "amp", "func", "distributed", "onnx", "fft", "version",
+                 "accelerator"}
+_LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "amp", "vmap": "func",
+               "finfo": "_finfo", "iinfo": "_finfo"}
 # torch.lstm, torch.gru_cell, ...: the recurrent kernels nn.LSTM and its kin call.
 _LAZY_ATTRS.update({k: "nn._functional.rnn" for k in ("lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell",
                                                        "rnn_tanh_cell", "rnn_relu_cell")})

@@ -89,3 +89,85 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     if not callable(model):
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
     return model
+
+
+_warned = set()
+
+
+def set_warn_always(b, /):
+    """Make the warnings PyTorch gives once per process (set_default_tensor_type's, frombuffer's) warn on
+    every call."""
+    if not isinstance(b, bool):
+        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")
+    _state["warn_always"] = b
+
+
+def is_warn_always_enabled():
+    return _state.get("warn_always", False)
+
+
+def warn_once(key, message, stacklevel=3):
+    """PyTorch's TORCH_WARN_ONCE: the first time in the process, or every time under set_warn_always(True)."""
+    if key in _warned and not is_warn_always_enabled():
+        return
+    _warned.add(key)
+    warnings.warn(message, UserWarning, stacklevel=stacklevel)
+
+
+def get_num_interop_threads():
+    """Threads PyTorch would use for inter-op parallelism; npgrad runs one operator at a time, so this is
+    only the recorded setting (PyTorch's default: the number of CPUs)."""
+    return _state.get("interop_threads") or os.cpu_count() or 1
+
+
+def set_num_interop_threads(int, /):  # noqa: A002 - PyTorch's parameter name
+    n = int.__index__()
+    if n <= 0:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    if "interop_threads" in _state:
+        raise RuntimeError("Error: cannot set number of interop threads after parallel work has started or "
+                           "set_num_interop_threads called")
+    _state["interop_threads"] = n
+
+
+def set_default_device(device):
+    """The device factories use when given none. Only the CPU holds npgrad tensors: another device raises
+    here the error a PyTorch build without it raises when its first tensor is made there."""
+    from .tensor import Device, _check_device
+    if device is None:
+        _state.pop("device", None)
+        return
+    d = device if isinstance(device, Device) else Device(device)
+    _check_device(d)
+    _state["device"] = d
+
+
+def get_default_device():
+    from .tensor import _CPU
+    return _state.get("device", _CPU)
+
+
+_FLOAT_TENSOR_TYPES = {"torch.FloatTensor": "float32", "torch.DoubleTensor": "float64", "torch.HalfTensor": "float16"}
+_OTHER_TENSOR_TYPES = {"torch.LongTensor", "torch.IntTensor", "torch.ShortTensor", "torch.CharTensor",
+                       "torch.ByteTensor", "torch.BoolTensor"}
+
+
+def set_default_tensor_type(t, /):
+    """Deprecated in PyTorch: ``set_default_dtype`` by the legacy type's name ("torch.DoubleTensor")."""
+    from . import dtypes
+    if isinstance(t, str):
+        head, _, attr = t.rpartition(".")
+        if t in _FLOAT_TENSOR_TYPES:
+            warn_once("set_default_tensor_type", "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, "
+                      "please use torch.set_default_dtype() and torch.set_default_device() as alternatives.")
+            dtypes.set_default_dtype(getattr(dtypes, _FLOAT_TENSOR_TYPES[t]))
+            return
+        if t in _OTHER_TENSOR_TYPES:
+            raise TypeError("only floating-point types are supported as the default type")
+        if head == "torch.cuda":
+            raise TypeError(f"type {t} not available. Torch not compiled with CUDA enabled.")
+        if head == "torch":
+            raise AttributeError(f"module 'torch' has no attribute '{attr}'")
+        import importlib
+        importlib.import_module(t.split(".")[0])  # PyTorch imports the named module first
+    raise TypeError("invalid type object: only floating-point types are supported as the default type")

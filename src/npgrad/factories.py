@@ -16,7 +16,7 @@ from ._windows import *  # noqa: F401,F403 (hann_window ...: public here, as in 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "arange", "range",
            "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like", "rand", "randn",
            "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal", "bernoulli", "multinomial",
-           "is_tensor", "numel", "scalar_tensor", "tril_indices", "triu_indices"] + _windows.__all__
+           "is_tensor", "is_storage", "typename", "numel", "empty_strided", "frombuffer", "scalar_tensor", "tril_indices", "triu_indices"] + _windows.__all__
 
 _builtin_range = range
 
@@ -43,6 +43,25 @@ def from_numpy(ndarray):
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)
+
+
+def is_storage(obj):
+    """False: an npgrad tensor's memory is its NumPy array, there are no Storage objects to be."""
+    return False
+
+
+def typename(obj, /):
+    """A tensor's legacy type name ("torch.FloatTensor"), else the object's module-qualified name."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module, qualname = type(obj).__module__ or "", type(obj).__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
 def numel(input):
@@ -101,6 +120,52 @@ def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, req
           memory_format=None):
     _check_device(device)
     return _make(np.empty(_size(sizes, "empty", size), _float_dtype(dtype)), requires_grad, out)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """An uninitialised tensor with the given strides (in elements), over just enough memory for them."""
+    _check_device(device)
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+                           f"({len(stride)})")
+    if any(st < 0 for st in stride):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+    base = np.empty(1 + sum((n - 1) * st for n, st in zip(size, stride)) if all(size) else 0, _float_dtype(dtype))
+    arr = np.lib.stride_tricks.as_strided(base, size, tuple(st * base.itemsize for st in stride))
+    return _make(arr, requires_grad, None)
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor over the bytes of a Python buffer (bytearray, array.array, memoryview ...), sharing them."""
+    try:
+        mem = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    npd = _dt.to_dtype(dtype).np
+    length = mem.nbytes
+    if length <= 0 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if not 0 <= offset < length:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
+                         f"({length} bytes) minus 1")
+    if count < 0:
+        if (length - offset) % npd.itemsize:
+            raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} bytes) must be a "
+                             f"multiple of element size ({npd.itemsize})")
+        count = (length - offset) // npd.itemsize
+    elif offset + count * npd.itemsize > length:
+        raise ValueError(f"requested buffer length ({count} * {npd.itemsize} bytes) after offset ({offset} bytes) "
+                         f"must not be greater than actual buffer length ({length} bytes)")
+    arr = np.frombuffer(mem.cast("B") if mem.ndim != 1 or mem.format != "B" else mem, npd, count, offset)
+    if not arr.flags.writeable:
+        # NumPy cannot write through a read-only buffer as PyTorch's tensor does: the tensor gets a copy
+        from ._runtime import warn_once
+        warn_once("frombuffer", "The given buffer is not writable, and PyTorch does not support non-writable "
+                  "tensors. npgrad copies it, so writing to the tensor leaves the buffer as it was. This type of "
+                  "warning will be suppressed for the rest of this program.")
+        arr = arr.copy()
+    return _make(arr, requires_grad, None)
 
 
 def _scalar_dtype(value):

@@ -10,6 +10,7 @@ import weakref
 import numpy as np
 
 from . import dtypes as _dt
+from ._layout import strided as _strided
 from .autograd import engine as _engine
 from .autograd import _protocol
 from .autograd.views import refresh_view as _refresh_view
@@ -146,7 +147,7 @@ class Tensor:
     is_sparse = False
     is_quantized = False
     is_meta = False
-    layout = "torch.strided"
+    layout = _strided
 
     @property
     def is_floating_point_(self):  # pragma: no cover - kept out of the public API

@@ -4,7 +4,8 @@ import threading
 import traceback
 import warnings
 
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
+__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+           "set_anomaly_enabled"]
 
 
 class _State(threading.local):
@@ -30,6 +31,16 @@ _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def is_anomaly_check_nan_enabled():
     return _state.check_nan
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    """``torch.set_anomaly_enabled``: set_detect_anomaly's switch without the context manager."""
+    for i, (name, value) in enumerate((("enabled", enabled), ("check_nan", check_nan))):
+        if not isinstance(value, bool):
+            raise TypeError(f"set_anomaly_enabled(): argument '{name}' (position {i + 1}) must be bool, not "
+                            f"{type(value).__name__}")
+    _state.enabled, _state.check_nan = enabled, check_nan
+    any_enabled[0] = any_enabled[0] or enabled
 
 
 def creation_trace():

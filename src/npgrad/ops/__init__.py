@@ -26,7 +26,7 @@ inplace.register_inplace_variants()
 LAZY_FAMILIES = ("sorting", "counting", "cumulative", "distance", "special", "decomp", "index_put", "scatter_reduce",
                  "strided", "view_copy", "pointwise_extra", "movement_extra", "integrate", "histogram", "predicates",
                  "sampling", "tensor_extras", "products_extra", "decomp_lu", "matrix_exp", "householder", "lowrank",
-                 "special_bessel", "special_poly", "special_gamma", "spectral")
+                 "special_bessel", "special_poly", "special_gamma", "spectral", "vander")
 
 # What `from npgrad.ops import *` gives npgrad: every public name the eager families declared (binding
 # them here rebinds a family's module name where an operator has the same name).

@@ -177,6 +177,7 @@ LAZY_NAMES = {
     'unsafe_split': 'view_copy',
     'unsafe_split_with_sizes': 'view_copy',
     'unsqueeze_copy': 'view_copy',
+    'vander': 'vander',
     'view_as_complex_copy': 'view_copy',
     'view_as_real_copy': 'view_copy',
     'view_copy': 'view_copy',

@@ -15,7 +15,7 @@ from ..autograd.record import DUAL_HOOK, relink_saved_output
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
 from . import _poly as P
-from ._registry import METHODS, RECORDS, method
+from ._registry import METHODS, RECORDS, method, op
 from ..autograd.views import mark_current, multi_view_error, refresh_view, replay
 
 LEAF_MSG = _LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -317,6 +317,12 @@ def fill_(self, value):
 
 def zero_(self):
     return fill_(self, 0)
+
+
+@op(methods=())
+def fill(input, value):
+    """fill_'s out-of-place form: a tensor like ``input`` holding ``value``, differentiable in a tensor value."""
+    return fill_(input.clone(), value)
 
 
 method("fill_", fill_)
