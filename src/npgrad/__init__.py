@@ -46,7 +46,8 @@ cpu = device("cpu")
 # Subpackages and the serialization functions load on first use (`npgrad.nn`, `from npgrad import optim`,
 # `npgrad.save`), so `import npgrad` costs little more than importing NumPy.
 _LAZY_MODULES = {"nn", "optim", "utils", "distributions", "datasets", "viz", "linalg", "special", "return_types",
-                 "serialization", "cuda", "mps", "backends", "amp", "func", "distributed", "onnx", "fft"}
+                 "serialization", "cuda", "mps", "backends", "amp", "func", "distributed", "onnx", "fft",
+                 "testing"}
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "amp"}
 # torch.lstm, torch.gru_cell, ...: the recurrent kernels nn.LSTM and its kin call.
 _LAZY_ATTRS.update({k: "nn._functional.rnn" for k in ("lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell",
