@@ -47,7 +47,7 @@ cpu = device("cpu")
 # `npgrad.save`), so `import npgrad` costs little more than importing NumPy.
 _LAZY_MODULES = {"nn", "optim", "utils", "distributions", "datasets", "viz", "linalg", "special", "return_types",
                  "serialization", "cuda", "mps", "backends", "amp", "func", "distributed", "onnx", "fft",
-                 "testing"}
+                 "testing", "multiprocessing"}
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "amp"}
 # torch.lstm, torch.gru_cell, ...: the recurrent kernels nn.LSTM and its kin call.
 _LAZY_ATTRS.update({k: "nn._functional.rnn" for k in ("lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell",
