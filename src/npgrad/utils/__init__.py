@@ -1,11 +1,12 @@
-"""Utilities: data loading (npgrad.utils.data), activation checkpointing (npgrad.utils.checkpoint)."""
+"""Utilities: data loading (npgrad.utils.data), activation checkpointing (npgrad.utils.checkpoint),
+timing (npgrad.utils.benchmark)."""
 import importlib
 
 from . import data  # noqa: F401
 
 
 def __getattr__(name):
-    # torch.utils.checkpoint is reachable as an attribute, as in PyTorch; it loads on first use.
-    if name == "checkpoint":
-        return importlib.import_module(".checkpoint", __name__)
+    # torch.utils.checkpoint and torch.utils.benchmark are attributes, as in PyTorch, loaded on first use.
+    if name in ("checkpoint", "benchmark"):
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,133 @@
+"""Timer: timeit with a warm-up, a fixed thread count and replicated blocks (PyTorch's ``utils/timer.py``)."""
+import enum
+import textwrap
+import timeit
+
+import npgrad
+
+from . import common
+
+__all__ = ["Timer", "timer", "Language"]
+
+
+def timer():
+    # Everything runs synchronously on the CPU: there is no device to wait for before reading the clock.
+    return timeit.default_timer()
+
+
+class Language(enum.Enum):
+    PYTHON = 0
+
+
+class Timer:
+    """Time a Python statement: ``Timer(stmt, setup, globals=..., label=..., sub_label=..., description=...,
+    num_threads=1)``, then ``timeit(number)``, ``blocked_autorange()`` or ``adaptive_autorange()``.
+
+    As in PyTorch, ``torch`` (here npgrad) is available to ``stmt`` and ``setup`` without being in ``globals``,
+    each measurement runs with ``num_threads`` BLAS threads, and ``label``/``sub_label``/``description``/``env``
+    name the rows and columns :class:`Compare` prints. PyTorch's ``language="cpp"`` is absent: npgrad cannot
+    compile C++ statements.
+    """
+
+    _timer_cls = timeit.Timer
+
+    def __init__(self, stmt="pass", setup="pass", global_setup="", timer=timer, globals=None, label=None,
+                 sub_label=None, description=None, env=None, num_threads=1, language=Language.PYTHON):
+        if not isinstance(stmt, str):
+            raise ValueError("Currently only a `str` stmt is supported.")
+        # Copied so that the statement's assignments do not leak into the caller's dictionary.
+        self._globals = dict(globals or {})
+        if language in (Language.PYTHON, "py", "python"):
+            self._globals.setdefault("torch", npgrad)
+            self._language = Language.PYTHON
+            if global_setup:
+                raise ValueError(f"global_setup is C++ only, got `{global_setup}`. Most "
+                                 "likely this code can simply be moved to `setup`.")
+        else:
+            raise ValueError(f"Invalid language `{language}`.")
+        stmt = textwrap.dedent(stmt)
+        stmt = (stmt[1:] if stmt and stmt[0] == "\n" else stmt).rstrip()
+        setup = textwrap.dedent(setup)
+        setup = (setup[1:] if setup and setup[0] == "\n" else setup).rstrip()
+        self._timer = self._timer_cls(stmt=stmt, setup=setup, timer=timer, globals=self._globals)
+        self._task_spec = common.TaskSpec(stmt=stmt, setup=setup, global_setup=global_setup, label=label,
+                                          sub_label=sub_label, description=description, env=env,
+                                          num_threads=num_threads)
+
+    def _timeit(self, number):
+        # A zero time would make the overhead ratios below divide by zero.
+        return max(self._timer.timeit(number), 1e-9)
+
+    def timeit(self, number=1000000):
+        """Run ``stmt`` ``number`` times (after a warm-up of ``number // 100`` runs, at least 2) and time it."""
+        with common.set_torch_threads(self._task_spec.num_threads):
+            # Warm up: first calls pay for lazy imports and allocations.
+            self._timeit(number=max(int(number // 100), 2))
+            return common.Measurement(number_per_run=number, raw_times=[self._timeit(number=number)],
+                                      task_spec=self._task_spec)
+
+    def repeat(self, repeat=-1, number=-1):
+        raise NotImplementedError("See `Timer.blocked_autorange.`")
+
+    def autorange(self, callback=None):
+        raise NotImplementedError("See `Timer.blocked_autorange.`")
+
+    def _threaded_measurement_loop(self, number, time_hook, stop_hook, min_run_time, max_run_time=None,
+                                   callback=None):
+        total_time = 0.0
+        can_stop = False
+        times = []
+        with common.set_torch_threads(self._task_spec.num_threads):
+            while (total_time < min_run_time) or (not can_stop):
+                time_spent = time_hook()
+                times.append(time_spent)
+                total_time += time_spent
+                if callback:
+                    callback(number, time_spent)
+                can_stop = stop_hook(times)
+                if max_run_time and total_time > max_run_time:
+                    break
+        return times
+
+    def _estimate_block_size(self, min_run_time):
+        with common.set_torch_threads(self._task_spec.num_threads):
+            # The cost of the timing loop itself, which a block must dwarf.
+            overhead = sorted(self._timeit(0) for _ in range(5))[2]
+            number = 1
+            while True:
+                time_taken = self._timeit(number)
+                relative_overhead = overhead / time_taken
+                if relative_overhead <= 1e-4 and time_taken >= min_run_time / 1000:
+                    break
+                if time_taken > min_run_time:
+                    break
+                # Avoid overflowing a C int in the loop count.
+                if number * 10 > 2147483647:
+                    break
+                number *= 10
+        return number
+
+    def blocked_autorange(self, callback=None, min_run_time=0.2):
+        """Time blocks of ``stmt`` runs until ``min_run_time`` seconds are spent.
+
+        The block size grows tenfold from 1 until the timer's own overhead is at most 0.01% of a block (or a
+        block takes over ``min_run_time / 1000`` s); ``callback(number, time)`` is called after each block."""
+        number = self._estimate_block_size(min_run_time)
+        times = self._threaded_measurement_loop(number, lambda: self._timeit(number), lambda times: True,
+                                                min_run_time=min_run_time, callback=callback)
+        return common.Measurement(number_per_run=number, raw_times=times, task_spec=self._task_spec)
+
+    def adaptive_autorange(self, threshold=0.1, *, min_run_time=0.01, max_run_time=10.0, callback=None):
+        """Like :meth:`blocked_autorange`, but keep timing until IQR / median falls below ``threshold`` (with
+        more than 3 blocks and ``min_run_time`` seconds spent), or ``max_run_time`` seconds are spent."""
+        number = self._estimate_block_size(min_run_time=0.05)
+
+        def stop_hook(times):
+            if len(times) > 3:
+                return common.Measurement(number_per_run=number, raw_times=times,
+                                          task_spec=self._task_spec).meets_confidence(threshold=threshold)
+            return False
+
+        times = self._threaded_measurement_loop(number, lambda: self._timeit(number), stop_hook, min_run_time,
+                                                max_run_time, callback=callback)
+        return common.Measurement(number_per_run=number, raw_times=times, task_spec=self._task_spec)
