@@ -127,3 +127,46 @@ def test_alias_torch_in_a_process():
 def test_alias_torch_refuses_after_the_real_pytorch():
     code = "import torch, npgrad\ntry:\n    npgrad.alias_torch()\nexcept RuntimeError as e:\n    print(e)\n"
     assert "the real PyTorch is already imported" in _run([sys.executable, "-c", code], HERE)
+
+
+# -- children started by spawn/forkserver re-import the script: they must get npgrad too ----------------------
+def _children(out):
+    return [line.split(" ", 2) for line in out.splitlines() if line.startswith("child ")]
+
+
+@pytest.mark.parametrize("mode", ["spawn", "spawn-process", "forkserver-process"])
+def test_spawned_children_get_npgrad(tmp_path, mode):
+    out = _npgrad_run("spawned_children.py", mode, cwd=tmp_path)
+    assert "parent npgrad" in out, out
+    # index, torch's name, another process, the parent's npgrad (not just any), the tensor sent back
+    assert _children(out) == [["child", "0", "npgrad True True [0.0, 0.0]"],
+                              ["child", "1", "npgrad True True [1.0, 1.0]"]], out
+
+
+def test_dataloader_workers_started_by_spawn_get_npgrad(tmp_path):
+    out = _npgrad_run("spawned_children.py", "dataloader", cwd=tmp_path)
+    rows = [row[2].split() for row in _children(out)]
+    assert [r[0] for r in rows] == ["npgrad"] * 4 and {r[1] for r in rows} == {"True"}, out
+    assert sorted(int(row[1]) for row in _children(out)) == [0, 1, 2, 3]
+    assert {r[2] for r in rows} == {"0", "1"}, out  # both workers built batches
+
+
+def test_spawned_children_get_the_parents_npgrad_not_another(tmp_path):
+    # npgrad found through a sys.path entry the parent added (no PYTHONPATH): a child's interpreter would
+    # not find it, or would find another installed copy, without the parent's directory.
+    src = os.path.dirname(os.path.dirname(os.path.abspath(__import__("npgrad").__file__)))
+    code = (f"import sys; sys.path.insert(0, {src!r}); from npgrad.cli import main; "
+            f"main(['run', {os.path.join(HERE, 'spawned_children.py')!r}, 'spawn-process'])")
+    env = {k: v for k, v in ENV.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300, env=env)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert [row[2] for row in _children(out.stdout)] == ["npgrad True True [0.0, 0.0]",
+                                                         "npgrad True True [1.0, 1.0]"], out.stdout
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="PyTorch not installed: the script is only run on npgrad")
+def test_spawned_children_script_is_pytorch_code(tmp_path):
+    out = _run([sys.executable, os.path.join(HERE, "spawned_children.py"), "spawn"], tmp_path)
+    assert "parent torch" in out and [row[2] for row in _children(out)] == [
+        "torch True True [0.0, 0.0]", "torch True True [1.0, 1.0]"], out

@@ -4,6 +4,9 @@ A finder at the front of ``sys.meta_path`` answers every ``torch`` and ``torch.<
 npgrad module of the same path (``torch.nn.functional`` is ``npgrad.nn.functional``), so an unmodified
 PyTorch script gets npgrad even when PyTorch is installed. A ``torch.<sub>`` npgrad does not have raises
 ModuleNotFoundError naming it, instead of silently falling through to the real PyTorch.
+
+Processes started with the "spawn" or "forkserver" method are fresh interpreters that re-import the main
+script, so the alias travels to them too: see ``_AliasInChild``.
 """
 import importlib
 import importlib.abc
@@ -41,8 +44,56 @@ class TorchAlias(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_loader(fullname, _ModuleLoader(module))
 
 
+# multiprocessing ignores preparation-data keys it does not know, so an extra one is safe to add.
+_PREPARATION_KEY = "npgrad_torch_alias"
+
+# Run by exec, not by a function of npgrad's: unpickling happens before the child has the parent's
+# sys.path, and a function reference would need npgrad importable to be found at all. The directory is
+# put first only for this import, so that the child gets the parent's npgrad and nothing else moves.
+_CHILD_CODE = """\
+import sys
+sys.path.insert(0, npgrad_dir)
+try:
+    from npgrad._torch_alias import alias_torch
+finally:
+    sys.path.remove(npgrad_dir)
+alias_torch()
+"""
+
+
+class _AliasInChild:
+    """Rides in the preparation data multiprocessing sends a spawned (or forkserver) child: unpickling it
+    installs the alias, before ``multiprocessing.spawn.prepare`` re-imports the main script in the child
+    and before the process object (whose target may live in a module that imports torch) is unpickled.
+    The environment would not do: nothing in a fresh interpreter reads it before the script's imports."""
+
+    def __reduce__(self):
+        import os
+
+        import npgrad
+        npgrad_dir = os.path.dirname(os.path.dirname(os.path.abspath(npgrad.__file__)))
+        return exec, (_CHILD_CODE, {"npgrad_dir": npgrad_dir})
+
+
+def _send_alias_to_children():
+    import multiprocessing.spawn as mp_spawn
+    original = mp_spawn.get_preparation_data
+    if getattr(original, "_npgrad_alias", False):
+        return
+
+    def get_preparation_data(name):
+        data = original(name)
+        data[_PREPARATION_KEY] = _AliasInChild()
+        return data
+
+    get_preparation_data._npgrad_alias = True
+    get_preparation_data.__wrapped__ = original
+    mp_spawn.get_preparation_data = get_preparation_data
+
+
 def alias_torch():
-    """Make ``import torch`` (and every ``torch.<sub>``) import npgrad from now on, in this process.
+    """Make ``import torch`` (and every ``torch.<sub>``) import npgrad from now on, in this process and in
+    the processes it starts with the "spawn" or "forkserver" start method (``fork`` copies it anyway).
 
     For notebooks and scripts that cannot be launched with ``npgrad run``. PyTorch itself must not have
     been imported yet: modules that already hold the real ``torch`` would keep it, and mixing the two
@@ -55,6 +106,7 @@ def alias_torch():
     if not any(isinstance(f, TorchAlias) for f in sys.meta_path):
         sys.meta_path.insert(0, TorchAlias())
     sys.modules["torch"] = npgrad
+    _send_alias_to_children()
     return npgrad
 
 
