@@ -1,6 +1,7 @@
 """The torch.* names PyTorch's override list leaves out but ordinary programs use: finfo/iinfo, vander, fill,
 empty_strided, frombuffer, typename, is_storage, layout/memory_format, the process settings (default device,
-interop threads, warn-always, anomaly mode, set_default_tensor_type), vmap, torch.version and torch.accelerator.
+interop threads, warn-always, anomaly mode, set_default_tensor_type, deterministic debug mode, init_num_threads),
+vmap, torch.version, torch.accelerator, thread_safe_generator, empty_permuted and from_file.
 Each against PyTorch when installed, and against NumPy or closed forms always."""
 import array
 import pickle
@@ -309,3 +310,156 @@ def test_vmap_version_accelerator():
     if HAS_TORCH and not torch.accelerator.is_available():
         assert (torch.version.cuda, torch.accelerator.device_count(), torch.accelerator.current_accelerator()) == \
             (None, 0, None)
+
+
+# -- deterministic debug mode, init_num_threads, thread_safe_generator ----------------------------------------
+DEBUG_MODES = [(1, 1, True, True), (2, 2, True, False), (0, 0, False, False), ("warn", 1, True, True),
+               ("error", 2, True, False), ("default", 0, False, False)]
+
+
+@pytest.mark.parametrize("libname", ["npgrad", "torch"])
+def test_deterministic_debug_mode_is_use_deterministic_algorithms(libname):
+    if libname == "torch" and not HAS_TORCH:
+        pytest.skip("PyTorch not installed: nothing to compare with")
+    lib = npgrad if libname == "npgrad" else torch
+    assert lib.get_deterministic_debug_mode() == 0
+    try:
+        for mode, number, on, warn_only in DEBUG_MODES:
+            lib.set_deterministic_debug_mode(mode)
+            assert (lib.get_deterministic_debug_mode(), lib.are_deterministic_algorithms_enabled(),
+                    lib.is_deterministic_algorithms_warn_only_enabled()) == (number, on, warn_only)
+        for args, number in [((True,), 2), ((True,), 2), ((False,), 0)]:
+            lib.use_deterministic_algorithms(*args)
+            assert lib.get_deterministic_debug_mode() == number
+        lib.use_deterministic_algorithms(True, warn_only=True)
+        assert lib.get_deterministic_debug_mode() == 1
+        lib.use_deterministic_algorithms(False, warn_only=True)  # off wins over warn_only
+        assert lib.get_deterministic_debug_mode() == 0
+    finally:
+        lib.use_deterministic_algorithms(False)
+
+
+@pytest.mark.parametrize("mode, exc, message", [
+    (3, RuntimeError, "invalid value of debug_mode, expected 0, 1, or 2, but got 3"),
+    ("x", RuntimeError, "invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got x"),
+    (1.0, TypeError, "debug_mode must be str or int, but got <class 'float'>"),
+    (None, TypeError, "debug_mode must be str or int, but got <class 'NoneType'>")])
+def test_deterministic_debug_mode_errors(mode, exc, message):
+    check_error(lambda lib: lib.set_deterministic_debug_mode(mode), exc, message)
+    assert npgrad.get_deterministic_debug_mode() == 0
+
+
+def test_init_num_threads_in_a_new_thread():
+    import threading
+    seen = []
+    thread = threading.Thread(target=lambda: seen.append((npgrad.init_num_threads(), npgrad.get_num_threads())))
+    thread.start()
+    thread.join()
+    assert seen == [(None, npgrad.get_num_threads())]
+    if HAS_TORCH:
+        assert torch.init_num_threads() is None
+
+
+def test_thread_safe_generator_is_none_outside_thread_workers():
+    from npgrad.utils.data import DataLoader, Dataset
+
+    class Draws(Dataset):
+        def __len__(self):
+            return 2
+
+        def __getitem__(self, i):
+            return npgrad.tensor(npgrad.thread_safe_generator() is None)
+
+    assert npgrad.thread_safe_generator() is None and npgrad.random.thread_safe_generator is npgrad.thread_safe_generator
+    assert "thread_safe_generator" in npgrad.random.__all__
+    assert DataLoader(Draws(), batch_size=2, num_workers=1).__iter__().__next__().tolist() == [True, True]
+    if HAS_TORCH:
+        assert torch.thread_safe_generator() is None
+
+
+# -- empty_permuted, from_file ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("size, layout", [((2, 3, 5, 7), (0, 1, 2, 3)), ((2, 3, 5, 7), (0, 2, 3, 1)),
+                                          ((2, 3), (1, 0)), ((4, 1, 3), (2, 0, 1)), ((), ())])
+def test_empty_permuted_strides_follow_the_physical_layout(size, layout):
+    t = npgrad.empty_permuted(size, layout)
+    contiguous = np.empty([size[d] for d in layout], np.float32).strides
+    assert tuple(t.shape) == size and t.dtype == npgrad.float32
+    assert all(t.stride(layout[i]) == contiguous[i] // 4 for i in range(len(size)))  # the documented rule
+    if HAS_TORCH:
+        assert t.stride() == torch.empty_permuted(size, layout).stride()
+
+
+def test_empty_permuted_keywords_and_the_channels_last_example():
+    assert npgrad.empty_permuted((2, 3, 5, 7), (0, 2, 3, 1)).stride() == (105, 1, 21, 3)  # NHWC
+    t = npgrad.empty_permuted([2, 3], [1, 0], dtype=npgrad.float64, requires_grad=True)
+    assert t.dtype == npgrad.float64 and t.requires_grad and t.is_leaf
+    assert npgrad.empty_permuted((2, 3), (1, 0), dtype=npgrad.int64).dtype == npgrad.int64
+
+
+@pytest.mark.parametrize("args, kwargs, message", [
+    (((2, 3), (0,)), {}, "Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                         "len(size) = 2 is not equal to len(physical_layout) = 1"),
+    (((2, 3), (0, 0)), {}, "Duplicate dim not allowed"),
+    (((2, 3), (0, 2)), {}, "Dimension out of range (expected to be between 0 and 1, but got 2 at index 1).  NB: "
+                           "negative dims not currently supported; file an issue if you want it."),
+    (((2, 3), (-1, 0)), {}, "Dimension out of range (expected to be between 0 and 1, but got -1 at index 0).  NB: "
+                            "negative dims not currently supported; file an issue if you want it."),
+    (((2, -1), (0, 1)), {}, "Trying to create tensor with negative dimension -1: [2, -1]"),
+    (((2, 3), (1, 0)), {"requires_grad": True, "dtype": "int64"},
+     "Only Tensors of floating point and complex dtype can require gradients")])
+def test_empty_permuted_errors(args, kwargs, message):
+    def call(lib):
+        kw = dict(kwargs, dtype=getattr(lib, kwargs["dtype"])) if "dtype" in kwargs else kwargs
+        return lib.empty_permuted(*args, **kw)
+    check_error(call, RuntimeError, message)
+
+
+def test_from_file_reads_raw_values(tmp_path):
+    path = str(tmp_path / "values.bin")
+    np.arange(10, dtype=np.float64).tofile(path)
+    assert npgrad.from_file(path, shared=False, size=10, dtype=npgrad.float64).tolist() == list(range(10))
+    assert npgrad.from_file(path, size=4, dtype=npgrad.float64).tolist() == [0, 1, 2, 3]
+    empty = npgrad.from_file(path, dtype=npgrad.float64)  # size=0: nothing, whatever the file holds
+    assert empty.shape == (0,) and empty.dtype == npgrad.float64
+    assert npgrad.from_file(path, size=3).dtype == npgrad.float32  # the default dtype
+    assert npgrad.from_file(path, size=2, dtype=npgrad.int32).tolist() == [0, 0]  # the low word of 0.0, 1.0
+    t = npgrad.from_file(path, None, 3, dtype=npgrad.float64, requires_grad=True)
+    assert t.requires_grad and t.is_contiguous()
+    if HAS_TORCH:
+        for size, dtype in [(10, "float64"), (3, "int32"), (0, "float32"), (5, "bool")]:
+            ours = npgrad.from_file(path, size=size, dtype=getattr(npgrad, dtype)).numpy()
+            theirs = torch.from_file(path, size=size, dtype=getattr(torch, dtype)).numpy()
+            np.testing.assert_array_equal(ours, theirs)
+
+
+def test_from_file_shared_writes_through_private_does_not(tmp_path):
+    path = str(tmp_path / "values.bin")
+    np.arange(4, dtype=np.float32).tofile(path)
+    private = npgrad.from_file(path, shared=False, size=4)
+    private.fill_(9.0)
+    assert private.tolist() == [9.0] * 4 and np.fromfile(path, np.float32).tolist() == [0, 1, 2, 3]
+    shared = npgrad.from_file(path, shared=True, size=2)
+    shared.add_(10.0)
+    del shared
+    assert np.fromfile(path, np.float32).tolist() == [10, 11, 2, 3]
+    grown = npgrad.from_file(path, shared=True, size=6)  # shared: the file is extended with zeros to fit
+    assert grown.tolist() == [10, 11, 2, 3, 0, 0] and np.fromfile(path, np.float32).size == 6
+    created = str(tmp_path / "new.bin")
+    npgrad.from_file(created, shared=True, size=3).fill_(2.5)
+    assert np.fromfile(created, np.float32).tolist() == [2.5] * 3
+
+
+def test_from_file_errors(tmp_path):
+    path = str(tmp_path / "values.bin")
+    np.arange(10, dtype=np.float64).tofile(path)
+    missing = str(tmp_path / "missing.bin")
+    nodir = str(tmp_path / "nodir" / "x.bin")
+    check_error(lambda lib: lib.from_file(path, size=11, dtype=lib.float64), RuntimeError,
+                f"file <{path}> size <80> is smaller than the required mapping size <88>")
+    check_error(lambda lib: lib.from_file(missing, size=2), RuntimeError,
+                f"unable to open file <{missing}> in read-only mode: No such file or directory (2)")
+    check_error(lambda lib: lib.from_file(nodir, shared=True, size=2), RuntimeError,
+                f"unable to open file <{nodir}> in read-write mode: No such file or directory (2)")
+    check_error(lambda lib: lib.from_file(tmp_path / "values.bin", size=2), TypeError,
+                "from_file(): argument 'filename' (position 1) must be str, not PosixPath")
+    assert not (tmp_path / "missing.bin").exists()

@@ -77,6 +77,35 @@ def is_deterministic_algorithms_warn_only_enabled():
     return _state["warn_only"]
 
 
+def set_deterministic_debug_mode(debug_mode):
+    """``use_deterministic_algorithms`` by number or name: 0/"default" off, 1/"warn" on with warn_only,
+    2/"error" on."""
+    if not isinstance(debug_mode, (int, str)):
+        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+    if isinstance(debug_mode, str):
+        names = {"default": 0, "warn": 1, "error": 2}
+        if debug_mode not in names:
+            raise RuntimeError(f"invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got "
+                               f"{debug_mode}")
+        debug_mode = names[debug_mode]
+    if debug_mode not in (0, 1, 2):
+        raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}")
+    use_deterministic_algorithms(debug_mode != 0, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode():
+    """0, 1 or 2, as ``set_deterministic_debug_mode`` takes them."""
+    if not _state["deterministic"]:
+        return 0
+    return 1 if _state["warn_only"] else 2
+
+
+def init_num_threads():
+    """PyTorch's per-thread setup for a new thread. The BLAS thread count set by ``set_num_threads`` is
+    process-wide in the libraries threadpoolctl controls, so a new thread already uses it: nothing to do."""
+    return None
+
+
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,  # noqa: A001
             disable=False):
     """``torch.compile``: npgrad has no compiler, so the model or function is returned as it is (and runs as

@@ -16,7 +16,7 @@ from ._windows import *  # noqa: F401,F403 (hann_window ...: public here, as in 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "arange", "range",
            "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like", "rand", "randn",
            "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal", "bernoulli", "multinomial",
-           "is_tensor", "is_storage", "typename", "numel", "empty_strided", "frombuffer", "scalar_tensor", "tril_indices", "triu_indices"] + _windows.__all__
+           "is_tensor", "is_storage", "typename", "numel", "empty_strided", "empty_permuted", "frombuffer", "from_file", "scalar_tensor", "tril_indices", "triu_indices"] + _windows.__all__
 
 _builtin_range = range
 
@@ -134,6 +134,65 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     base = np.empty(1 + sum((n - 1) * st for n, st in zip(size, stride)) if all(size) else 0, _float_dtype(dtype))
     arr = np.lib.stride_tricks.as_strided(base, size, tuple(st * base.itemsize for st in stride))
     return _make(arr, requires_grad, None)
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
+                   pin_memory=False):
+    """An uninitialised dense tensor of shape ``size`` whose dimensions lie in memory in the order
+    ``physical_layout`` (outermost first): ``(0, 2, 3, 1)`` is NHWC for an NCHW ``size``."""
+    _check_device(device)
+    size, physical_layout = tuple(size), tuple(physical_layout)
+    if len(size) != len(physical_layout):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(physical_layout)}")
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{min(n for n in size if n < 0)}: {list(size)}")
+    for i, d in enumerate(physical_layout):
+        if not 0 <= d < len(size):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and {len(size) - 1}, but got {d} "
+                               f"at index {i}).  NB: negative dims not currently supported; file an issue if you "
+                               f"want it.")
+    if len(set(physical_layout)) != len(physical_layout):
+        raise RuntimeError("Duplicate dim not allowed")
+    # Allocated in physical order and transposed back: a view of a NumPy array is how an npgrad tensor
+    # carries strides other than the contiguous ones.
+    physical = np.empty(tuple(size[d] for d in physical_layout), _float_dtype(dtype))
+    return _make(physical.transpose(np.argsort(physical_layout)), requires_grad)
+
+
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None, pin_memory=False,
+              requires_grad=False):
+    """A 1-D tensor of ``size`` elements over a memory-mapped file of raw values: with ``shared=True``
+    writes to the tensor go to the file (created, or extended, to fit); otherwise they stay private."""
+    import mmap
+    import os
+    if not isinstance(filename, str):
+        raise TypeError(f"from_file(): argument 'filename' (position 1) must be str, not {type(filename).__name__}")
+    _check_device(device)
+    npd = _float_dtype(dtype)
+    nbytes = size * npd.itemsize
+    mode = "read-write" if shared else "read-only"
+    try:
+        fd = os.open(filename, os.O_RDWR | os.O_CREAT if shared else os.O_RDONLY, 0o666)
+    except OSError as e:
+        raise RuntimeError(f"unable to open file <{filename}> in {mode} mode: {e.strerror} ({e.errno})") from None
+    try:
+        if nbytes < 0:
+            raise RuntimeError(f"unable to mmap {nbytes} bytes from file <{filename}>: Cannot allocate memory (12)")
+        if nbytes == 0:  # mmap cannot map nothing; the tensor is empty whatever the file holds
+            return _make(np.empty(0, npd), requires_grad)
+        have = os.fstat(fd).st_size
+        if have < nbytes:
+            if not shared:
+                raise RuntimeError(f"file <{filename}> size <{have}> is smaller than the required mapping size "
+                                   f"<{nbytes}>")
+            os.ftruncate(fd, nbytes)
+        # MAP_PRIVATE (ACCESS_COPY) when not shared: the tensor is writable, the file untouched.
+        buf = mmap.mmap(fd, nbytes, access=mmap.ACCESS_WRITE if shared else mmap.ACCESS_COPY)
+    finally:
+        os.close(fd)
+    return _make(np.frombuffer(buf, npd), requires_grad)
 
 
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):

@@ -6,7 +6,7 @@ fixed seed, so a program that never seeds is still reproducible run to run.
 """
 import numpy as np
 
-__all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "default_generator"]
+__all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "default_generator", "thread_safe_generator"]
 
 _DEFAULT_SEED = 67280421310721  # PyTorch's default seed; any fixed value would do
 
@@ -74,3 +74,14 @@ def get_rng_state():
 
 def set_rng_state(state):
     default_generator.set_state(state)
+
+
+def thread_safe_generator():
+    """The worker's own Generator inside a DataLoader *thread* worker, else None (the global generator).
+    npgrad's DataLoader workers are processes, each with its own global generator, so this is None there too,
+    exactly as for PyTorch's process workers."""
+    from .utils.data import get_worker_info  # not at import time: utils.data imports this module
+    info = get_worker_info()
+    if info is not None and info.worker_method == "thread" and info.rng is not None:
+        return info.rng.torch_generator
+    return None
