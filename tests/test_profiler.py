@@ -230,3 +230,62 @@ with profile(activities=[ProfilerActivity.CPU]) as p:
 assert [e.name for e in p.events()] == ["r", "aten::relu"]
 """
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _mem_program(t, P):
+    o = t.ones
+    a, b = o(32, 64), o(64, 16)
+    with P.profile(profile_memory=True, with_flops=True) as p:
+        c = t.mm(a, b)
+        e = c + 1
+        del e
+        t.nn.functional.conv2d(o(2, 3, 8, 8), o(4, 3, 3, 3), padding=1)
+        t.bmm(o(2, 3, 4), o(2, 4, 5))
+        c * c
+        c.t()
+        F = t.nn.functional
+        F.conv2d(o(2, 4, 9, 7), o(6, 2, 3, 2), stride=(2, 1), padding=(1, 0), dilation=(1, 2), groups=2)
+    return p
+
+
+def test_profile_memory_and_flops_match_torch():
+    ours = [(e.name, e.cpu_memory_usage, e.self_cpu_memory_usage, e.flops) for e in _mem_program(npgrad, nprof).events()]
+    theirs = [(e.name, e.cpu_memory_usage, e.self_cpu_memory_usage, e.flops or 0)
+              for e in _mem_program(torch, torch.profiler).events()]
+    # npgrad's single op events carry what torch's op and its child chain hold (mm under matmul, conv2d)
+    mapped = {"aten::mm": "aten::matmul", "aten::bmm": "aten::matmul", "aten::conv2d": "aten::convolution",
+              "aten::add": "aten::add", "aten::mul": "aten::mul", "aten::t": "aten::permute"}
+    ref = [(mapped[n], m, m if n != "aten::conv2d" else m, f) for n, m, _, f in theirs if n in mapped]
+    assert [x for x in ours if x[0] != "[memory]"] == ref
+    assert ("[memory]", -2048, -2048, 0) in ours and ("[memory]", -2048, -2048, 0) in theirs  # del e
+
+
+def test_memory_and_flops_tables_as_torch():
+    for mod, t in ((nprof, npgrad), (torch.profiler, torch)):
+        text = _mem_program(t, mod).key_averages().table().splitlines()
+        cols = [c.strip() for c in text[1].split("  ") if c.strip()]
+        assert cols[-4:] == ["CPU Mem", "Self CPU Mem", "# of Calls", "Total FLOPs"]
+        row = next(ln for ln in text if ln.strip().startswith("aten::mul "))
+        assert row.split()[-4:] == ["2.00", "KB", "1", "512.000"] or row.split()[-5:-1] == ["2.00", "KB", "2.00", "KB"]
+    assert ap._format_memory(4000) == "3.91 KB" and ap._format_memory(-8) == "-8 B"
+    plain = _program(npgrad, nprof).key_averages().table()
+    assert "CPU Mem" not in plain and "FLOPs" not in plain
+
+
+def test_with_modules_changes_nothing_in_eager_mode():
+    def run(t, mod, wm):
+        t.manual_seed(0)
+        m = t.nn.Sequential(t.nn.Linear(3, 4), t.nn.ReLU())
+        with mod.profile(with_modules=wm) as p:
+            m(t.ones(2, 3)).sum().backward()
+        return [e.name for e in p.events()], [e.stack for e in p.events()]
+    assert run(torch, torch.profiler, True) == run(torch, torch.profiler, False)
+    assert run(npgrad, nprof, True) == run(npgrad, nprof, False)
+
+
+def test_with_stack_records_this_file():
+    with nprof.profile(with_stack=True) as p:
+        npgrad.ones(2).exp()
+    ev = next(e for e in p.events() if e.name == "aten::exp")
+    assert any(__file__ in s and "test_with_stack_records_this_file" in s for s in ev.stack)
+    assert "Source Location" in p.key_averages(group_by_stack_n=1).table()

@@ -9,11 +9,16 @@ names (``MmBackward0`` is aten::mm's), so the forward name is that name without 
 snake case; ``_ATEN_NAMES`` holds the classes where that rule would miss.
 """
 import json
+import math
 import os
 import re
 import threading
+import weakref
+from math import prod
 from time import perf_counter_ns
 from warnings import warn
+
+import numpy as np
 
 from . import record as _record
 
@@ -76,6 +81,19 @@ def _format_time(time_us):
     return f"{time_us:.3f}us"
 
 
+def _format_memory(nbytes):
+    KB = 1024
+    MB = 1024 * KB
+    GB = 1024 * MB
+    if abs(nbytes) >= GB:
+        return f"{nbytes * 1.0 / GB:.2f} GB"
+    if abs(nbytes) >= MB:
+        return f"{nbytes * 1.0 / MB:.2f} MB"
+    if abs(nbytes) >= KB:
+        return f"{nbytes * 1.0 / KB:.2f} KB"
+    return str(nbytes) + " B"
+
+
 def _format_time_share(time_us, total_time_us):
     if total_time_us == 0:
         return "NaN"
@@ -105,7 +123,7 @@ class FunctionEvent:
         self.flops = 0
         self.device_type = "CPU"  # torch's DeviceType.CPU; only CPU is recorded here
         self.use_device = None
-        self.cpu_memory_usage = self.self_cpu_memory_usage = 0
+        self.cpu_memory_usage = 0  # bytes, this range's and its children's (see _Recorder.memory)
         self.device_memory_usage = self.self_device_memory_usage = 0
         self.self_device_time_total = self.device_time_total = 0
         self._kind = kind
@@ -125,6 +143,10 @@ class FunctionEvent:
     @property
     def cpu_time(self):
         return self.cpu_time_total / self.count
+
+    @property
+    def self_cpu_memory_usage(self):
+        return self.cpu_memory_usage - sum(c.cpu_memory_usage for c in self.cpu_children)
 
     cpu_time_total_str = property(lambda self: _format_time(self.cpu_time_total))
     self_cpu_time_total_str = property(lambda self: _format_time(self.self_cpu_time_total))
@@ -170,6 +192,9 @@ class FunctionEventAvg:
         self.count += other.count
         self.cpu_time_total += other.cpu_time_total
         self.self_cpu_time_total += other.self_cpu_time_total
+        self.cpu_memory_usage += other.cpu_memory_usage
+        self.self_cpu_memory_usage += other.self_cpu_memory_usage
+        self.flops += other.flops or 0
         return self
 
     __iadd__ = add
@@ -192,8 +217,8 @@ class EventList(list):
 
     def __init__(self, *args, **kwargs):
         kwargs.pop("use_device", None)
-        kwargs.pop("profile_memory", None)
-        kwargs.pop("with_flops", None)
+        self._profile_memory = kwargs.pop("profile_memory", False)
+        self._with_flops = kwargs.pop("with_flops", False)
         super().__init__(*args, **kwargs)
 
     @property
@@ -212,7 +237,7 @@ class EventList(list):
         if not group_by_input_shapes:  # as PyTorch: the shapes column only when grouped by them
             for avg in groups.values():
                 avg.input_shapes = None
-        return EventList(groups.values())
+        return EventList(groups.values(), profile_memory=self._profile_memory, with_flops=self._with_flops)
 
     def total_average(self):
         total = FunctionEventAvg()
@@ -220,6 +245,9 @@ class EventList(list):
             total.count += e.count
             total.cpu_time_total += e.cpu_time_total
             total.self_cpu_time_total += e.self_cpu_time_total
+            total.cpu_memory_usage += e.cpu_memory_usage
+            total.self_cpu_memory_usage += e.self_cpu_memory_usage
+            total.flops += e.flops or 0
         total.key = "Total"
         return total
 
@@ -228,7 +256,8 @@ class EventList(list):
         return _build_table(self, sort_by=sort_by, header=header, row_limit=row_limit,
                             max_src_column_width=max_src_column_width, max_name_column_width=max_name_column_width,
                             max_shapes_column_width=max_shapes_column_width,
-                            top_level_events_only=top_level_events_only, time_unit=time_unit)
+                            top_level_events_only=top_level_events_only, time_unit=time_unit,
+                            profile_memory=self._profile_memory, with_flops=self._with_flops)
 
     def export_chrome_trace(self, path):
         events = []
@@ -254,8 +283,10 @@ class EventList(list):
 
 
 def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_column_width=75,
-                 max_name_column_width=55, max_shapes_column_width=80, top_level_events_only=False, time_unit=None):
-    # PyTorch's profiler_util._build_table, CPU columns only.
+                 max_name_column_width=55, max_shapes_column_width=80, top_level_events_only=False, time_unit=None,
+                 profile_memory=False, with_flops=False):
+    # PyTorch's profiler_util._build_table, CPU columns only (its header and row orders kept: the FLOPs
+    # header comes after Source Location, the FLOPs value before it).
     if len(events) == 0:
         return ""
     has_input_shapes = any(e.input_shapes is not None and len(e.input_shapes) > 0 for e in events)
@@ -273,7 +304,10 @@ def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_colum
         src_width = max(max(len(s) for s in st) for st in stacks) + 4
         if max_src_column_width is not None:
             src_width = min(src_width, max_src_column_width)
-    headers = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg", "# of Calls"]
+    headers = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"]
+    if profile_memory:
+        headers += ["CPU Mem", "Self CPU Mem"]
+    headers.append("# of Calls")
     fmt, sep, length = "", "", -2
 
     def add_column(padding, text_dir=">"):
@@ -291,6 +325,15 @@ def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_colum
     if stacks:
         headers.append("Source Location")
         add_column(src_width, text_dir="<")
+    if with_flops:
+        raw_flops = [e.flops for e in events if e.flops and e.flops > 0]
+        if raw_flops:
+            log_flops = max(0, min(math.log10(min(raw_flops)) / 3, 5.0))
+            flops_scale = pow(10, math.floor(log_flops) * -3.0)
+            headers.append("Total " + ["FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs"][int(log_flops)])
+            add_column(12)
+        else:
+            with_flops = False
 
     def unit(t, default):
         return {"s": f"{t / 1e6:.3f}s", "ms": f"{t / 1e3:.3f}ms", "us": f"{t:.3f}us"}.get(time_unit, default)
@@ -321,9 +364,14 @@ def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_colum
             name = name[:max_name_column_width - 3] + "..."
         row = [name, _format_time_share(e.self_cpu_time_total, total), unit(e.self_cpu_time_total, e.self_cpu_time_total_str),
                _format_time_share(e.cpu_time_total, total), unit(e.cpu_time_total, e.cpu_time_total_str),
-               unit(e.cpu_time, e.cpu_time_str), e.count]
+               unit(e.cpu_time, e.cpu_time_str)]
+        if profile_memory:
+            row += [_format_memory(e.cpu_memory_usage), _format_memory(e.self_cpu_memory_usage)]
+        row.append(e.count)
         if has_input_shapes:
             row.append(str(e.input_shapes)[:shapes_width])
+        if with_flops:
+            row.append("--" if not e.flops or e.flops <= 0 else f"{e.flops * flops_scale:8.3f}")
         if stacks:
             row.append(trim_path(e.stack[0]) if e.stack else "")
         out.append(fmt.format(*row))
@@ -345,9 +393,13 @@ _active = []  # the recorders now collecting, innermost last
 class _Recorder:
     """Collects the events of one recording session. Open ranges are kept per thread."""
 
-    def __init__(self, record_shapes=False, with_stack=False):
+    def __init__(self, record_shapes=False, with_stack=False, profile_memory=False, with_flops=False):
         self.record_shapes = record_shapes
         self.with_stack = with_stack
+        self.profile_memory = profile_memory
+        self.with_flops = with_flops
+        self.recording = True
+        self._finalizers = []
         self.events = []
         self._next_id = 0
         self._stacks = {}  # thread id -> open events
@@ -366,6 +418,50 @@ class _Recorder:
         stack.append(ev)
         self.events.append(ev)
         return ev
+
+    def memory(self, ev, nbytes):
+        """Count ``nbytes`` (negative: freed) in ``ev`` and the ranges around it, as torch's inclusive usage."""
+        while ev is not None:
+            ev.cpu_memory_usage += nbytes
+            ev = ev.cpu_parent
+
+    def allocated(self, ev, inputs, out):
+        """The op's results: each array they hold that is not (a view of) an input's is new memory. Its
+        free, while this recorder runs, is counted where it happens (as torch: in the open range, or as a
+        ``[memory]`` event outside any)."""
+        seen = {id(_root(a)) for a in inputs}
+        for t in out if isinstance(out, (tuple, list)) else (out,):
+            a = getattr(t, "_data", None)
+            if not isinstance(a, np.ndarray):
+                continue
+            root = _root(a)
+            if id(root) in seen:
+                continue
+            seen.add(id(root))
+            self.memory(ev, root.nbytes)
+            f = weakref.finalize(root, _on_free, weakref.ref(self), root.nbytes)
+            f.atexit = False
+            self._finalizers.append(f)
+
+    def freed(self, nbytes):
+        if not self.recording:
+            return
+        stack = self._stacks.get(threading.get_ident())
+        if stack:
+            self.memory(stack[-1], -nbytes)
+            return
+        self._next_id += 1
+        now = perf_counter_ns() / 1000.0
+        ev = FunctionEvent(self._next_id, "[memory]", _thread_index(threading.get_ident()), now, now,
+                           kind="cpu_instant_event")
+        ev.cpu_memory_usage = -nbytes
+        self.events.append(ev)
+
+    def stop(self):
+        self.recording = False
+        for f in self._finalizers:
+            f.detach()
+        self._finalizers = []
 
     def close(self, ev):
         ev.time_range.end = perf_counter_ns() / 1000.0
@@ -392,18 +488,67 @@ def _python_stack():
             if not f.filename.startswith(here)]
 
 
+def _root(a):
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def _on_free(recorder_ref, nbytes):
+    r = recorder_ref()
+    if r is not None:
+        r.freed(nbytes)
+
+
+def _numel(a):
+    return prod(a.shape) if hasattr(a, "shape") else 0
+
+
+def _flops(name, cls, args, out):
+    """torch's estimate (torch/csrc/profiler/util.cpp computeFlops) for the op npgrad ran as this event.
+    torch counts aten::mm/bmm/addmm/baddbmm as 2*m*k*n (the bias not counted), aten::conv2d as
+    2*N*OH*OW*(weight numel), aten::add/aten::mul as the first operand's numel, and nothing else. npgrad runs
+    torch's mm and bmm (and matmul's mm/bmm children, and linear's addmm/mm child) as one matmul or linear
+    op, so those events carry the mm/bmm count of the product they compute; its 2-D convolution (torch's
+    conv2d) is one ``aten::convolution`` event and carries conv2d's count."""
+    if name == "aten::add" or name == "aten::mul":
+        return _numel(args[0])
+    shape = getattr(out, "shape", None)
+    if shape is None:
+        return 0
+    if cls.__name__ == "MatMul":
+        a, b = args[0], args[1]
+        if len(b.shape) < 2:  # mv and dot: torch counts none
+            return 0
+        return 2 * prod(shape) * a.shape[-1]
+    if cls.__name__ == "LinearOp":
+        return 2 * prod(shape) * args[1].shape[-1]
+    if cls.__name__ == "ConvNdOp" and len(args[0].shape) == 4 and len(shape) == 4:
+        return 2 * shape[0] * shape[2] * shape[3] * _numel(args[1])
+    return 0
+
+
 def _profiled_op(cls, args):
     recorders = list(_active)
-    events = [r.open(_op_name(cls), _shapes(args) if r.record_shapes else None) for r in recorders]
+    name = _op_name(cls)
+    events = [r.open(name, _shapes(args) if r.record_shapes else None) for r in recorders]
     hook = _record.PROFILE_HOOK
     # Off while the op runs: forward-mode AD's takeover re-enters _apply_op for the same call.
     saved = hook[:]
     del hook[:]
+    out = None
     try:
-        return _record._apply_op(cls, args)
+        out = _record._apply_op(cls, args)
+        return out
     finally:
         hook[:] = saved
         for r, ev in zip(recorders, events):
+            if out is not None:
+                if r.profile_memory:
+                    r.allocated(ev, [a._data for a in args if isinstance(getattr(a, "_data", None), np.ndarray)],
+                                out)
+                if r.with_flops:
+                    ev.flops = _flops(name, cls, args, out)
             r.close(ev)
 
 
@@ -433,6 +578,7 @@ def _attach(recorder):
 
 
 def _detach(recorder):
+    recorder.stop()
     with _lock:
         if recorder in _active:
             _active.remove(recorder)
@@ -471,7 +617,15 @@ class record_function:
 
 
 class profile:
-    """``with torch.autograd.profiler.profile() as prof``: records the block; ``prof.key_averages().table()``."""
+    """``with torch.autograd.profiler.profile() as prof``: records the block; ``prof.key_averages().table()``.
+
+    ``profile_memory``: each op event counts the bytes of the arrays its results hold that are not (views of)
+    its inputs' (torch's "CPU Mem"/"Self CPU Mem"); such an array's free while recording counts negative in
+    the range open then, or as a ``[memory]`` event outside any, as torch. Not seen: memory npgrad allocates
+    outside ops (factories such as ``ones``, temporaries inside an op, the engine's gradient arithmetic) and
+    frees of arrays allocated before recording. ``with_flops``: torch's estimates (see ``_flops``).
+    ``with_modules``: torch records module scopes for TorchScript only; for eager modules it changes no event
+    (checked against torch 2.13), and so here."""
 
     def __init__(self, enabled=True, *, use_cuda=False, use_device=None, record_shapes=False, with_flops=False,
                  profile_memory=False, with_stack=False, with_modules=False, use_kineto=False, use_cpu=True,
@@ -489,7 +643,7 @@ class profile:
         if not use_cpu:
             raise AssertionError("No activities specified for the profiler")
         self.use_device = use_device
-        self.record_shapes = record_shapes
+        self.record_shapes = record_shapes or with_flops  # as torch: the FLOPs need the shapes
         self.with_stack = with_stack
         self.with_flops = with_flops
         self.profile_memory = profile_memory
@@ -510,7 +664,7 @@ class profile:
         return self
 
     def _start(self):
-        self._recorder = _Recorder(self.record_shapes, self.with_stack)
+        self._recorder = _Recorder(self.record_shapes, self.with_stack, self.profile_memory, self.with_flops)
         _attach(self._recorder)
 
     def _stop(self):
@@ -523,7 +677,7 @@ class profile:
         if self.acc_events:
             self._accumulated.extend(events)
             events = list(self._accumulated)
-        self.function_events = EventList(events)
+        self.function_events = EventList(events, profile_memory=self.profile_memory, with_flops=self.with_flops)
 
     def __exit__(self, exc_type, exc_val, exc_tb):
         if not self.enabled:
