@@ -13,7 +13,7 @@ def __getattr__(name):
     # function, as in PyTorch, while `from npgrad.autograd.gradcheck import GradcheckError` still finds
     # the module in sys.modules. importlib (not `from . import`) so this hook is not re-entered.
     import importlib
-    if name in ("functional", "forward_ad"):
+    if name in ("functional", "forward_ad", "profiler"):
         return importlib.import_module("." + name, __name__)
     if name in ("gradcheck", "gradgradcheck", "GradcheckError"):
         module = importlib.import_module(".gradcheck", __name__)

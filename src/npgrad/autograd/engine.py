@@ -23,6 +23,7 @@ from ._protocol import sum_to as _sum_to
 from .function import Function, _new_node, _type_name
 from .grad_mode import state as _grad_state
 from .views import refresh_view
+from .record import PROFILE_HOOK
 
 Tensor = None  # bound by _protocol.register_tensor_type (npgrad.tensor registers the class at import)
 
@@ -129,7 +130,9 @@ def _run_backward(roots, root_grads, keep_graph, create_graph, capture=None, acc
     check_nan = _anomaly.enabled()
     # The common case (plain backward of built-in ops, no hooks) runs inline below; anything unusual
     # goes through _run_node, which handles hooks, capture, user Functions and anomaly checks.
-    simple = captured is None and needed is None and not check_nan
+    # Under the profiler every node goes through _run_node, each one an event (one test per backward call).
+    profiling = bool(PROFILE_HOOK)
+    simple = captured is None and needed is None and not check_nan and not profiling
     take = buffers.pop
     route = _route
     try:
@@ -137,6 +140,10 @@ def _run_backward(roots, root_grads, keep_graph, create_graph, capture=None, acc
             node = heappop(heap)[1]
             buf = take(node)
             if not (simple and node._plain):
+                if profiling and PROFILE_HOOK:
+                    PROFILE_HOOK[1](node, buf, _run_node, (node, buf, buffers, heap, keep_graph, create_graph,
+                                                          captured, accumulate, needed, check_nan))
+                    continue
                 _run_node(node, buf, buffers, heap, keep_graph, create_graph, captured, accumulate, needed,
                           check_nan)
                 continue

@@ -34,10 +34,15 @@ DUAL_HOOK = []
 # vmap (func/_function_vmap.py) fills this while it runs: [0] takes a user Function's apply and answers
 # NotImplemented when no argument is batched. Empty otherwise: a user Function pays one truth test.
 FUNCTION_HOOK = []
+# The profiler (autograd/profiler.py) fills this while it records: [0] takes over ``_apply_op`` to time the
+# op as an event, [1] runs an engine node as one. Empty otherwise: an op pays one truth test, as for DUAL_HOOK.
+PROFILE_HOOK = []
 
 
 def _apply_op(cls, args):
     """Run an Op: forward on arrays, and record a node when some Tensor input requires grad."""
+    if PROFILE_HOOK:
+        return PROFILE_HOOK[0](cls, args)
     if DUAL_HOOK:
         return DUAL_HOOK[0](cls, args)
     T = Tensor
