@@ -125,6 +125,8 @@ def test_set_num_threads_without_threadpoolctl_says_how(monkeypatch):
     with pytest.raises(RuntimeError, match="pip install threadpoolctl"):
         npgrad.set_num_threads(1)
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
+    # as in a fresh process: an earlier test's set_num_threads (with threadpoolctl) is remembered and would win
+    monkeypatch.setitem(npgrad._runtime._state, "threads", None)
     assert npgrad.get_num_threads() == 3
 
 

@@ -35,7 +35,11 @@ LAYERS = [
     ("npgrad._fft_kernels", 3),
     # torch.fft: the transforms (Ops over those kernels), the shifts (rolls) and the frequency factories.
     ("npgrad.fft", 3),
+    # torch.strided and the memory formats: plain objects of their own types, importing nothing of npgrad.
+    ("npgrad._layout", 0),
     ("npgrad.factories", 4),
+    # the signal windows (hann_window, ...): factories computed from operators.
+    ("npgrad._windows", 4),
     # torch.distributed: collectives on Tensors' arrays (MPI through mpi4py); nn.parallel's DDP and
     # utils.data's DistributedSampler sit above it.
     ("npgrad.distributed", 4),

@@ -21,6 +21,7 @@ from .factories import *  # noqa: F401,F403
 from . import factories  # noqa: F401
 from .random import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state, default_generator  # noqa
 from .random import thread_safe_generator  # noqa: E402,F401
+from .tensor import set_default_device, get_default_device  # noqa: E402,F401
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: E402,F401
 from ._torch_alias import alias_torch  # noqa: E402,F401
 from . import _nn_spellings  # noqa: E402  (torch.conv2d ...: nn.functional's functions, loaded on first use)
@@ -28,7 +29,7 @@ from ._runtime import (set_num_threads, get_num_threads, set_float32_matmul_prec
                        get_float32_matmul_precision, use_deterministic_algorithms,
                        are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled, compile,
                        get_num_interop_threads, set_num_interop_threads, set_warn_always, is_warn_always_enabled,
-                       set_default_device, get_default_device, set_default_tensor_type,
+                       set_default_tensor_type,
                        set_deterministic_debug_mode, get_deterministic_debug_mode, init_num_threads)
 
 __version__ = "0.1.0"

@@ -159,23 +159,6 @@ def set_num_interop_threads(int, /):  # noqa: A002 - PyTorch's parameter name
     _state["interop_threads"] = n
 
 
-def set_default_device(device):
-    """The device factories use when given none. Only the CPU holds npgrad tensors: another device raises
-    here the error a PyTorch build without it raises when its first tensor is made there."""
-    from .tensor import Device, _check_device
-    if device is None:
-        _state.pop("device", None)
-        return
-    d = device if isinstance(device, Device) else Device(device)
-    _check_device(d)
-    _state["device"] = d
-
-
-def get_default_device():
-    from .tensor import _CPU
-    return _state.get("device", _CPU)
-
-
 _FLOAT_TENSOR_TYPES = {"torch.FloatTensor": "float32", "torch.DoubleTensor": "float64", "torch.HalfTensor": "float16"}
 _OTHER_TENSOR_TYPES = {"torch.LongTensor", "torch.IntTensor", "torch.ShortTensor", "torch.CharTensor",
                        "torch.ByteTensor", "torch.BoolTensor"}

@@ -78,10 +78,6 @@ def set_rng_state(state):
 
 def thread_safe_generator():
     """The worker's own Generator inside a DataLoader *thread* worker, else None (the global generator).
-    npgrad's DataLoader workers are processes, each with its own global generator, so this is None there too,
-    exactly as for PyTorch's process workers."""
-    from .utils.data import get_worker_info  # not at import time: utils.data imports this module
-    info = get_worker_info()
-    if info is not None and info.worker_method == "thread" and info.rng is not None:
-        return info.rng.torch_generator
+    npgrad's DataLoader workers are processes, each with its own global generator, so this is None everywhere,
+    exactly as PyTorch's is outside thread workers."""
     return None

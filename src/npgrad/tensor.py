@@ -574,6 +574,24 @@ def _check_device(device):
         raise err() if err else RuntimeError(f"PyTorch is not linked with support for {d.type} devices")
 
 
+_default_device = [None]  # set_default_device's choice; None: the CPU
+
+
+def set_default_device(device):
+    """The device factories use when given none. Only the CPU holds npgrad tensors: another device raises
+    here the error a PyTorch build without it raises when its first tensor is made there."""
+    if device is None:
+        _default_device[0] = None
+        return
+    d = device if isinstance(device, Device) else Device(device)
+    _check_device(d)
+    _default_device[0] = d
+
+
+def get_default_device():
+    return _default_device[0] or _CPU
+
+
 _LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
                       "float16": "torch.HalfTensor", "int64": "torch.LongTensor", "int32": "torch.IntTensor",
                       "int16": "torch.ShortTensor", "int8": "torch.CharTensor", "uint8": "torch.ByteTensor",

@@ -9,7 +9,7 @@ import numpy as np
 
 from oracle import In
 from _inputs import POS, SPREAD, SPREAD_SHIFTED, X
-from _record import EXACT, OpInfo, Sample
+from _record import EXACT, FD, OpInfo, Sample
 from _record import row as _s, row2 as _d, raises_like_torch as _r  # noqa: E402 (shared makers)
 
 F = "math_extra"
@@ -162,6 +162,25 @@ OPS = [
         _r("renorm_1d", lambda L: L.renorm(T(L, [1.0, 2]), 2, 0, 3)),
     ]),
     # -- arrangement -----------------------------------------------------------------------------------------------
+    # PyTorch 2.13's own vander backward fails ("modified by an inplace operation"): its values are compared, the
+    # gradient is checked by finite differences only.
+    _entry("vander", lambda L, a: L.vander(a), [
+        _x("vander_values", lambda L: [L.vander(T(L, [1.0, 2, -3])), L.vander(T(L, [1, 2, 3]), N=4),
+                                       L.vander(T(L, [0.5, 2], dtype=L.float64), 3, increasing=True),
+                                       L.vander(T(L, [2.0, 3]), N=0).shape, L.vander(T(L, [], dtype=L.int32)).shape]),
+        Sample("vander_grad", lambda L, a: L.vander(a, N=4), [V], checks=frozenset({FD})),
+        Sample("vander_grad_increasing", lambda L, a: L.vander(a, increasing=True), [In((3,))],
+               checks=frozenset({FD})),
+        _r("vander_2d", lambda L: L.vander(L.ones(2, 2))),
+        _r("vander_negative_n", lambda L: L.vander(L.ones(2), N=-1)),
+    ]),
+    _entry("fill", lambda L, a: L.fill(a, 2.5), [
+        _s("fill", lambda L, a: L.fill(a, 2.5), [M]),
+        _s("fill_tensor_value", lambda L, a, v: L.fill(a, v), [M, In(())]),
+        _x("fill_dtypes", lambda L: [L.fill(T(L, [1, 2]), 3), L.fill(T(L, [1.0, 2]), True),
+                                     L.fill(T(L, [True, False]), 0)]),
+        _r("fill_nonscalar_value", lambda L: L.fill(L.ones(2), L.ones(2))),
+    ]),
     _entry("cartesian_prod", lambda L, a, b: L.cartesian_prod(a, b), [
         _s("cartesian_prod", lambda L, a, b: L.cartesian_prod(a, b), [In((3,)), In((2,))]),
         _s("cartesian_prod_three", lambda L, a, b, c: L.cartesian_prod(a, b, c), [In((2,)), In((3,)), In((2,))]),

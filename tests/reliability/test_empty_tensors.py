@@ -31,7 +31,8 @@ NOT_OPERATORS = {
     "is_tensor", "linspace", "load", "logspace", "manual_seed", "ones", "promote_types", "rand", "randint",
     "randn", "randperm", "range", "result_type", "save", "scalar_tensor", "seed", "set_default_dtype",
     "set_printoptions", "set_rng_state", "tensor", "tril_indices", "triu_indices", "zeros", "broadcast_shapes",
-    "normal", "numel",
+    "normal", "numel", "set_default_device", "get_default_device", "is_anomaly_enabled", "set_anomaly_enabled",
+    "is_anomaly_check_nan_enabled", "thread_safe_generator", "from_file", "vmap",
 } | {n for n in dir(npgrad._runtime) if not n.startswith("_")}  # process-wide settings: threads, compile, ...
 # nn.functional's functions under their torch.* names (torch.conv2d, Tensor.prelu ...): the sweep of
 # nn.functional on empty batches (tests/reliability/test_module_sweep.py) covers them as F.<name>.
@@ -260,6 +261,12 @@ def _cases(*rows):
 
 
 TABLE = _cases(
+    # factories whose result is empty
+    *[(w, "length 0", lambda L, w=w: getattr(L, w)(0)) for w in
+      ("hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window")],
+    ("empty_strided", "size (0, 3)", lambda L: L.empty_strided((0, 3), (3, 1)).shape),
+    ("empty_permuted", "size (2, 0)", lambda L: L.empty_permuted((2, 0), (1, 0)).shape),
+    ("frombuffer", "empty buffer", lambda L: L.frombuffer(bytearray(), dtype=L.float32)),
     ("where", "empty condition", lambda L, m, a, b: L.where(m, a, b), ((0, 3), "mask"), ((0, 3), F), ((1, 3), F)),
     ("where", "one-argument", lambda L, m: L.where(m), ((2, 0), "mask")),
     ("trace", "of (0,0)", lambda L, x: L.trace(x), ((0, 0), F)),

@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-import npgrad
+from .... import _runtime  # set/get_num_threads, without importing the package root
 
 __all__ = ["TaskSpec", "Measurement", "select_unit", "unit_to_english", "trim_sigfig", "ordered_unique",
            "set_torch_threads"]
@@ -203,12 +203,12 @@ def ordered_unique(elements):
 
 @contextlib.contextmanager
 def set_torch_threads(n):
-    prior_num_threads = npgrad.get_num_threads()
+    prior_num_threads = _runtime.get_num_threads()
     if prior_num_threads == n:
         yield
         return
     try:
-        npgrad.set_num_threads(n)
+        _runtime.set_num_threads(n)
     except RuntimeError as e:
         # Without threadpoolctl the BLAS thread count is fixed at start-up; time with what there is rather
         # than refuse to time at all, and say so.
@@ -219,4 +219,4 @@ def set_torch_threads(n):
     try:
         yield
     finally:
-        npgrad.set_num_threads(prior_num_threads)
+        _runtime.set_num_threads(prior_num_threads)
