@@ -242,12 +242,8 @@ class EventList(list):
     def total_average(self):
         total = FunctionEventAvg()
         for e in self:
-            total.count += e.count
-            total.cpu_time_total += e.cpu_time_total
-            total.self_cpu_time_total += e.self_cpu_time_total
-            total.cpu_memory_usage += e.cpu_memory_usage
-            total.self_cpu_memory_usage += e.self_cpu_memory_usage
-            total.flops += e.flops or 0
+            total.add(e)
+            total.key = None  # as PyTorch: each event's key would stick otherwise; the sums are what count
         total.key = "Total"
         return total
 
