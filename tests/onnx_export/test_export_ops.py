@@ -224,6 +224,16 @@ def test_inplace_operations(tmp_path):
     roundtrip(lambda x: x.mul_(2).exp(), x, tmp_path, run_args=(before.clone(),))
 
 
+@pytest.mark.parametrize("f", [lambda x: x.clone().copy_(x * 2), lambda x: x.clone().copy_(x[0] * 3),
+                               lambda x: x.clone().fill_(3.0) + x, lambda x: (x * 1).zero_() + x,
+                               lambda x: torch.fill(x, 2.5) * x], ids=["copy_", "copy_broadcast", "fill_", "zero_",
+                                                                    "fill"])
+def test_copy_and_fill_are_recorded(f, tmp_path):
+    """Outside a graph these write the array directly; an export must still see the write (they were exported as
+    if nothing had been written, silently)."""
+    roundtrip(f, _x(3, 4), tmp_path)
+
+
 def test_inplace_on_a_view_is_refused(tmp_path):
     def f(x):
         y = x * 1

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Op, bump_version  # noqa: F401 (bump_version: used here and by families)
+from ..autograd import record as _record
 from ..autograd.record import DUAL_HOOK, relink_saved_output
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
@@ -281,9 +282,7 @@ def copy_(self, src, non_blocking=False):
                                f"non-singleton dimension {self._data.ndim - 1}") from None
     if not (_grad_state.enabled and (self._requires_grad or src._requires_grad)) and \
             not (DUAL_HOOK and DUAL_HOOK[2](self, src)):
-        if not self._data.flags.writeable:
-            raise RuntimeError(_OVERLAP_MSG)
-        self._data[...] = src._data
+        _write(self, src)  # through _write: an ONNX export records in-place results there
         bump_version(self)
         return self
     check_inplace(self)
@@ -310,7 +309,10 @@ def fill_(self, value):
         return copy_(self, Tensor._wrap(np.full(self._data.shape, value, self._data.dtype)))
     if not self._data.flags.writeable:
         raise RuntimeError(_OVERLAP_MSG)
-    self._data.fill(value)
+    if _record._tracer is not None:  # an ONNX export records in-place results where _write stores them
+        _write(self, Tensor._wrap(np.full(self._data.shape, value, self._data.dtype)))
+    else:
+        self._data.fill(value)
     bump_version(self)
     return self
 
