@@ -234,6 +234,18 @@ def test_copy_and_fill_are_recorded(f, tmp_path):
     roundtrip(f, _x(3, 4), tmp_path)
 
 
+def test_assignment_into_a_tensor_is_refused(tmp_path):
+    def f(x):
+        y = x * 1
+        y[:, 0] = 5.0
+        return y
+    with pytest.raises(RuntimeError, match=r"^npgrad.onnx.export: assignment into a tensor \(x\[index\] = value\)"):
+        torch.onnx.export(f, (_x(3, 4),), str(tmp_path / "m.onnx"))
+    y = _x(3, 4)
+    y[:, 0] = 5.0  # outside an export, as before
+    assert (y[:, 0] == 5.0).all()
+
+
 def test_inplace_on_a_view_is_refused(tmp_path):
     def f(x):
         y = x * 1

@@ -11,6 +11,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..autograd.grad_mode import state as _grad_state
+from ..autograd import record as _record
 from ..autograd.record import DUAL_HOOK
 from ..tensor import Tensor
 from . import _poly as P
@@ -296,6 +297,10 @@ def _setitem(self, index, value):
     recording = _grad_state.enabled and (self._requires_grad or (isinstance(v, Tensor) and v._requires_grad))
     try:
         if not recording:
+            if _record._tracer is not None:  # the write would not reach the exported graph: refuse, never drop it
+                raise RuntimeError("npgrad.onnx.export: assignment into a tensor (x[index] = value) cannot be "
+                                   "exported yet; build the value out of place instead (torch.where, "
+                                   "torch.cat, masked_fill, index_copy)")
             if not self._data.flags.writeable:
                 raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
                                    "refers to a single memory location. Please clone() the tensor before "
