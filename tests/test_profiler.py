@@ -7,12 +7,15 @@ import sys
 import warnings
 
 import pytest
-import torch
+
+from oracle import HAS_TORCH, torch
 
 import npgrad
 import npgrad.profiler as nprof
 from npgrad.autograd import profiler as ap
 from npgrad.autograd import record
+
+needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="PyTorch (the oracle) is not installed")
 
 
 def _program(t, prof_mod):
@@ -35,6 +38,7 @@ def _names(prof):
     return [e.name for e in prof.events()]
 
 
+@needs_torch
 def test_event_names_match_torch():
     ours = _names(_program(npgrad, nprof))
     theirs = _names(_program(torch, torch.profiler))
@@ -106,6 +110,7 @@ def _actions(mod, **kw):
                                 dict(wait=0, warmup=2, active=1, skip_first=3),
                                 dict(wait=2, warmup=0, active=3, repeat=1),
                                 dict(wait=3, warmup=1, active=1, skip_first=2, skip_first_wait=1)])
+@needs_torch
 def test_schedule_matches_torch(kw):
     assert _actions(nprof, **kw) == _actions(torch.profiler, **kw)
 
@@ -130,10 +135,12 @@ def _trace_calls(t, mod):
     return seen
 
 
+@needs_torch
 def test_schedule_drives_on_trace_ready_as_torch():
     assert _trace_calls(npgrad, nprof) == _trace_calls(torch, torch.profiler)
 
 
+@needs_torch
 def test_table_header_and_input_shapes():
     prof = _program(npgrad, nprof)
     text = prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=4)
@@ -176,6 +183,7 @@ def test_tensorboard_trace_handler(tmp_path):
     assert "traceEvents" in json.loads(files[0].read_text())
 
 
+@needs_torch
 def test_cuda_activity_on_cpu_build():
     for mod, t in ((nprof, npgrad), (torch.profiler, torch)):
         with pytest.warns(UserWarning, match="CUDA is not available, disabling CUDA profiling"):
@@ -248,6 +256,7 @@ def _mem_program(t, P):
     return p
 
 
+@needs_torch
 def test_profile_memory_and_flops_match_torch():
     ours = [(e.name, e.cpu_memory_usage, e.self_cpu_memory_usage, e.flops) for e in _mem_program(npgrad, nprof).events()]
     theirs = [(e.name, e.cpu_memory_usage, e.self_cpu_memory_usage, e.flops or 0)
@@ -260,6 +269,7 @@ def test_profile_memory_and_flops_match_torch():
     assert ("[memory]", -2048, -2048, 0) in ours and ("[memory]", -2048, -2048, 0) in theirs  # del e
 
 
+@needs_torch
 def test_memory_and_flops_tables_as_torch():
     for mod, t in ((nprof, npgrad), (torch.profiler, torch)):
         text = _mem_program(t, mod).key_averages().table().splitlines()
@@ -272,6 +282,7 @@ def test_memory_and_flops_tables_as_torch():
     assert "CPU Mem" not in plain and "FLOPs" not in plain
 
 
+@needs_torch
 def test_with_modules_changes_nothing_in_eager_mode():
     def run(t, mod, wm):
         t.manual_seed(0)
