@@ -35,6 +35,10 @@ x = torch.ones(8, 1000)
 for step in range(1000):
     if r == n - 1 and step == 5:
         if mode == "raise":
+            # also into a file: the launcher forwards output through pipes, and the abort that the exception
+            # triggers can end the forwarding before the traceback's last line (the message) gets through
+            with open("failed_rank.txt", "w") as fh:
+                fh.write(f"rank {r} failed at step {step}")
             raise RuntimeError(f"rank {r} failed at step {step}")
         if mode == "kill":
             os.kill(os.getpid(), signal.SIGKILL)  # the others are in (or entering) the allreduce
