@@ -80,3 +80,11 @@ if HAS_TORCH:
         "float_length": lambda L: L.hann_window(3.0),
         "bool_length": lambda L: L.kaiser_window(True),
     })
+
+
+@pytest.mark.parametrize("name", ["hann_window", "hamming_window", "blackman_window", "bartlett_window",
+                                  "kaiser_window"])
+def test_device_is_checked_as_by_other_factories(name):
+    assert getattr(npgrad, name)(4, device="cpu").shape == (4,)
+    with pytest.raises(AssertionError, match="^Torch not compiled with CUDA enabled$"):
+        getattr(npgrad, name)(4, device="cuda")

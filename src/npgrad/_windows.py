@@ -8,6 +8,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._convert import _finish
+from .tensor import _check_device
 
 
 def _checks(name, window_length, dtype):
@@ -31,9 +32,10 @@ def _cos(x):
     return np.cos(x.astype(np.float64)).astype(x.dtype) if x.dtype != np.float64 else np.cos(x)
 
 
-def _window(name, window_length, periodic, dtype, requires_grad, body):
+def _window(name, window_length, periodic, dtype, device, requires_grad, body):
     """``body(k, m)``: the symmetric window of length m on k = arange(m) (in the dtype); a periodic window is the
     symmetric one of length n + 1 without its last point."""
+    _check_device(device)
     d = _checks(name, window_length, dtype)
     n = int(window_length)
     if n <= 1:  # PyTorch returns these before its arange, which has no complex kernel
@@ -47,18 +49,18 @@ def _window(name, window_length, periodic, dtype, requires_grad, body):
 
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None,
                    pin_memory=False, requires_grad=False):
-    return _hamming("hamming_window", window_length, periodic, alpha, beta, dtype, requires_grad)
+    return _hamming("hamming_window", window_length, periodic, alpha, beta, dtype, device, requires_grad)
 
 
-def _hamming(name, window_length, periodic, alpha, beta, dtype, requires_grad):
+def _hamming(name, window_length, periodic, alpha, beta, dtype, device, requires_grad):
     def body(k, m):
         return _cos(k * (math.pi * 2.0 / (m - 1))) * -beta + alpha
-    return _window(name, window_length, periodic, dtype, requires_grad, body)
+    return _window(name, window_length, periodic, dtype, device, requires_grad, body)
 
 
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                 requires_grad=False):
-    return _hamming("hann_window", window_length, periodic, 0.5, 0.5, dtype, requires_grad)
+    return _hamming("hann_window", window_length, periodic, 0.5, 0.5, dtype, device, requires_grad)
 
 
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
@@ -66,7 +68,7 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
     def body(k, m):
         x = k * (math.pi / (m - 1))
         return (_cos(x * 4) * 0.08 - _cos(x * 2) * 0.5) + 0.42
-    return _window("blackman_window", window_length, periodic, dtype, requires_grad, body)
+    return _window("blackman_window", window_length, periodic, dtype, device, requires_grad, body)
 
 
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
@@ -76,7 +78,7 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
         half = ((m - 1) >> 1) + 1
         w[half:] = 2 - w[half:]
         return w
-    return _window("bartlett_window", window_length, periodic, dtype, requires_grad, body)
+    return _window("bartlett_window", window_length, periodic, dtype, device, requires_grad, body)
 
 
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None,
@@ -87,7 +89,7 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
         alpha, b = op((m - 1) / 2.0), op(beta)
         arg = b * np.sqrt(np.abs(1 - ((k.astype(op) - alpha) / alpha) ** 2))
         return (np.i0(arg.astype(np.float64)) / np.i0(float(b))).astype(op)
-    return _window("kaiser_window", window_length, periodic, dtype, requires_grad, body)
+    return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, body)
 
 
 __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window"]

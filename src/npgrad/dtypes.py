@@ -112,6 +112,9 @@ def checked_fill_value(value, np_dtype):
     one keeps its real part in a real tensor when its imaginary part is zero (for bool, any nonzero is True), and
     an integer tensor takes no NaN or infinity; PyTorch refuses the rest as an overflow."""
     kind = np.dtype(np_dtype).kind
+    t = type(value)
+    if t is _builtin_int or t is _builtin_bool or t is _builtin_float and kind in "fc":  # the common writes
+        return value
     if isinstance(value, (complex, np.complexfloating)) and kind != "c":
         if kind == "b":
             return _builtin_bool(value)

@@ -16,7 +16,8 @@ from ._windows import *  # noqa: F401,F403 (hann_window ...: public here, as in 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "arange", "range",
            "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like", "rand", "randn",
            "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal", "bernoulli", "multinomial",
-           "is_tensor", "is_storage", "typename", "numel", "empty_strided", "empty_permuted", "frombuffer", "from_file", "scalar_tensor", "tril_indices", "triu_indices"] + _windows.__all__
+           "is_tensor", "is_storage", "typename", "numel", "empty_strided", "empty_permuted", "frombuffer",
+           "from_file", "scalar_tensor", "tril_indices", "triu_indices"] + _windows.__all__
 
 _builtin_range = range
 

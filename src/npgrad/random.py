@@ -6,7 +6,8 @@ fixed seed, so a program that never seeds is still reproducible run to run.
 """
 import numpy as np
 
-__all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "default_generator", "thread_safe_generator"]
+__all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "default_generator",
+           "thread_safe_generator"]
 
 _DEFAULT_SEED = 67280421310721  # PyTorch's default seed; any fixed value would do
 

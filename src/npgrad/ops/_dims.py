@@ -41,6 +41,21 @@ def sizes_arg(args, keyword, fn, name):
     return (keyword,)
 
 
+def varargs_method(fn, name, keyword):
+    """The Tensor method of ``fn(input, sizes)`` (torch.tile, torch.broadcast_to), which PyTorch's method lets
+    take the sizes as varargs too (``x.tile(2, 1)``) or by ``keyword``, not both; the function itself does not."""
+    def method_(self, *args, **kwargs):
+        value = kwargs.pop(keyword, None)
+        if kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        if not args and value is None:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "{keyword}"')
+        sizes = sizes_arg(args, value, name, keyword)
+        return fn(self, sizes[0] if len(sizes) == 1 else sizes)  # fn takes one int or one sequence
+    method_.__name__ = name
+    return method_
+
+
 def reduced_shape(shape, dims, keepdim):
     if keepdim:
         return tuple(1 if i in dims else s for i, s in enumerate(shape))

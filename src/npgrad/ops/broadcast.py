@@ -3,7 +3,7 @@ import numpy as np
 
 from ..autograd.function import Op
 from . import _poly as P
-from ._dims import sizes_arg
+from ._dims import sizes_arg, varargs_method
 from ._registry import method, op
 from ..autograd.views import mark_view
 
@@ -107,14 +107,7 @@ def broadcast_to(input, size):
     return expand(input, (size,) if isinstance(size, (int, np.integer)) else tuple(size))
 
 
-def _broadcast_to_method(self, *args, size=None):
-    # As PyTorch: the method also takes the sizes as varargs (x.broadcast_to(2, 3)); torch.broadcast_to does not.
-    if not args and size is None:
-        raise TypeError('broadcast_to() missing 1 required positional arguments: "size"')
-    return broadcast_to(self, _sizes(sizes_arg(args, size, "broadcast_to", "size")))
-
-
-method("broadcast_to", _broadcast_to_method)
+method("broadcast_to", varargs_method(broadcast_to, "broadcast_to", "size"))
 
 
 @op(methods=())

@@ -9,7 +9,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..tensor import Tensor
 from . import _poly as P
-from ._dims import canon_dim, canon_dims, sizes_arg
+from ._dims import canon_dim, canon_dims, sizes_arg, varargs_method
 from ._registry import method, op
 from ..autograd.views import mark_multi_view, mark_view, mark_view_if_shared
 
@@ -346,14 +346,7 @@ def tile(input, dims):
     return Tile.apply(input, reps)
 
 
-def _tile_method(self, *args, dims=None):
-    # As PyTorch: the method also takes the repetitions as varargs (x.tile(2, 1)); torch.tile does not.
-    if not args and dims is None:
-        raise TypeError('tile() missing 1 required positional arguments: "dims"')
-    return tile(self, _sizes(sizes_arg(args, dims, "tile", "dims")))
-
-
-method("tile", _tile_method)
+method("tile", varargs_method(tile, "tile", "dims"))
 
 
 @op()

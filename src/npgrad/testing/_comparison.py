@@ -4,6 +4,7 @@ The structure follows PyTorch's ``torch/testing/_comparison.py`` (a list of "pai
 leaf of nested sequences and mappings) so that which inputs are accepted, which error type is raised and the
 text of the message are the same; third-party test suites match on that text.
 """
+import abc
 import cmath
 import collections.abc
 import contextlib
@@ -134,7 +135,7 @@ class UnsupportedInputs(Exception):
     """Raised while constructing a pair that cannot handle its inputs: the next pair type is tried."""
 
 
-class Pair:
+class Pair(abc.ABC):
     def __init__(self, actual, expected, *, id=(), **unknown_parameters):
         self.actual = actual
         self.expected = expected
@@ -153,8 +154,9 @@ class Pair:
     def _fail(self, type, msg, *, id=()):
         raise ErrorMeta(type, msg, id=self.id if not id and hasattr(self, "id") else id)
 
+    @abc.abstractmethod
     def compare(self):
-        raise NotImplementedError
+        """Raise ErrorMeta when actual and expected differ (each kind of pair compares its own way)."""
 
     def extra_repr(self):
         return []

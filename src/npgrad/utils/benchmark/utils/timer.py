@@ -65,6 +65,8 @@ class Timer:
             return common.Measurement(number_per_run=number, raw_times=[self._timeit(number=number)],
                                       task_spec=self._task_spec)
 
+    # timeit.Timer's repeat/autorange, which torch.utils.benchmark.Timer refuses with exactly this error (its
+    # measurements come from blocked_autorange); the same refusal, not a missing feature.
     def repeat(self, repeat=-1, number=-1):
         raise NotImplementedError("See `Timer.blocked_autorange.`")
 
