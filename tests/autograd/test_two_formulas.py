@@ -97,8 +97,8 @@ def test_gelu_float32_derivative_from_forward():
         ref = np.multiply(a, a)
         ref *= -0.5
         np.exp(ref, out=ref)
-        ref *= float(1.0 / np.sqrt(2.0 * np.pi))  # a Python float: float32 arithmetic, as the library
         ref *= a
+        ref *= float(1.0 / np.sqrt(2.0 * np.pi))  # a Python float: float32 arithmetic, as the library
         ref += cdf
         ref *= up
     np.testing.assert_array_equal(x.grad.numpy(), ref)

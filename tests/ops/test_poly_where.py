@@ -37,3 +37,28 @@ def test_bits_select_overwrite_writes_into_the_temporary():
     with np.errstate(invalid="ignore"):  # a holds NaN, whose int cast is undefined (and unused here)
         ints = a.astype(np.int32)
     assert P.bits_select(c, True, ints, 0, False) is None  # not a float array: np.where's job
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("mask_shape", [(5, 6), (1, 6), (5, 1), (3, 5, 6), (6,), ()])
+@pytest.mark.parametrize("value", [float("-inf"), 0.0, -0.0, float("nan"), 2.5])
+def test_fill_where_matches_np_where_bit_for_bit(dtype, mask_shape, value):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 3, 5, 6)).astype(dtype)
+    x[0, 0, 0, :3] = [np.nan, np.inf, -0.0]
+    mask = np.asarray(rng.random(mask_shape) < 0.5)
+    got = P.fill_where(x, mask, value)
+    want = np.where(mask, np.asarray(value, dtype), x)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))  # the bits, signed zeros and NaNs too
+    xt = x[:, ::-1, :, ::-1]  # a non-contiguous input
+    np.testing.assert_array_equal(P.fill_where(xt, mask, value).view(np.uint8),
+                                  np.where(mask, np.asarray(value, dtype), xt).view(np.uint8))
+
+
+def test_fill_where_declines_what_it_cannot_do():
+    x = np.zeros((4, 5), np.float32)
+    assert P.fill_where(x, np.ones((3, 4, 5), bool), 1.0) is None  # the mask would broadcast x up
+    assert P.fill_where(x, np.ones((4, 5), np.int8), 1.0) is None  # not a boolean mask
+    assert P.fill_where(x.astype(np.complex64), np.ones((4, 5), bool), 1.0) is None
+    assert P.fill_where(x, np.ones((2, 5), bool), 1.0) is None  # not broadcastable

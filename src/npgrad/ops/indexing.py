@@ -621,12 +621,17 @@ class MaskedFill(Op):
     @staticmethod
     def forward(ctx, x, mask, value):
         ctx.mask = mask
-        return np.where(mask, np.asarray(value, x.dtype), x)
+        out = P.fill_where(x, mask, value) if np.ndim(value) == 0 else None
+        return np.where(mask, np.asarray(value, x.dtype), x) if out is None else out
 
     @staticmethod
     def backward(ctx, g):
         mask = ctx.mask
-        gx = P.where(mask, 0.0, g) if ctx.needs_input_grad[0] else None
+        gx = None
+        if ctx.needs_input_grad[0]:
+            gx = None if P.is_tensor(g) else P.fill_where(g, mask, 0.0)
+            if gx is None:
+                gx = P.where(mask, 0.0, g)
         gv = None
         if ctx.needs_input_grad[2]:
             gv = P.sum(P.where(mask, g, 0.0))
