@@ -14,7 +14,6 @@ import math
 
 import numpy as np
 
-from .. import _parallel
 from ..autograd.function import Op
 from ..tensor import Tensor
 from . import _poly as P
@@ -220,6 +219,8 @@ _CDF_Q = (0.12694266037659693, 0.12694158120828516, 0.11413582649262685, 0.08762
           -0.011179803664797386, 0.0712018441014909, -0.1502925119721123, 0.09534457436242912, -0.02069568116119888)
 _SQRT1_2 = 0.7071067811865476
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+# Larger blocks than erf's (2048x512 float32, forward with derivative, medians: 32K blocks 11.9 ms, 128K 10.3).
+_CDF_BLOCK = 1 << 17
 
 
 def _cdf32_block(x, out, s, gauss=None):
@@ -251,46 +252,36 @@ def _cdf32_block(x, out, s, gauss=None):
 def gelu32_np(x, want_deriv):
     """GELU of a float32 array, ``x * Phi(x)``, evaluated block by block; with ``want_deriv`` also its
     derivative ``Phi(x) + x * phi(x)``, from the same exp(-x^2 / 2) as Phi, while the block is still in cache.
-    Large arrays are split over the threads ``set_num_threads`` allows (``_parallel``: bit-identical).
 
-    2048x512 float32 (a GPT MLP's activation), medians on the 2-core VM, one thread: forward with the derivative
-    ~15 -> ~10 ms (one exp fewer, 33 passes instead of 43); forward alone ~10.5 -> ~9 ms."""
+    2048x512 float32 (a GPT MLP's activation), CPU time, medians on the 2-core VM: forward with the derivative
+    ~15 -> ~12.5 ms (one exp fewer: 33 passes and one exp instead of 43 and two); forward alone unchanged (~10 ms)."""
     flat = np.ascontiguousarray(x).reshape(-1)
     n = flat.size
     out = np.empty_like(flat)
     deriv = np.empty_like(flat) if want_deriv else None
-
-    def piece(lo, hi):
-        s = _Scratch(min(hi - lo, _BLOCK), flat.dtype)
-        for start in range(lo, hi, _BLOCK):
-            stop = min(start + _BLOCK, hi)
-            xb = flat[start:stop]
-            m = xb.size
-            cdf = s.t3[:m]
-            if want_deriv:
-                d = deriv[start:stop]
-                _cdf32_block(xb, cdf, s, gauss=d)
-                d *= xb                    # x * exp(-x^2 / 2)
-                d *= _INV_SQRT_2PI
-                d += cdf
-            else:
-                _cdf32_block(xb, cdf, s)
-            np.multiply(xb, cdf, out=out[start:stop])
-
-    _parallel.split(piece, n, _BLOCK)
+    s = _Scratch(min(n, _CDF_BLOCK), flat.dtype)
+    for start in range(0, n, _CDF_BLOCK):
+        stop = min(start + _CDF_BLOCK, n)
+        xb = flat[start:stop]
+        cdf = s.t3[:xb.size]
+        if want_deriv:
+            d = deriv[start:stop]
+            _cdf32_block(xb, cdf, s, gauss=d)
+            d *= xb                    # x * exp(-x^2 / 2)
+            d *= _INV_SQRT_2PI
+            d += cdf
+        else:
+            _cdf32_block(xb, cdf, s)
+        np.multiply(xb, cdf, out=out[start:stop])
     return out.reshape(x.shape), (deriv.reshape(x.shape) if want_deriv else None)
 
 
 def _cdf32(x):
     flat = np.ascontiguousarray(x).reshape(-1)
     out = np.empty_like(flat)
-
-    def piece(lo, hi):
-        s = _Scratch(min(hi - lo, _BLOCK), flat.dtype)
-        for start in range(lo, hi, _BLOCK):
-            _cdf32_block(flat[start:start + _BLOCK], out[start:start + _BLOCK], s)
-
-    _parallel.split(piece, flat.size, _BLOCK)
+    s = _Scratch(min(flat.size, _CDF_BLOCK), flat.dtype)
+    for start in range(0, flat.size, _CDF_BLOCK):
+        _cdf32_block(flat[start:start + _CDF_BLOCK], out[start:start + _CDF_BLOCK], s)
     return out.reshape(x.shape)
 
 

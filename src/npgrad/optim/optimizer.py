@@ -13,7 +13,6 @@ from itertools import chain
 
 import numpy as np
 
-from .. import _parallel
 from .. import dtypes as _dt
 from ..autograd.grad_mode import enable_grad
 from ..autograd.hooks import RemovableHandle
@@ -108,8 +107,7 @@ def increment_step(state):
 
 # Parameters above WHOLE elements are updated CHUNK elements at a time: every formula makes several
 # passes over its arrays, and on cache-sized pieces those passes stay in cache instead of streaming
-# the whole parameter from memory each time. It also bounds the scratch memory. Parameters large enough
-# to be worth it (see _parallel) are also split over the threads, each piece in its own CHUNKs.
+# the whole parameter from memory each time. It also bounds the scratch memory.
 CHUNK = 1 << 18
 WHOLE = 1 << 20
 
@@ -142,19 +140,13 @@ def run_update(kernel, param, arrays, scratch, *args):
         arrays = [None if a is None else np.expand_dims(a, -1).view(a.real.dtype) for a in arrays]
         first = arrays[0]
     n = first.size
-    if (n <= WHOLE and n < 2 * _parallel.MIN_PIECE) or not all(a.flags.c_contiguous for a in arrays):
+    if n <= WHOLE or not all(a.flags.c_contiguous for a in arrays):
         kernel(lambda slot: scratch(first, slot), arrays, *args)
     else:
         flats = [a.reshape(-1) for a in arrays]  # views: the arrays are contiguous
-
-        def piece(lo, hi):
-            # Each thread's piece has its own scratch slots; the formulas are elementwise, so the split
-            # changes no bit of the result.
-            for start in range(lo, hi, CHUNK):
-                pieces = [f[start:min(start + CHUNK, hi)] for f in flats]
-                kernel(lambda slot, like=pieces[0]: scratch(like, (lo, slot)), pieces, *args)
-
-        _parallel.split(piece, n, CHUNK)
+        for start in range(0, n, CHUNK):
+            pieces = [f[start:start + CHUNK] for f in flats]
+            kernel(lambda slot, like=pieces[0]: scratch(like, slot), pieces, *args)
     bump_version(param)
 
 
