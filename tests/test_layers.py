@@ -23,6 +23,8 @@ LAYERS = [
     # the device namespaces and process-wide settings (threads, matmul precision, compile) import nothing of
     # npgrad: a CPU-only library answers them without touching tensors.
     ("npgrad.cuda", 0), ("npgrad.mps", 0), ("npgrad.backends", 0), ("npgrad._runtime", 0),
+    # elementwise work split over threads: plain NumPy arrays and the thread setting, nothing else.
+    ("npgrad._parallel", 0),
     # 1: the graph, the engine, grad mode. gradcheck and autograd.functional (jacobian, hessian, ...) build
     # Tensors through the protocol, not by importing tensor/ops/factories.
     ("npgrad.autograd", 1),

@@ -4,7 +4,11 @@
 """
 import warnings as _warnings
 
-from numpy import exceptions as _np_exceptions
+from . import _process_tuning  # first: one of its settings must be made before NumPy loads its BLAS library
+
+_BLAS_SPIN_SHORT = _process_tuning.tune_blas_spin()
+
+from numpy import exceptions as _np_exceptions  # noqa: E402
 
 from . import dtypes as _dtypes
 from .dtypes import (dtype, float16, float32, float64, int8, int16, int32, int64, uint8, bool, half, float,  # noqa: A004
@@ -39,10 +43,11 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"npgrad\.")
 # ... but not casting a complex tensor to a real dtype, which PyTorch warns about with the same words as NumPy.
 _warnings.filterwarnings("default", category=_np_exceptions.ComplexWarning, module=r"npgrad\.")
 
-from . import _process_tuning  # noqa: E402
 
 _process_tuning.tune_gc()
 _process_tuning.tune_malloc()
+from . import _parallel  # noqa: E402
+_parallel.ENABLED = _BLAS_SPIN_SHORT and "openblas" in _process_tuning.blas_name()
 
 from ._layout import (layout, memory_format, strided, contiguous_format, preserve_format, channels_last,  # noqa: E402
                       channels_last_3d)

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from .. import _parallel
 from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..tensor import Tensor
@@ -28,10 +29,45 @@ def _shifted(x, dim):
 def softmax_np(x, dim):
     if x.dtype is _F16:
         return softmax_np(x.astype(_F32), dim).astype(_F16)
+    if dim == x.ndim - 1 and x.size >= 2 * _parallel.MIN_PIECE and x.flags.c_contiguous:
+        return _softmax_rows(x)
     e = _shifted(x, dim)
     np.exp(e, out=e)
     e /= np.sum(e, axis=dim, keepdims=True)
     return e
+
+
+def _softmax_rows(x):
+    """softmax over the last axis of a large contiguous array with its rows split over the threads: each row
+    goes through softmax_np's steps (bit-identical). Attention scores (32, 4, 64, 64) float32: the exp alone is
+    ~1.5 ms of the ~2.5 on one core here."""
+    L = x.shape[-1]
+    x2 = x.reshape(-1, L)
+    out = np.empty_like(x2)
+
+    def rows(lo, hi):
+        e = out[lo:hi]
+        np.subtract(x2[lo:hi], np.max(x2[lo:hi], axis=1, keepdims=True), out=e)
+        np.exp(e, out=e)
+        e /= np.sum(e, axis=1, keepdims=True)
+
+    _parallel.split(rows, x2.shape[0], per=L)
+    return out.reshape(x.shape)
+
+
+def _softmax_grad_rows(y, g):
+    """SoftmaxOp.grad's formula on arrays, rows split over the threads (the same steps per row: bit-identical)."""
+    L = y.shape[-1]
+    y2, g2 = y.reshape(-1, L), g.reshape(-1, L)
+    out = np.empty_like(y2)
+
+    def rows(lo, hi):
+        gy = out[lo:hi]
+        np.multiply(g2[lo:hi], y2[lo:hi], out=gy)
+        gy -= y2[lo:hi] * np.sum(gy, axis=1, keepdims=True)
+
+    _parallel.split(rows, y2.shape[0], per=L)
+    return out.reshape(y.shape)
 
 
 def log_softmax_np(x, dim):
@@ -71,6 +107,9 @@ class SoftmaxOp(_SoftmaxFamily):
 
     @staticmethod
     def grad(y, g, dim):
+        if (not P.is_tensor(g) and dim == y.ndim - 1 and y.size >= 2 * _parallel.MIN_PIECE and y.flags.c_contiguous
+                and g.flags.c_contiguous and g.shape == y.shape and g.dtype == y.dtype):
+            return _softmax_grad_rows(y, g)
         gy = g * y
         return gy - y * P.sum(gy, axis=dim, keepdims=True)
 

@@ -13,6 +13,7 @@ from itertools import chain
 
 import numpy as np
 
+from .. import _parallel
 from .. import dtypes as _dt
 from ..autograd.grad_mode import enable_grad
 from ..autograd.hooks import RemovableHandle
@@ -107,7 +108,9 @@ def increment_step(state):
 
 # Parameters above WHOLE elements are updated CHUNK elements at a time: every formula makes several
 # passes over its arrays, and on cache-sized pieces those passes stay in cache instead of streaming
-# the whole parameter from memory each time. It also bounds the scratch memory.
+# the whole parameter from memory each time. It also bounds the scratch memory. Those parameters are also
+# split over the threads (see _parallel), each piece in its own CHUNKs; below WHOLE the hand-off cost more
+# than it saved (mlp's 784x512 SGD-momentum update: the step went 6.0 -> 6.4 ms with it).
 CHUNK = 1 << 18
 WHOLE = 1 << 20
 
@@ -144,9 +147,15 @@ def run_update(kernel, param, arrays, scratch, *args):
         kernel(lambda slot: scratch(first, slot), arrays, *args)
     else:
         flats = [a.reshape(-1) for a in arrays]  # views: the arrays are contiguous
-        for start in range(0, n, CHUNK):
-            pieces = [f[start:start + CHUNK] for f in flats]
-            kernel(lambda slot, like=pieces[0]: scratch(like, slot), pieces, *args)
+
+        def piece(lo, hi):
+            # Each thread's piece has its own scratch slots; the formulas are elementwise, so the split
+            # changes no bit of the result.
+            for start in range(lo, hi, CHUNK):
+                pieces = [f[start:min(start + CHUNK, hi)] for f in flats]
+                kernel(lambda slot, like=pieces[0]: scratch(like, (lo, slot)), pieces, *args)
+
+        _parallel.split(piece, n, CHUNK)
     bump_version(param)
 
 

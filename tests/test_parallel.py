@@ -1,0 +1,165 @@
+"""npgrad._parallel: elementwise work split over threads, bit-identical to one thread."""
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import npgrad
+from npgrad import _parallel, _runtime
+from npgrad.nn import functional as F
+
+RNG = np.random.default_rng(0)
+
+
+@pytest.fixture
+def threads():
+    """Run with a given thread count and a small piece size, so the split happens on small arrays."""
+    saved = _runtime._state["threads"], _parallel.MIN_PIECE, _parallel.ENABLED
+
+    def set_(n, piece=1000):
+        _runtime._state["threads"] = n
+        _parallel.MIN_PIECE = piece
+        _parallel.ENABLED = True
+    yield set_
+    _runtime._state["threads"], _parallel.MIN_PIECE, _parallel.ENABLED = saved
+
+
+def test_pieces_cover_the_range_once_on_several_threads(threads):
+    threads(3)
+    seen, names = [], set()
+
+    def fn(a, b):
+        seen.append((a, b))
+        names.add(threading.get_ident())
+    _parallel.split(fn, 10_000, grain=64)
+    seen.sort()
+    assert seen[0][0] == 0 and seen[-1][1] == 10_000
+    assert all(b == c for (_, b), (c, _) in zip(seen, seen[1:]))  # contiguous, no overlap
+    assert all(a % 64 == 0 for a, _ in seen)
+    assert len(seen) == 3 and len(names) == 3  # the caller and two workers
+
+
+def test_small_work_and_one_thread_stay_on_the_caller(threads):
+    threads(2)
+    calls = []
+    _parallel.split(lambda a, b: calls.append((a, b, threading.current_thread())), 1500)
+    assert calls == [(0, 1500, threading.current_thread())]  # under two pieces' worth
+    threads(1)
+    calls.clear()
+    _parallel.split(lambda a, b: calls.append((a, b)), 10 ** 6)
+    assert calls == [(0, 10 ** 6)]
+
+
+def test_an_error_in_a_worker_reaches_the_caller_after_all_pieces_finish(threads):
+    threads(2)
+    done = []
+
+    def fn(a, b):
+        if a > 0:
+            raise ValueError(f"piece {a}")
+        done.append(a)
+    with pytest.raises(ValueError, match="piece"):
+        _parallel.split(fn, 10_000)
+    assert done == [0]
+    out = []
+    _parallel.split(lambda a, b: out.append(b - a), 10_000)  # the pool still works afterwards
+    assert sum(out) == 10_000
+
+
+def test_a_split_inside_a_split_runs_serially(threads):
+    threads(2)
+    inner = []
+
+    def outer(a, b):
+        _parallel.split(lambda c, d: inner.append((a, c, d)), 5000)
+    _parallel.split(outer, 10_000)
+    assert sorted(inner) == [(0, 0, 5000), (5000, 0, 5000)]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_starts_its_own_workers(threads):
+    threads(2)
+    _parallel.split(lambda a, b: None, 10_000)  # the parent has a worker thread now
+    pid = os.fork()
+    if pid == 0:  # the child: a split must not wait on the parent's thread, which does not exist here
+        total = []
+        _parallel.split(lambda a, b: total.append(b - a), 10_000)
+        os._exit(0 if sum(total) == 10_000 else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+
+
+def test_gelu_float32_split_is_bit_identical(threads):
+    x = RNG.standard_normal((7, 40_000)).astype(np.float32) * 4
+    x[0, :5] = [np.nan, np.inf, -np.inf, 0.0, -30.0]
+    up = RNG.standard_normal(x.shape).astype(np.float32)
+    results = []
+    for n in (1, 2, 3):
+        threads(n, piece=20_000)
+        t = npgrad.tensor(x, requires_grad=True)
+        y = F.gelu(t)
+        y.backward(npgrad.tensor(up))
+        results.append((y.detach().numpy(), t.grad.numpy()))
+    for y, g in results[1:]:
+        np.testing.assert_array_equal(y, results[0][0])
+        np.testing.assert_array_equal(g, results[0][1])
+
+
+@pytest.mark.parametrize("make", [lambda p: npgrad.optim.SGD(p, lr=0.1, momentum=0.9, nesterov=True),
+                                  lambda p: npgrad.optim.Adam(p, lr=0.01, amsgrad=True),
+                                  lambda p: npgrad.optim.AdamW(p, lr=0.01)],
+                         ids=["sgd_nesterov", "adam_amsgrad", "adamw"])
+def test_optimizer_split_is_bit_identical(threads, make):
+    w0 = RNG.standard_normal((300, 4000)).astype(np.float32)
+    grads = [RNG.standard_normal(w0.shape).astype(np.float32) for _ in range(3)]
+    finals = []
+    for n in (1, 2):
+        threads(n, piece=50_000)
+        w = npgrad.nn.Parameter(npgrad.tensor(w0.copy()))
+        opt = make([w])
+        for g in grads:
+            w.grad = npgrad.tensor(g)
+            opt.step()
+        finals.append(w.detach().numpy().copy())
+    np.testing.assert_array_equal(finals[0], finals[1])
+    assert not np.array_equal(finals[0], w0)  # the steps did something
+
+
+def test_softmax_rows_split_is_bit_identical(threads):
+    x = RNG.standard_normal((6, 5, 300)).astype(np.float32) * 6
+    x[0, 0, :3] = [np.inf, -np.inf, np.nan]
+    up = RNG.standard_normal(x.shape).astype(np.float32)
+    results = []
+    for n in (1, 2):
+        threads(n, piece=500)
+        t = npgrad.tensor(x, requires_grad=True)
+        y = F.softmax(t, dim=-1)
+        y.backward(npgrad.tensor(up))
+        results.append((y.detach().numpy(), t.grad.numpy()))
+    np.testing.assert_array_equal(results[1][0], results[0][0])
+    np.testing.assert_array_equal(results[1][1], results[0][1])
+    with np.errstate(invalid="ignore"):  # the row with inf - inf: NaN, as PyTorch's
+        e = np.exp(x - x.max(-1, keepdims=True))
+        e /= e.sum(-1, keepdims=True)
+    np.testing.assert_array_equal(results[1][0], e)  # and the whole-array formula's bits
+
+
+def test_splitting_is_off_unless_the_blas_spin_was_shortened():
+    """npgrad imported before NumPy shortens OpenBLAS's idle spin and turns splitting on; with NumPy imported
+    first it cannot, and everything stays on the caller's thread."""
+    import subprocess
+    import sys
+    code = ("import {first}; import npgrad, os; from npgrad import _parallel; "
+            "print(_parallel.ENABLED, os.environ.get('OPENBLAS_THREAD_TIMEOUT'), _parallel.num_threads())")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_THREAD_TIMEOUT", "NPGRAD_BLAS_TUNE")}
+    late = subprocess.run([sys.executable, "-c", code.format(first="numpy")], capture_output=True, text=True,
+                          env=env, check=True).stdout.split()
+    assert late == ["False", "None", "1"]
+    early = subprocess.run([sys.executable, "-c", code.format(first="sys")], capture_output=True, text=True,
+                           env=env, check=True).stdout.split()
+    blas = npgrad._process_tuning.blas_name()
+    assert early[:2] == (["True", "20"] if "openblas" in blas else ["False", "20"])
+    off = subprocess.run([sys.executable, "-c", code.format(first="sys")], capture_output=True, text=True,
+                         env=dict(env, NPGRAD_BLAS_TUNE="0"), check=True).stdout.split()
+    assert off == ["False", "None", "1"]
