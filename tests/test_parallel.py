@@ -163,3 +163,47 @@ def test_splitting_is_off_unless_the_blas_spin_was_shortened():
     off = subprocess.run([sys.executable, "-c", code.format(first="sys")], capture_output=True, text=True,
                          env=dict(env, NPGRAD_BLAS_TUNE="0"), check=True).stdout.split()
     assert off == ["False", "None", "1"]
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm_rows_split_is_bit_identical(threads, affine):
+    x = RNG.standard_normal((40, 30, 200)).astype(np.float32) * 3 + 1
+    x[0, 0] += 1e4  # a row far from zero next to its spread: the recentring path
+    w = RNG.standard_normal(200).astype(np.float32)
+    b = RNG.standard_normal(200).astype(np.float32)
+    up = RNG.standard_normal(x.shape).astype(np.float32)
+    results = []
+    for n, piece in ((1, 1 << 40), (2, 1000), (3, 1000)):
+        threads(n, piece)
+        t = npgrad.tensor(x, requires_grad=True)
+        params = [npgrad.tensor(w, requires_grad=True), npgrad.tensor(b, requires_grad=True)] if affine else []
+        y = F.layer_norm(t, (200,), *params)
+        y.backward(npgrad.tensor(up))
+        results.append([y.detach().numpy(), t.grad.numpy()] + [p.grad.numpy() for p in params])
+    for other in results[1:]:
+        for a, c in zip(results[0], other):
+            np.testing.assert_array_equal(a, c)
+    if not affine:
+        row = results[0][0][0, 0]
+        assert abs(float(row.mean())) < 1e-2 and abs(float(row.std()) - 1) < 1e-2  # the recentred row normalizes
+
+
+def test_batched_matmul_split_is_bit_identical(threads):
+    from npgrad.ops.products import batched_matmul
+    base = RNG.standard_normal((8, 40, 3 * 4 * 16)).astype(np.float32)
+    q = base[:, :, :64].reshape(8, 40, 4, 16).transpose(0, 2, 1, 3)  # strided views, as attention's
+    k = base[:, :, 64:128].reshape(8, 40, 4, 16).transpose(0, 2, 3, 1)
+    up = RNG.standard_normal((8, 4, 40, 40)).astype(np.float32)
+    results = []
+    for n in (1, 2, 3):
+        threads(n, piece=100)
+        a, b = npgrad.tensor(q, requires_grad=True), npgrad.tensor(k, requires_grad=True)
+        y = a @ b
+        y.backward(npgrad.tensor(up))
+        results.append((y.detach().numpy(), a.grad.numpy(), b.grad.numpy()))
+    for other in results[1:]:
+        for x, y in zip(results[0], other):
+            np.testing.assert_array_equal(x, y)
+    np.testing.assert_array_equal(results[0][0], np.matmul(q, k))
+    assert batched_matmul(q[:1], k[:1]).shape == (1, 4, 40, 40)  # one batch entry: nothing to split
+    np.testing.assert_array_equal(batched_matmul(q, k[:1]), np.matmul(q, k[:1]))  # broadcast batch: not split

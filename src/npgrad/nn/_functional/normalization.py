@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 
+from ... import _parallel
 from ... import dtypes as _dt
 from ...autograd.function import Op
 from ...autograd.grad_mode import no_grad
@@ -41,6 +42,8 @@ class Normalize(Op):
             if want_stats:
                 return (out[0].astype(_F16),) + out[1:]
             return out.astype(_F16)
+        if _rows_split_applies(x, axes):
+            return _forward_rows(ctx, x, w, b, axes, eps, want_stats, recentre)
         # Two full-size allocations (the normalized input, kept for backward, and the output); every other
         # step is in place or a reduction.
         mean = np.mean(x, axis=axes, keepdims=True)
@@ -136,10 +139,94 @@ class NativeBatchNorm(Normalize):
     node_name = "NativeBatchNormBackward0"
 
 
+def _rows_split_applies(x, axes):
+    """Normalizing over the last axis only (layer_norm) of a large contiguous array: rows are independent, so
+    they can be split over the threads (``_parallel``), each row going through the same steps."""
+    return (len(axes) == 1 and axes[0] == x.ndim - 1 and x.size >= 2 * _parallel.MIN_PIECE
+            and x.flags.c_contiguous and _parallel.num_threads() > 1)
+
+
+def _forward_rows(ctx, x, w, b, axes, eps, want_stats, recentre):
+    """Normalize.forward's steps with the rows split over the threads, bit-identical to it: every row's
+    reductions and elementwise steps are the same; the far-from-zero check (and its rare recentring) sees all
+    rows between the two phases. A GPT's layer norm (2048x128 float32) forward: ~1.2 -> ~0.7 ms on two threads."""
+    L = x.shape[-1]
+    x2 = x.reshape(-1, L)
+    R = x2.shape[0]
+    xhat, y = np.empty_like(x2), np.empty_like(x2)
+    mean, var, rstd = (np.empty((R, 1), x.dtype) for _ in range(3))
+    e = np.asarray(eps, x.dtype)
+
+    def moments(lo, hi):
+        np.mean(x2[lo:hi], axis=1, keepdims=True, out=mean[lo:hi])
+        np.subtract(x2[lo:hi], mean[lo:hi], out=xhat[lo:hi])
+        np.square(xhat[lo:hi], out=y[lo:hi])
+        np.mean(y[lo:hi], axis=1, keepdims=True, out=var[lo:hi])
+        np.divide(1.0, np.sqrt(var[lo:hi] + e), out=rstd[lo:hi])
+
+    _parallel.split(moments, R, per=L)
+    if recentre and _far_from_zero(mean, rstd):
+        mean, var, rstd = _recentre(xhat, y, mean, (1,), eps)
+
+    def affine(lo, hi):
+        xh, out = xhat[lo:hi], y[lo:hi]
+        xh *= rstd[lo:hi]
+        if w is not None:
+            np.multiply(xh, w, out=out)
+            if b is not None:
+                out += b
+        elif b is not None:
+            np.add(xh, b, out=out)
+        else:
+            np.copyto(out, xh)
+
+    _parallel.split(affine, R, per=L)
+    shape = x.shape[:-1] + (1,)
+    xhat, y, mean, var, rstd = xhat.reshape(x.shape), y.reshape(x.shape), mean.reshape(shape), var.reshape(shape), \
+        rstd.reshape(shape)
+    ctx.save_for_backward(x, w)
+    ctx.xhat, ctx.rstd, ctx.axes, ctx.eps, ctx.recentre = xhat, rstd, axes, eps, recentre
+    ctx.n = L
+    if want_stats:
+        m, v = mean.reshape(-1), var.reshape(-1)
+        ctx.mark_non_differentiable(m, v)
+        return y, m, v
+    return y
+
+
+def _input_grad_rows(g, w, xhat, rstd):
+    """_normalize_backward_np's input gradient with the rows split over the threads (the same steps per row)."""
+    L = g.shape[-1]
+    g2, xh2, r2 = g.reshape(-1, L), xhat.reshape(-1, L), rstd.reshape(-1, 1)
+    gx = np.empty_like(g2)
+
+    def rows(lo, hi):
+        gxhat = gx[lo:hi]
+        if w is not None:
+            np.multiply(g2[lo:hi], w, out=gxhat)
+        else:
+            np.copyto(gxhat, g2[lo:hi])
+        tmp = np.multiply(gxhat, xh2[lo:hi])
+        m2 = np.mean(tmp, axis=1, keepdims=True)
+        gxhat -= np.mean(gxhat, axis=1, keepdims=True)
+        np.multiply(xh2[lo:hi], m2, out=tmp)
+        gxhat -= tmp
+        gxhat *= r2[lo:hi]
+
+    _parallel.split(rows, g2.shape[0], per=L)
+    return gx.reshape(g.shape)
+
+
 def _normalize_backward_np(g, w, xhat, rstd, axes, need_x, need_w, need_b, ctx):
     """The same formulas as Normalize.backward on arrays, with two full-size buffers and in-place steps."""
     shapes = ctx._in_meta
     gw = gb = gx = None
+    if need_x and _rows_split_applies(g, axes) and g.dtype == xhat.dtype and xhat.flags.c_contiguous:
+        if need_w:
+            gw = _sum_to(np.multiply(g, xhat), shapes[1][0])
+        if need_b:
+            gb = _sum_to(g, shapes[2][0])
+        return _input_grad_rows(g, w, xhat, rstd), gw, gb, None, None, None, None
     tmp = np.multiply(g, xhat)
     if need_w:
         gw = _sum_to(tmp, shapes[1][0])
