@@ -207,3 +207,23 @@ def test_batched_matmul_split_is_bit_identical(threads):
     np.testing.assert_array_equal(results[0][0], np.matmul(q, k))
     assert batched_matmul(q[:1], k[:1]).shape == (1, 4, 40, 40)  # one batch entry: nothing to split
     np.testing.assert_array_equal(batched_matmul(q, k[:1]), np.matmul(q, k[:1]))  # broadcast batch: not split
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_relu_split_is_bit_identical(threads, dtype):
+    x = RNG.standard_normal((30, 700)).astype(dtype)
+    x[0, :5] = [np.nan, np.inf, -np.inf, 0.0, -0.0]
+    up = RNG.standard_normal(x.shape).astype(dtype)
+    up[0, 5:8] = [np.nan, np.inf, -0.0]
+    results = []
+    for n in (1, 2, 3):
+        threads(n, piece=1000)
+        t = npgrad.tensor(x, requires_grad=True)
+        y = F.relu(t)
+        y.backward(npgrad.tensor(up))
+        results.append((y.detach().numpy(), t.grad.numpy()))
+    for y, g in results[1:]:
+        assert y.tobytes() == results[0][0].tobytes() and g.tobytes() == results[0][1].tobytes()
+    with np.errstate(invalid="ignore"):
+        want = np.where(~(np.maximum(x, 0) <= 0), up, 0)
+    assert results[0][1].tobytes() == want.astype(dtype).tobytes()  # NaN outputs pass their gradient

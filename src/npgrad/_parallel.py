@@ -16,6 +16,8 @@ NumPy (``_process_tuning.tune_blas_spin``); where it could not (NumPy imported f
 import os
 import threading
 
+import numpy as np
+
 from . import _runtime
 
 MIN_PIECE = 1 << 17
@@ -116,3 +118,19 @@ def split(fn, n, grain=1, per=1):
             raise error
     finally:
         _lock.release()
+
+
+def elementwise(fn, out, *arrays):
+    """``fn(out_piece, *array_pieces)`` over matching flat pieces of ``out`` and ``arrays`` (C-contiguous, all of
+    one shape), split over the threads; returns ``out``. For one-pass kernels on large arrays (ReLU and its
+    gradient), whose pieces are long enough for the hand-off to pay."""
+    flats = [a.reshape(-1) for a in (out,) + arrays]
+    split(lambda lo, hi: fn(*[f[lo:hi] for f in flats]), flats[0].size, 1024)
+    return out
+
+
+def worth_splitting(*arrays):
+    """Whether ``elementwise`` would split these arrays: threads allowed, large, C-contiguous, one shape."""
+    a = arrays[0]
+    return (a.size >= 2 * MIN_PIECE and num_threads() > 1
+            and all(type(b) is np.ndarray and b.flags.c_contiguous and b.shape == a.shape for b in arrays))

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from .. import _parallel
 from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..autograd.record import _apply_op
@@ -33,6 +34,8 @@ def _rsqrt_np(x):
 
 
 def _relu_np(x):
+    if type(x) is np.ndarray and _parallel.worth_splitting(x):  # (64, 16, 28, 28) float32: ~1.1 -> ~0.6 ms
+        return _parallel.elementwise(lambda o, a: np.maximum(a, 0, out=o), np.empty_like(x), x)
     return np.maximum(x, 0)
 
 
@@ -240,7 +243,21 @@ for _row in _TABLE:
 def _relu_backward(ctx, g):
     # PyTorch's threshold_backward selects: inputs relu zeroed get an exact 0 even from a NaN gradient
     (y,) = ctx.saved_tensors
+    if type(g) is np.ndarray and type(y) is np.ndarray and g.dtype == y.dtype and _parallel.worth_splitting(g, y):
+        return _parallel.elementwise(_relu_grad_into, np.empty_like(g), g, y)
     return P.where(_relu_mask(y), g, 0.0)
+
+
+def _relu_grad_into(out, g, y):
+    """out = where(not y <= 0, g, 0) for one piece, by the bit selection P.where makes (bits_select): g's bits
+    ANDed with all-ones where the gradient passes (a NaN output passes it, as in PyTorch) and zeros elsewhere."""
+    it = P._SAME_WIDTH_INT.get(g.dtype)
+    if it is None:
+        np.copyto(out, P.where(_relu_mask(y), g, 0.0))
+        return
+    m = np.less_equal(y, 0).view(np.int8).astype(it)
+    m -= 1
+    np.bitwise_and(g.view(it), m, out=out.view(it))
 
 
 _OPS["relu"].backward = staticmethod(_relu_backward)

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ... import _parallel
 from ... import dtypes as _dt
 from ...autograd.function import Op
 from ...ops import _poly as P
@@ -245,6 +246,9 @@ class GELUOp(Op):
         if not P.is_tensor(g):
             deriv = ctx.__dict__.get("deriv")
             if deriv is not None:  # float32: forward computed the derivative (see gelu32_np)
+                if type(g) is np.ndarray and g.dtype == deriv.dtype and _parallel.worth_splitting(g, deriv):
+                    return _parallel.elementwise(lambda o, a, b: np.multiply(a, b, out=o), np.empty_like(g), g,
+                                                 deriv), None
                 return g * deriv, None
             # The same formula with one buffer: ~1.2x faster than the lines below on arrays (GELU backward of
             # 256x4096 float32: 2.5 vs 3.0 ms), and GPT-style models spend their MLPs here.
