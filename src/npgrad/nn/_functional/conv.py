@@ -107,7 +107,7 @@ def _input_grad_chunked(w3, g4, geo):
     LeNet's second conv (64x16x14x14, 5x5 -> 32) 5.0 vs 6.1 ms; a 16-channel 3x3 conv over 32x32 at batch 32
     5.6-6.0 vs 9.5 ms."""
     if all(s == 1 for s in geo.s) and len(geo.k) > 1:
-        return _input_grad_wide(w3, g4, geo)
+        return _input_grad_long_runs(w3, g4, geo)
     out = np.zeros((geo.N, geo.C) + geo.psize, g4.dtype)
     wt = np.swapaxes(w3, 1, 2)
     per_image = wt.shape[0] * wt.shape[1] * g4.shape[-1]
@@ -118,12 +118,13 @@ def _input_grad_chunked(w3, g4, geo):
     return _cropped(out, geo)
 
 
-def _input_grad_wide(w3, g4, geo):
-    """_input_grad_chunked for stride 1, with long inner loops: g's trailing spatial dims are zero-padded to the
-    padded image's, so each kernel offset's window gradients of an image plane are one contiguous run that adds
-    into the flattened padded plane at a fixed shift (not rows of out[-1] elements). The padding columns hold
-    exact zeros and add nothing, so the result is bit-identical. CPU time, 1 BLAS thread: LeNet's second conv
-    5.3 -> 4.2 ms, a 16-channel 3x3 conv over 32x32 at batch 32 5.7 -> 4.6 ms."""
+def _input_grad_long_runs(w3, g4, geo):
+    """_input_grad_chunked for stride 1 (where ConvNdOp does not take _backward_wide), with long inner loops:
+    g's trailing spatial dims are zero-padded to the padded image's, so each kernel offset's window gradients of
+    an image plane are one contiguous run that adds into the flattened padded plane at a fixed shift (not rows of
+    out[-1] elements). The padding columns hold exact zeros and add nothing, so the result is bit-identical. CPU
+    time, 1 BLAS thread: LeNet's second conv 5.3 -> 4.2 ms, a 16-channel 3x3 conv over 32x32 at batch 32 5.7 ->
+    4.6 ms."""
     N, G, Og, _ = g4.shape
     n = len(geo.k)
     wide = geo.out[:1] + geo.psize[1:]
@@ -150,6 +151,146 @@ def _plane_shifts(k, d, psize):
     """Each kernel offset's shift into a flattened padded plane, in offset_slices' order."""
     steps = [math.prod(psize[t + 1:]) for t in range(len(k))]
     return tuple([sum([i * dd * st for i, dd, st in zip(off, d, steps)]) for off in itertools.product(*map(range, k))])
+
+
+# -- stride-1 convolutions on the "wide" grid ----------------------------------------------------------------------
+# Flatten each padded image plane. With stride 1, kernel offset t reads the plane at a fixed shift (its dilated
+# offset times the plane's strides), so output position p of the flattened plane is sum_t W_t . plane[p + shift_t]:
+# the windows of all outputs are ONE strided view (C, *k, run) of the flat image whose copy is long contiguous runs,
+# and one GEMM gives the output on the "wide" grid (out[0], *psize[1:]); its leading out[1:] block per row is the
+# convolution, the rest (windows wrapping into the next row) is cropped. The input gradient is the same with the
+# roles swapped: g placed on the wide grid (zeros outside the valid block, which makes the wrapped windows add
+# nothing), front-padded by the largest shift, under the flipped transposed kernel. A few images per GEMM keep the
+# window matrix in cache between its copy and the GEMM. Results differ from im2col + col2im only by the order of
+# float rounding in the sums (the wide grid's extra products are exact zeros in the gradients, for finite inputs).
+# Taken for stride 1, GEMM depth >= _CHANNEL_MAJOR_MIN_K and no more output than input channels (ConvNdOp).
+
+# Window-matrix floats per chunk: ~3 images of the 16-channel 3x3 32x32 layer (2 MB), 10 of LeNet's second conv.
+_WIDE_FLOATS = 1 << 19
+
+Wide = collections.namedtuple("Wide", "rest run steps maxshift length")
+
+
+def _wide(geo):
+    return _wide_plan(geo.psize, geo.k, geo.d, geo.out[0])
+
+
+@functools.lru_cache(maxsize=256)
+def _wide_plan(psize, k, d, out0):
+    """rest: elements per row of the flat padded plane (prod(psize[1:])); run: wide outputs per image
+    (out[0] rows); steps: element step of one dilated kernel offset per dim; maxshift: the last offset's shift;
+    length: each flat image's plane plus a zero tail, so that every window read stays inside its own image."""
+    rest = math.prod(psize[1:])
+    steps = tuple([dd * math.prod(psize[t + 1:]) for t, dd in enumerate(d)])
+    maxshift = sum([(kk - 1) * st for kk, st in zip(k, steps)])
+    run = out0 * rest
+    return Wide(rest, run, steps, maxshift, max(math.prod(psize), maxshift + run))
+
+
+def _windows_wide(flat, i, n, lead, geo, start, cols):
+    """The view (lead, *k, n, cols) of images i..i+n of ``flat`` (N, lead, length; any strides) from element
+    ``start``: [c, *t, j, p] = flat[i + j, c, start + p + shift(t)]."""
+    st = flat.strides
+    return as_strided(flat[i:, :, start:], (lead,) + geo.k + (n, cols),
+                      (st[1],) + tuple([s * st[2] for s in _wide(geo).steps]) + (st[0], st[2]), writeable=False)
+
+
+def _from_wide(y, geo, lo, size):
+    """(channels, n, size[0] * rest) on the wide grid -> (n, channels, *size), trailing dims from offsets lo[1:]."""
+    y = y.reshape(y.shape[:2] + size[:1] + geo.psize[1:])
+    return y[(slice(None),) * 3 + tuple([slice(a, a + s) for a, s in zip(lo[1:], size[1:])])].swapaxes(0, 1)
+
+
+def _flat_padded(x, geo):
+    """(N, C, length): each image's zero-padded planes, flattened, with a zero tail (see _wide)."""
+    flat = np.zeros(x.shape[:2] + (_wide(geo).length,), x.dtype)
+    flat[:, :, :math.prod(geo.psize)].reshape(x.shape[:2] + geo.psize)[geo.inner] = x
+    return flat
+
+
+def _windows_chunks(flat, geo):
+    """(i, n, windows (G, C/G * prod(k), n * run)) for chunks of n images: each chunk's window matrix is one copy
+    (long runs) small enough to stay in cache for the GEMM that reads it."""
+    N, C, G = geo.N, geo.C, geo.G
+    run = _wide(geo).run
+    depth = (C // G) * math.prod(geo.k)
+    step = max(1, _WIDE_FLOATS // (depth * G * run))
+    for i in range(0, N, step):
+        n = min(step, N - i)
+        yield i, n, np.ascontiguousarray(_windows_wide(flat, i, n, C, geo, 0, run)).reshape(G, depth, n * run)
+
+
+def _forward_wide(flat, w, b, geo):
+    """ConvNdOp's array forward for stride 1, from _flat_padded's images. Median CPU time, 1 BLAS thread, noisy
+    shared 2-core machine, vs the channel-major im2col path: 16->16 3x3 pad 1 on 32x16x32x32 7.6-9.6 -> 5.2-7.4
+    ms. Keeping the windows for the weight gradient, as that path does, cost ~2.5 ms more (20 MB written to
+    fresh memory), so the backward makes its own."""
+    O, n_ = w.shape[0], len(geo.k)
+    w3 = w.reshape(geo.G, O // geo.G, -1)
+    out = np.empty((geo.N, O) + geo.out, flat.dtype)
+    for i, n, cols in _windows_chunks(flat, geo):
+        y = _from_wide(np.matmul(w3, cols).reshape(O, n, -1), geo, (0,) * n_, geo.out)
+        if b is None:
+            out[i:i + n] = y
+        else:
+            np.add(y, _channel_view(b, n_), out=out[i:i + n])
+    return out
+
+
+def _g_wide(g, geo, front, length, i, n):
+    """Images i..i+n of g (N, O, *out) on the wide grid, laid out (O, n, length) from element ``front`` on,
+    zeros elsewhere."""
+    wd = _wide(geo)
+    O = g.shape[1]
+    gq = np.zeros((O, n, length), g.dtype)
+    gq[:, :, front:front + wd.run].reshape((O, n) + geo.out[:1] + geo.psize[1:])[
+        (Ellipsis,) + tuple([slice(0, o) for o in geo.out[1:]])] = g[i:i + n].swapaxes(0, 1)
+    return gq
+
+
+def _weight_grad_wide(flat, g, geo, wshape):
+    """dL/dW from _forward_wide's windows (recomputed a chunk at a time), g on the wide grid: its zeros drop the
+    wrapped windows. For when dL/dx is not needed (else _backward_wide). 16->16 3x3 32x16x32x32, 1 BLAS thread,
+    noisy machine: 4.9-5.4 ms (the channel-major path's GEMM over its saved windows) -> 5.1-6.6 ms."""
+    G, O = geo.G, wshape[0]
+    run = _wide(geo).run
+    gw = 0
+    for i, n, cols in _windows_chunks(flat, geo):
+        gq = _g_wide(g, geo, 0, run, i, n).reshape(G, O // G, n * run)
+        gw = gw + np.matmul(gq, cols.swapaxes(1, 2))
+    return gw.reshape(wshape)
+
+
+def _backward_wide(flat, w, g, geo, need_w):
+    """(dL/dx, dL/dW or None) for stride 1: dL/dx is the convolution of g on the wide grid with the flipped,
+    transposed kernel, a few images per GEMM; dL/dW reuses that GEMM's windows of g while they are in cache:
+    dW[o, c, t] = sum_q gwin[(o, flip t), q] * x_padded[c, q]. Median CPU time, 1 BLAS thread, noisy shared
+    machine, old (GEMM + col2im over long runs, then the weight GEMM over saved channel-major windows) -> new:
+    16->16 3x3 32x16x32x32, dL/dx alone 8.7-12.5 -> 5.0-6.6 ms, with dL/dW 14.0-17.0 -> 8.4-11.4 ms."""
+    N, C, G, O = geo.N, geo.C, geo.G, w.shape[0]
+    Cg, Og, n_ = C // G, O // G, len(geo.k)
+    wd = _wide(geo)
+    K = math.prod(geo.k)
+    flip = (Ellipsis,) + (slice(None, None, -1),) * n_
+    wf = np.ascontiguousarray(w[flip].reshape(G, Og, Cg, K).transpose(0, 2, 1, 3)).reshape(G, Cg, Og * K)
+    # Flipped offset t' reads g at shift(t') - maxshift: the front pad of maxshift zeros keeps that inside the image.
+    start, runx = geo.lo[0] * wd.rest, geo.size[0] * wd.rest  # only the rows of the unpadded input
+    length = wd.maxshift + math.prod(geo.psize)
+    gx = np.empty((N, C) + geo.size, g.dtype)
+    gw = np.zeros((G, Og * K, Cg), g.dtype) if need_w else None
+    step = max(1, _WIDE_FLOATS // (O * K * runx))
+    for i in range(0, N, step):
+        n = min(step, N - i)
+        gq = _g_wide(g, geo, wd.maxshift, length, i, n).swapaxes(0, 1)
+        c = np.ascontiguousarray(_windows_wide(gq, 0, n, O, geo, start, runx)).reshape(G, Og * K, n * runx)
+        gx[i:i + n] = _from_wide(np.matmul(wf, c).reshape(C, n, runx), geo, geo.lo, geo.size)
+        if need_w:
+            xc = np.ascontiguousarray(flat[i:i + n, :, start:start + runx].swapaxes(0, 1))
+            gw += np.matmul(c, xc.reshape(G, Cg, n * runx).swapaxes(1, 2))
+    if need_w:
+        gw = gw.reshape(G, Og, *geo.k, Cg)[(slice(None), slice(None)) + flip[1:]]
+        gw = np.moveaxis(gw, -1, 2).reshape(w.shape)
+    return gx, gw
 
 
 def offset_slices(geo):
@@ -244,6 +385,11 @@ class ConvNdOp(Op):
             w3 = w.reshape(G, w.shape[0] // G, -1)
             out = np.matmul(w3, cols).reshape((geo.N, w.shape[0]) + geo.out)
             ctx.cols = cols
+        elif all(st == 1 for st in geo.s) and w.shape[0] <= geo.C:
+            # Windows on the wide grid (timings at _forward_wide). With more output than input channels the input
+            # gradient's windows of g outgrow col2im's adds (LeNet's 16->32 5x5 backward: 12-14 -> 19-20 ms).
+            ctx.flat = flat = _flat_padded(x, geo)
+            return _forward_wide(flat, w, b, geo)
         else:
             # Channel-major windows: one GEMM per group over the whole batch, not one small GEMM per image.
             cols = _im2col_channel_major(x, geo)
@@ -271,6 +417,12 @@ class ConvNdOp(Op):
             # Depthwise: per-tap multiply-adds instead of im2col + batched GEMM with 1-row matrices, ~1.5x faster
             # (8x64x32x32, 3x3: 9.7 vs 14.9 ms); test_two_formulas.py checks the two agree.
             gx, gw = _depthwise_backward(ctx.xp, w, g, geo, need_x, need_w)
+            return gx, gw, (np.sum(g, axis=axes) if need_b else None), None
+        if not P.is_tensor(g) and hasattr(ctx, "flat"):  # the forward took the wide grid (timings at the functions)
+            if need_x:
+                gx, gw = _backward_wide(ctx.flat, w, g, geo, need_w)
+            else:
+                gx, gw = None, (_weight_grad_wide(ctx.flat, g, geo, w.shape) if need_w else None)
             return gx, gw, (np.sum(g, axis=axes) if need_b else None), None
         g4 = P.reshape(g, (geo.N, G, O // G, math.prod(geo.out)))
         w3 = P.reshape(w, (G, O // G, -1))
