@@ -227,3 +227,18 @@ def test_relu_split_is_bit_identical(threads, dtype):
     with np.errstate(invalid="ignore"):
         want = np.where(~(np.maximum(x, 0) <= 0), up, 0)
     assert results[0][1].tobytes() == want.astype(dtype).tobytes()  # NaN outputs pass their gradient
+
+
+@pytest.mark.parametrize("cin,cout,k,pad", [(1, 6, 5, 2), (4, 6, 5, 0)], ids=["shallow_per_image", "channel_major"])
+def test_conv_window_copies_and_products_split_are_bit_identical(threads, cin, cout, k, pad):
+    x = RNG.standard_normal((6, cin, 20, 20)).astype(np.float32)
+    w = RNG.standard_normal((cout, cin, k, k)).astype(np.float32)
+    results = []
+    for n in (1, 2):
+        threads(n, piece=500)
+        xt, wt = npgrad.tensor(x, requires_grad=True), npgrad.tensor(w, requires_grad=True)
+        y = F.conv2d(xt, wt, padding=pad)
+        y.backward(npgrad.tensor(np.ones(tuple(y.shape), np.float32)))
+        results.append((y.detach().numpy(), xt.grad.numpy(), wt.grad.numpy()))
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
