@@ -14,10 +14,10 @@ import subprocess
 import sys
 import time
 
-import numpy as np
+import npgrad  # before NumPy (see the README): it shortens OpenBLAS's idle spin, freeing cores for npgrad
+import numpy as np  # noqa: E402
 
-import npgrad
-from benchmarks import models
+from benchmarks import models  # noqa: E402
 
 try:
     import torch
