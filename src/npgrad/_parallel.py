@@ -92,7 +92,9 @@ def split(fn, n, grain=1, per=1):
     """Call ``fn(start, stop)`` over contiguous pieces covering ``range(n)``, one piece per thread, and
     return when all are done (re-raising the first error). Piece boundaries are multiples of ``grain``;
     ``per`` is how many elements one unit of ``n`` stands for (a row's length when splitting rows)."""
-    k = min(num_threads(), n * per // MIN_PIECE, n)
+    k = n * per // MIN_PIECE
+    if k > 1:  # (the thread count only where the work is large enough to ask)
+        k = min(num_threads(), k, n)
     if k <= 1 or getattr(_local, "inside", False) or not _lock.acquire(blocking=False):
         # One piece, a split inside a split, or another thread already splitting: run here.
         fn(0, n)
@@ -129,8 +131,15 @@ def elementwise(fn, out, *arrays):
     return out
 
 
+def worth(elements):
+    """Whether work over this many elements would be split: at least two pieces' worth, and threads allowed. For
+    callers that pick a split-friendly formulation (rows, pieces) only when it will be used."""
+    return elements >= 2 * MIN_PIECE and num_threads() > 1
+
+
 def worth_splitting(*arrays):
-    """Whether ``elementwise`` would split these arrays: threads allowed, large, C-contiguous, one shape."""
+    """Whether ``elementwise`` would split these: NumPy arrays (not Tensors), C-contiguous, of one shape, and worth
+    it."""
     a = arrays[0]
-    return (a.size >= 2 * MIN_PIECE and num_threads() > 1
+    return (type(a) is np.ndarray and worth(a.size)
             and all(type(b) is np.ndarray and b.flags.c_contiguous and b.shape == a.shape for b in arrays))

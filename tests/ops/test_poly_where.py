@@ -16,13 +16,17 @@ def _arrays(dtype, seed):
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 @pytest.mark.parametrize("case", ["a,b", "a,0.0", "a,-0.0", "a,0", "a,2.5", "0.0,a", "-1,a", "a,b64", "a,b.T.T",
-                                  "row-cond", "noncontig"])
+                                  "row-cond", "noncontig", "bcast-cond,0.0,a", "bcast-cond,a,0.0", "bcast-cond,a,-0.0",
+                                  "bcast-cond,2,a", "col-cond,a,-1.5"])
 def test_where_equals_numpy_bit_for_bit(dtype, case):
     a, b, c = _arrays(dtype, 0)
     args = {"a,b": (c, a, b), "a,0.0": (c, a, 0.0), "a,-0.0": (c, a, -0.0), "a,0": (c, a, 0),
             "a,2.5": (c, a, 2.5), "0.0,a": (c, 0.0, a), "-1,a": (c, -1, a), "a,b64": (c, a, b.astype(np.float64)),
             "a,b.T.T": (c, a, b.T.T), "row-cond": (c[0], a, b),
-            "noncontig": (c[:, ::2], a[:, ::2], b[:, ::2])}[case]
+            "noncontig": (c[:, ::2], a[:, ::2], b[:, ::2]),
+            # a mask broadcast over the array with a scalar on the other side (masked_fill's backward): fill_where
+            "bcast-cond,0.0,a": (c[0], 0.0, a), "bcast-cond,a,0.0": (c[0], a, 0.0), "bcast-cond,a,-0.0": (c[0], a, -0.0),
+            "bcast-cond,2,a": (c[0], 2, a), "col-cond,a,-1.5": (c[:, :1], a, -1.5)}[case]
     got, want = P.where(*args), np.where(*args)
     assert got.dtype == want.dtype and got.shape == want.shape
     assert got.tobytes() == want.tobytes(), f"{case}: {got} != {want}"

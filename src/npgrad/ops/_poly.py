@@ -120,8 +120,12 @@ def where(cond, a, b):
     r = None
     if type(a) is np.ndarray:
         r = bits_select(cond, True, a, b)
+        if r is None and type(b) in (float, int) and type(cond) is np.ndarray and cond.dtype == np.bool_:
+            r = fill_where(a, ~cond, b)  # a mask broadcast over a (attention's): bits, not np.where
     elif type(b) is np.ndarray:
         r = bits_select(cond, False, b, a)
+        if r is None and type(a) in (float, int):
+            r = fill_where(b, cond, a)
     return np.where(cond, a, b) if r is None else r
 
 

@@ -621,17 +621,13 @@ class MaskedFill(Op):
     @staticmethod
     def forward(ctx, x, mask, value):
         ctx.mask = mask
-        out = P.fill_where(x, mask, value) if np.ndim(value) == 0 else None
+        out = P.fill_where(x, mask, value)  # (the value is a scalar: masked_fill checks it)
         return np.where(mask, np.asarray(value, x.dtype), x) if out is None else out
 
     @staticmethod
     def backward(ctx, g):
         mask = ctx.mask
-        gx = None
-        if ctx.needs_input_grad[0]:
-            gx = None if P.is_tensor(g) else P.fill_where(g, mask, 0.0)
-            if gx is None:
-                gx = P.where(mask, 0.0, g)
+        gx = P.where(mask, 0.0, g) if ctx.needs_input_grad[0] else None
         gv = None
         if ctx.needs_input_grad[2]:
             gv = P.sum(P.where(mask, g, 0.0))

@@ -26,7 +26,7 @@ def _matmul_node_name(node):
 
 
 def batched_matmul(a, b):
-    """``a @ b`` for arrays; a large batch of equal-batch-shape products (attention's scores and values) is split
+    """``a @ b`` (Tensors too: their own product); for arrays, a large batch of equal-batch-shape products (attention's scores and values) is split
     along its first batch dim over the threads (``_parallel``). NumPy runs a batch one small GEMM after another
     on one core, each too small for OpenBLAS to thread; every product is the same call either way, so the
     result is bit-identical. (32, 4, 64, 32) @ (32, 4, 32, 64) float32: ~1.3 -> ~0.7 ms on two threads."""
@@ -35,7 +35,7 @@ def batched_matmul(a, b):
         return a @ b
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
     per = math.prod(a.shape[1:-2]) * m * n * max(k, 1) // 16  # a unit's work, in elementwise-pass equivalents
-    if a.shape[0] * per < 2 * _parallel.MIN_PIECE or _parallel.num_threads() < 2:
+    if not _parallel.worth(a.shape[0] * per):
         return np.matmul(a, b)
     out = np.empty(a.shape[:-1] + (n,), a.dtype)
     _parallel.split(lambda lo, hi: np.matmul(a[lo:hi], b[lo:hi], out=out[lo:hi]), a.shape[0], per=per)
@@ -74,14 +74,12 @@ class MatMul(Op):
                 gb = P.swapaxes(_rows(a), 0, 1) @ P.reshape(g, (-1,))
             return ga, gb
         if need_a:
-            ga = batched_matmul(g, np.swapaxes(b, -1, -2)) if not P.is_tensor(g) else g @ P.swapaxes(b, -1, -2)
+            ga = batched_matmul(g, P.swapaxes(b, -1, -2))
         if need_b:
             if bn == 2 and an > 2:  # a batch times one matrix (a linear layer): fold the batch into rows
                 gb = P.swapaxes(_rows(a), 0, 1) @ _rows(g)
-            elif not P.is_tensor(g):
-                gb = batched_matmul(np.swapaxes(a, -1, -2), g)
             else:
-                gb = P.swapaxes(a, -1, -2) @ g
+                gb = batched_matmul(P.swapaxes(a, -1, -2), g)
         return ga, gb
 
 

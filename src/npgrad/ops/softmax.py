@@ -29,7 +29,7 @@ def _shifted(x, dim):
 def softmax_np(x, dim):
     if x.dtype is _F16:
         return softmax_np(x.astype(_F32), dim).astype(_F16)
-    if dim == x.ndim - 1 and x.size >= 2 * _parallel.MIN_PIECE and x.flags.c_contiguous:
+    if dim == x.ndim - 1 and _parallel.worth_splitting(x):
         return _softmax_rows(x)
     e = _shifted(x, dim)
     np.exp(e, out=e)
@@ -107,8 +107,7 @@ class SoftmaxOp(_SoftmaxFamily):
 
     @staticmethod
     def grad(y, g, dim):
-        if (not P.is_tensor(g) and dim == y.ndim - 1 and y.size >= 2 * _parallel.MIN_PIECE and y.flags.c_contiguous
-                and g.flags.c_contiguous and g.shape == y.shape and g.dtype == y.dtype):
+        if dim == y.ndim - 1 and _parallel.worth_splitting(y, g) and g.dtype == y.dtype:
             return _softmax_grad_rows(y, g)
         gy = g * y
         return gy - y * P.sum(gy, axis=dim, keepdims=True)

@@ -34,7 +34,7 @@ def _rsqrt_np(x):
 
 
 def _relu_np(x):
-    if type(x) is np.ndarray and _parallel.worth_splitting(x):  # (64, 16, 28, 28) float32: ~1.1 -> ~0.6 ms
+    if _parallel.worth_splitting(x):  # (64, 16, 28, 28) float32: ~1.1 -> ~0.6 ms
         return _parallel.elementwise(lambda o, a: np.maximum(a, 0, out=o), np.empty_like(x), x)
     return np.maximum(x, 0)
 
@@ -243,7 +243,7 @@ for _row in _TABLE:
 def _relu_backward(ctx, g):
     # PyTorch's threshold_backward selects: inputs relu zeroed get an exact 0 even from a NaN gradient
     (y,) = ctx.saved_tensors
-    if type(g) is np.ndarray and type(y) is np.ndarray and g.dtype == y.dtype and _parallel.worth_splitting(g, y):
+    if _parallel.worth_splitting(g, y) and g.dtype == y.dtype:
         return _parallel.elementwise(_relu_grad_into, np.empty_like(g), g, y)
     return P.where(_relu_mask(y), g, 0.0)
 

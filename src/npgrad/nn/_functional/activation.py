@@ -246,7 +246,7 @@ class GELUOp(Op):
         if not P.is_tensor(g):
             deriv = ctx.__dict__.get("deriv")
             if deriv is not None:  # float32: forward computed the derivative (see gelu32_np)
-                if type(g) is np.ndarray and g.dtype == deriv.dtype and _parallel.worth_splitting(g, deriv):
+                if _parallel.worth_splitting(g, deriv) and g.dtype == deriv.dtype:
                     return _parallel.elementwise(lambda o, a, b: np.multiply(a, b, out=o), np.empty_like(g), g,
                                                  deriv), None
                 return g * deriv, None
