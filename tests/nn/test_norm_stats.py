@@ -109,3 +109,24 @@ if HAS_TORCH:
                     case(lib)
                 msgs.append((type(info.value), str(info.value)))
             assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("shape,normalized", [((5,), (5,)), ((2, 3), (2, 3)), ((4, 5), (5,))],
+                         ids=["1d_whole", "2d_whole", "batched"])
+def test_layer_norm_affine_gradients_when_input_is_one_normalized_block(shape, normalized):
+    """The input's shape equal to normalized_shape (nothing to sum the weight's gradient over): the weight's
+    gradient array was also the backward's scratch, and came back overwritten (silently wrong)."""
+    x = R.standard_normal(shape)
+    w, b, up = R.standard_normal(normalized), R.standard_normal(normalized), R.standard_normal(shape)
+    X, W, B = (npgrad.tensor(a, requires_grad=True) for a in (x, w, b))
+    F.layer_norm(X, normalized, W, B).backward(npgrad.tensor(up))
+    axes = tuple(range(len(shape) - len(normalized), len(shape)))
+    xhat = (x - x.mean(axes, keepdims=True)) / np.sqrt(x.var(axes, keepdims=True) + 1e-5)
+    lead = tuple(range(len(shape) - len(normalized)))
+    np.testing.assert_allclose(W.grad.numpy(), (up * xhat).sum(lead), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(B.grad.numpy(), up.sum(lead), rtol=1e-10, atol=1e-12)
+    if HAS_TORCH:
+        T = [torch.tensor(a, requires_grad=True) for a in (x, w, b)]
+        torch.nn.functional.layer_norm(T[0], normalized, T[1], T[2]).backward(torch.tensor(up))
+        for mine, theirs in zip((X, W, B), T):
+            np.testing.assert_allclose(mine.grad.numpy(), theirs.grad.numpy(), rtol=1e-9, atol=1e-12)

@@ -52,27 +52,21 @@ class Normalize(Op):
             if want_stats:
                 return (out[0].astype(_F16),) + out[1:]
             return out.astype(_F16)
-        if _rows_split_applies(x, axes):
-            return _forward_rows(ctx, x, w, b, axes, eps, want_stats, recentre)
         # Two full-size allocations (the normalized input, kept for backward, and the output); every other
-        # step is in place or a reduction.
+        # step is in place or a reduction. layer_norm's rows of a large input are split over the threads.
         n = math.prod([x.shape[a] for a in axes])
-        mean = _np_mean(x, axes, n)
-        xhat = x - mean
-        y = np.square(xhat)
-        var = _np_mean(y, axes, n)
-        rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
-        if recentre and _far_from_zero(mean, rstd):
-            mean, var, rstd = _recentre(xhat, y, mean, axes, eps)
-        xhat *= rstd
-        if w is not None:
-            np.multiply(xhat, w, out=y)
-            if b is not None:
-                y += b
-        elif b is not None:
-            np.add(xhat, b, out=y)
+        xhat, y = np.empty_like(x), np.empty_like(x)
+        rows = _rows_split_applies(x, axes)
+        if rows:
+            mean, var, rstd = _by_rows(lambda *a: _moments_into(*a, (1,), n, eps), (x, xhat, y), n_out=3)
         else:
-            np.copyto(y, xhat)
+            mean, var, rstd = _moments_into(x, xhat, y, axes, n, eps)
+        if recentre and _far_from_zero(mean, rstd):  # (between the phases: it sees every row)
+            mean, var, rstd = _recentre(xhat, y, mean, axes, eps)
+        if rows:
+            _by_rows(lambda xh, r, out: _affine_into(xh, r, w, b, out), (xhat, rstd, y))
+        else:
+            _affine_into(xhat, rstd, w, b, y)
         ctx.save_for_backward(x, w)
         ctx.xhat, ctx.rstd, ctx.axes, ctx.eps, ctx.recentre = xhat, rstd, axes, eps, recentre
         ctx.n = n
@@ -152,108 +146,84 @@ class NativeBatchNorm(Normalize):
     node_name = "NativeBatchNormBackward0"
 
 
+def _moments_into(x, xhat, sq, axes, n, eps):
+    """Normalize.forward's first phase: xhat = x - mean and sq = xhat^2 into the given arrays; (mean, var, rstd)."""
+    mean = _np_mean(x, axes, n)
+    np.subtract(x, mean, out=xhat)
+    np.square(xhat, out=sq)
+    var = _np_mean(sq, axes, n)
+    return mean, var, 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
+
+
+def _affine_into(xhat, rstd, w, b, y):
+    """The second phase: xhat *= rstd (kept for backward), y = xhat * w + b, either of w and b optional."""
+    xhat *= rstd
+    if w is not None:
+        np.multiply(xhat, w, out=y)
+        if b is not None:
+            y += b
+    elif b is not None:
+        np.add(xhat, b, out=y)
+    else:
+        np.copyto(y, xhat)
+
+
+def _input_grad_into(gx, tmp, g, w, xhat, rstd, axes, n):
+    """dL/dx of the normalization into ``gx``, with ``tmp`` as scratch (both like g)."""
+    if w is not None:
+        np.multiply(g, w, out=gx)
+    else:
+        np.copyto(gx, g)
+    np.multiply(gx, xhat, out=tmp)
+    m2 = _np_mean(tmp, axes, n)
+    gx -= _np_mean(gx, axes, n)
+    np.multiply(xhat, m2, out=tmp)
+    gx -= tmp
+    gx *= rstd
+
+
 def _rows_split_applies(x, axes):
     """Normalizing over the last axis only (layer_norm) of a large contiguous array: rows are independent, so
-    they can be split over the threads (``_parallel``), each row going through the same steps."""
-    return (len(axes) == 1 and axes[0] == x.ndim - 1 and x.size >= 2 * _parallel.MIN_PIECE
-            and x.flags.c_contiguous and _parallel.num_threads() > 1)
+    they can be split over the threads (``_parallel``), each row going through the same steps (bit-identical).
+    A GPT's layer norm (2048x128 float32) forward: ~1.2 -> ~0.7 ms on two threads."""
+    return len(axes) == 1 and axes[0] == x.ndim - 1 and x.flags.c_contiguous and _parallel.worth(x.size)
 
 
-def _forward_rows(ctx, x, w, b, axes, eps, want_stats, recentre):
-    """Normalize.forward's steps with the rows split over the threads, bit-identical to it: every row's
-    reductions and elementwise steps are the same; the far-from-zero check (and its rare recentring) sees all
-    rows between the two phases. A GPT's layer norm (2048x128 float32) forward: ~1.2 -> ~0.7 ms on two threads."""
-    L = x.shape[-1]
-    x2 = x.reshape(-1, L)
-    R = x2.shape[0]
-    xhat, y = np.empty_like(x2), np.empty_like(x2)
-    mean, var, rstd = (np.empty((R, 1), x.dtype) for _ in range(3))
-    e = np.asarray(eps, x.dtype)
-
-    def moments(lo, hi):
-        np.mean(x2[lo:hi], axis=1, keepdims=True, out=mean[lo:hi])
-        np.subtract(x2[lo:hi], mean[lo:hi], out=xhat[lo:hi])
-        np.square(xhat[lo:hi], out=y[lo:hi])
-        np.mean(y[lo:hi], axis=1, keepdims=True, out=var[lo:hi])
-        np.divide(1.0, np.sqrt(var[lo:hi] + e), out=rstd[lo:hi])
-
-    _parallel.split(moments, R, per=L)
-    if recentre and _far_from_zero(mean, rstd):
-        mean, var, rstd = _recentre(xhat, y, mean, (1,), eps)
-
-    def affine(lo, hi):
-        xh, out = xhat[lo:hi], y[lo:hi]
-        xh *= rstd[lo:hi]
-        if w is not None:
-            np.multiply(xh, w, out=out)
-            if b is not None:
-                out += b
-        elif b is not None:
-            np.add(xh, b, out=out)
-        else:
-            np.copyto(out, xh)
-
-    _parallel.split(affine, R, per=L)
-    shape = x.shape[:-1] + (1,)
-    xhat, y, mean, var, rstd = xhat.reshape(x.shape), y.reshape(x.shape), mean.reshape(shape), var.reshape(shape), \
-        rstd.reshape(shape)
-    ctx.save_for_backward(x, w)
-    ctx.xhat, ctx.rstd, ctx.axes, ctx.eps, ctx.recentre = xhat, rstd, axes, eps, recentre
-    ctx.n = L
-    if want_stats:
-        m, v = mean.reshape(-1), var.reshape(-1)
-        ctx.mark_non_differentiable(m, v)
-        return y, m, v
-    return y
-
-
-def _input_grad_rows(g, w, xhat, rstd):
-    """_normalize_backward_np's input gradient with the rows split over the threads (the same steps per row)."""
-    L = g.shape[-1]
-    g2, xh2, r2 = g.reshape(-1, L), xhat.reshape(-1, L), rstd.reshape(-1, 1)
-    gx = np.empty_like(g2)
+def _by_rows(fn, arrays, n_out=0):
+    """``fn(*row_slices)`` over the rows (last axis) of same-leading-shape arrays (a per-row array such as rstd,
+    shaped (..., 1), is sliced alike), split over the threads; the ``n_out`` per-row arrays fn returns are
+    gathered, shaped (..., 1)."""
+    lead = arrays[0].shape[:-1]
+    flat = [a.reshape((-1, a.shape[-1])) for a in arrays]
+    outs = [np.empty((flat[0].shape[0], 1), arrays[0].dtype) for _ in range(n_out)]
 
     def rows(lo, hi):
-        gxhat = gx[lo:hi]
-        if w is not None:
-            np.multiply(g2[lo:hi], w, out=gxhat)
-        else:
-            np.copyto(gxhat, g2[lo:hi])
-        tmp = np.multiply(gxhat, xh2[lo:hi])
-        m2 = np.mean(tmp, axis=1, keepdims=True)
-        gxhat -= np.mean(gxhat, axis=1, keepdims=True)
-        np.multiply(xh2[lo:hi], m2, out=tmp)
-        gxhat -= tmp
-        gxhat *= r2[lo:hi]
+        got = fn(*[a[lo:hi] for a in flat])
+        for o, r in zip(outs, got if n_out else ()):
+            o[lo:hi] = r
 
-    _parallel.split(rows, g2.shape[0], per=L)
-    return gx.reshape(g.shape)
+    _parallel.split(rows, flat[0].shape[0], per=flat[0].shape[1])
+    return tuple([o.reshape(lead + (1,)) for o in outs])
 
 
 def _normalize_backward_np(g, w, xhat, rstd, axes, need_x, need_w, need_b, ctx):
     """The same formulas as Normalize.backward on arrays, with two full-size buffers and in-place steps."""
     shapes = ctx._in_meta
-    gw = gb = gx = None
-    if need_x and _rows_split_applies(g, axes) and g.dtype == xhat.dtype and xhat.flags.c_contiguous:
-        if need_w:
-            gw = _sum_to(np.multiply(g, xhat), shapes[1][0])
-        if need_b:
-            gb = _sum_to(g, shapes[2][0])
-        return _input_grad_rows(g, w, xhat, rstd), gw, gb, None, None, None, None
-    tmp = np.multiply(g, xhat)
+    gw = gb = gx = tmp = None
     if need_w:
+        tmp = np.multiply(g, xhat)
         gw = _sum_to(tmp, shapes[1][0])
+        if gw is tmp:  # nothing to sum over (the input is one normalized block): the gradient is not scratch
+            tmp = None
     if need_b:
         gb = _sum_to(g, shapes[2][0])
     if need_x:
-        gxhat = g * w if w is not None else g.copy()
-        np.multiply(gxhat, xhat, out=tmp)
-        m2 = _np_mean(tmp, axes, ctx.n)
-        gxhat -= _np_mean(gxhat, axes, ctx.n)
-        np.multiply(xhat, m2, out=tmp)
-        gxhat -= tmp
-        gxhat *= rstd
-        gx = gxhat
+        gx = np.empty_like(g)
+        if _rows_split_applies(g, axes) and xhat.flags.c_contiguous and g.dtype == xhat.dtype:
+            _by_rows(lambda gxr, gr, xr, rr: _input_grad_into(gxr, np.empty_like(gxr), gr, w, xr, rr, (1,), ctx.n),
+                     (gx, g, xhat, rstd))
+        else:
+            _input_grad_into(gx, np.empty_like(g) if tmp is None else tmp, g, w, xhat, rstd, axes, ctx.n)
     return gx, gw, gb, None, None, None, None
 
 
