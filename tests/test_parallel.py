@@ -25,6 +25,26 @@ def threads():
     _runtime._state["threads"], _parallel.MIN_PIECE, _parallel.ENABLED = saved
 
 
+def _by_thread_count(threads, settings, fn, inputs, up):
+    """For each (thread count, piece size): ``fn`` on fresh leaf Tensors of ``inputs``, backward from ``up``;
+    the output's and every input gradient's arrays, per setting."""
+    results = []
+    for n, piece in settings:
+        threads(n, piece)
+        leaves = [npgrad.tensor(a, requires_grad=True) for a in inputs]
+        y = fn(*leaves)
+        y.backward(npgrad.tensor(up))
+        results.append([y.detach().numpy()] + [t.grad.numpy() for t in leaves])
+    return results
+
+
+def _assert_same_bits(results):
+    """Every setting's arrays equal the first's bit for bit (NaN payloads and signed zeros included)."""
+    for other in results[1:]:
+        for a, b in zip(results[0], other):
+            assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
 def test_pieces_cover_the_range_once_on_several_threads(threads):
     threads(3)
     seen, names = [], set()
@@ -94,16 +114,7 @@ def test_gelu_float32_split_is_bit_identical(threads):
     x = RNG.standard_normal((7, 40_000)).astype(np.float32) * 4
     x[0, :5] = [np.nan, np.inf, -np.inf, 0.0, -30.0]
     up = RNG.standard_normal(x.shape).astype(np.float32)
-    results = []
-    for n in (1, 2, 3):
-        threads(n, piece=20_000)
-        t = npgrad.tensor(x, requires_grad=True)
-        y = F.gelu(t)
-        y.backward(npgrad.tensor(up))
-        results.append((y.detach().numpy(), t.grad.numpy()))
-    for y, g in results[1:]:
-        np.testing.assert_array_equal(y, results[0][0])
-        np.testing.assert_array_equal(g, results[0][1])
+    _assert_same_bits(_by_thread_count(threads, [(1, 20_000), (2, 20_000), (3, 20_000)], F.gelu, [x], up))
 
 
 @pytest.mark.parametrize("make", [lambda p: npgrad.optim.SGD(p, lr=0.1, momentum=0.9, nesterov=True),
@@ -130,15 +141,8 @@ def test_softmax_rows_split_is_bit_identical(threads):
     x = RNG.standard_normal((6, 5, 300)).astype(np.float32) * 6
     x[0, 0, :3] = [np.inf, -np.inf, np.nan]
     up = RNG.standard_normal(x.shape).astype(np.float32)
-    results = []
-    for n in (1, 2):
-        threads(n, piece=500)
-        t = npgrad.tensor(x, requires_grad=True)
-        y = F.softmax(t, dim=-1)
-        y.backward(npgrad.tensor(up))
-        results.append((y.detach().numpy(), t.grad.numpy()))
-    np.testing.assert_array_equal(results[1][0], results[0][0])
-    np.testing.assert_array_equal(results[1][1], results[0][1])
+    results = _by_thread_count(threads, [(1, 500), (2, 500)], lambda t: F.softmax(t, dim=-1), [x], up)
+    _assert_same_bits(results)
     with np.errstate(invalid="ignore"):  # the row with inf - inf: NaN, as PyTorch's
         e = np.exp(x - x.max(-1, keepdims=True))
         e /= e.sum(-1, keepdims=True)
@@ -172,17 +176,9 @@ def test_layer_norm_rows_split_is_bit_identical(threads, affine):
     w = RNG.standard_normal(200).astype(np.float32)
     b = RNG.standard_normal(200).astype(np.float32)
     up = RNG.standard_normal(x.shape).astype(np.float32)
-    results = []
-    for n, piece in ((1, 1 << 40), (2, 1000), (3, 1000)):
-        threads(n, piece)
-        t = npgrad.tensor(x, requires_grad=True)
-        params = [npgrad.tensor(w, requires_grad=True), npgrad.tensor(b, requires_grad=True)] if affine else []
-        y = F.layer_norm(t, (200,), *params)
-        y.backward(npgrad.tensor(up))
-        results.append([y.detach().numpy(), t.grad.numpy()] + [p.grad.numpy() for p in params])
-    for other in results[1:]:
-        for a, c in zip(results[0], other):
-            np.testing.assert_array_equal(a, c)
+    results = _by_thread_count(threads, [(1, 1 << 40), (2, 1000), (3, 1000)],
+                               lambda *t: F.layer_norm(t[0], (200,), *t[1:]), [x, w, b] if affine else [x], up)
+    _assert_same_bits(results)
     if not affine:
         row = results[0][0][0, 0]
         assert abs(float(row.mean())) < 1e-2 and abs(float(row.std()) - 1) < 1e-2  # the recentred row normalizes
@@ -194,16 +190,8 @@ def test_batched_matmul_split_is_bit_identical(threads):
     q = base[:, :, :64].reshape(8, 40, 4, 16).transpose(0, 2, 1, 3)  # strided views, as attention's
     k = base[:, :, 64:128].reshape(8, 40, 4, 16).transpose(0, 2, 3, 1)
     up = RNG.standard_normal((8, 4, 40, 40)).astype(np.float32)
-    results = []
-    for n in (1, 2, 3):
-        threads(n, piece=100)
-        a, b = npgrad.tensor(q, requires_grad=True), npgrad.tensor(k, requires_grad=True)
-        y = a @ b
-        y.backward(npgrad.tensor(up))
-        results.append((y.detach().numpy(), a.grad.numpy(), b.grad.numpy()))
-    for other in results[1:]:
-        for x, y in zip(results[0], other):
-            np.testing.assert_array_equal(x, y)
+    results = _by_thread_count(threads, [(1, 100), (2, 100), (3, 100)], lambda a, b: a @ b, [q, k], up)
+    _assert_same_bits(results)
     np.testing.assert_array_equal(results[0][0], np.matmul(q, k))
     assert batched_matmul(q[:1], k[:1]).shape == (1, 4, 40, 40)  # one batch entry: nothing to split
     np.testing.assert_array_equal(batched_matmul(q, k[:1]), np.matmul(q, k[:1]))  # broadcast batch: not split
@@ -215,15 +203,8 @@ def test_relu_split_is_bit_identical(threads, dtype):
     x[0, :5] = [np.nan, np.inf, -np.inf, 0.0, -0.0]
     up = RNG.standard_normal(x.shape).astype(dtype)
     up[0, 5:8] = [np.nan, np.inf, -0.0]
-    results = []
-    for n in (1, 2, 3):
-        threads(n, piece=1000)
-        t = npgrad.tensor(x, requires_grad=True)
-        y = F.relu(t)
-        y.backward(npgrad.tensor(up))
-        results.append((y.detach().numpy(), t.grad.numpy()))
-    for y, g in results[1:]:
-        assert y.tobytes() == results[0][0].tobytes() and g.tobytes() == results[0][1].tobytes()
+    results = _by_thread_count(threads, [(1, 1000), (2, 1000), (3, 1000)], F.relu, [x], up)
+    _assert_same_bits(results)
     with np.errstate(invalid="ignore"):
         want = np.where(~(np.maximum(x, 0) <= 0), up, 0)
     assert results[0][1].tobytes() == want.astype(dtype).tobytes()  # NaN outputs pass their gradient
@@ -233,12 +214,7 @@ def test_relu_split_is_bit_identical(threads, dtype):
 def test_conv_window_copies_and_products_split_are_bit_identical(threads, cin, cout, k, pad):
     x = RNG.standard_normal((6, cin, 20, 20)).astype(np.float32)
     w = RNG.standard_normal((cout, cin, k, k)).astype(np.float32)
-    results = []
-    for n in (1, 2):
-        threads(n, piece=500)
-        xt, wt = npgrad.tensor(x, requires_grad=True), npgrad.tensor(w, requires_grad=True)
-        y = F.conv2d(xt, wt, padding=pad)
-        y.backward(npgrad.tensor(np.ones(tuple(y.shape), np.float32)))
-        results.append((y.detach().numpy(), xt.grad.numpy(), wt.grad.numpy()))
-    for a, b in zip(*results):
-        np.testing.assert_array_equal(a, b)
+    out = 20 + 2 * pad - k + 1
+    up = RNG.standard_normal((6, cout, out, out)).astype(np.float32)
+    _assert_same_bits(_by_thread_count(threads, [(1, 500), (2, 500)], lambda a, b: F.conv2d(a, b, padding=pad),
+                                       [x, w], up))
