@@ -55,6 +55,8 @@ class Normalize(Op):
         # Two full-size allocations (the normalized input, kept for backward, and the output); every other
         # step is in place or a reduction. layer_norm's rows of a large input are split over the threads.
         n = math.prod([x.shape[a] for a in axes])
+        if _channel_layout(x, axes):
+            return _channel_forward(ctx, x, w, b, n, eps, want_stats)
         xhat, y = np.empty_like(x), np.empty_like(x)
         rows = _rows_split_applies(x, axes)
         if rows:
@@ -87,6 +89,8 @@ class Normalize(Op):
             # Fused NumPy kernels on the forward's saved xhat/rstd: ~1.4x faster than the general formula below
             # on arrays (layer_norm backward of 256x4096 float32: 3.4 vs 4.8 ms); test_two_formulas.py checks
             # they agree. (An empty batch's means warn in NumPy; PyTorch is silent.)
+            if getattr(ctx, "centred", False):
+                return _channel_backward(ctx, g, w, need_x, need_w, need_b)
             if g.size == 0:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
@@ -224,6 +228,85 @@ def _normalize_backward_np(g, w, xhat, rstd, axes, need_x, need_w, need_b, ctx):
                      (gx, g, xhat, rstd))
         else:
             _input_grad_into(gx, np.empty_like(g) if tmp is None else tmp, g, w, xhat, rstd, axes, ctx.n)
+    return gx, gw, gb, None, None, None, None
+
+
+# -- batch norm's layout: per-channel statistics of an (N, C, *spatial) array ----------------------------------
+# Reductions over (0, 2, ...) and per-channel broadcasts are where a batch norm's time goes, so this path keeps
+# the number of full passes down: each per-(sample, channel) block sum is one BLAS product with a ones vector
+# (~4x faster than NumPy's strided multi-axis reduce, and pairwise-accurate enough: SIMD partial sums), the
+# forward keeps the centred input x - mean rather than xhat (the backward folds 1/std into per-channel
+# constants), and the backward uses that batch norm's weight is constant over the reduced axes, so
+# mean(g*w*xhat) and mean(g*w) come from the weight and bias gradients' sums. Forward: 4 passes (was 7),
+# backward: 5 (was 11). The results agree with the general path within float32 rounding, not bit for bit.
+
+def _channel_layout(x, axes):
+    return (x.ndim >= 3 and axes == (0,) + tuple(range(2, x.ndim)) and x.flags.c_contiguous
+            and x.dtype.kind == "f" and x.dtype.itemsize >= 4)
+
+
+_ONES = {}
+
+
+def _block_sums(a3):
+    """Sums over the last axis of (N, C, S) ``a3``, then over N: shape (C,)."""
+    N, C, S = a3.shape
+    key = (S, a3.dtype)
+    ones = _ONES.get(key)
+    if ones is None:
+        ones = _ONES[key] = np.ones(S, a3.dtype)
+    return np.add.reduce((a3.reshape(N * C, S) @ ones).reshape(N, C), axis=0)
+
+
+def _channel_forward(ctx, x, w, b, n, eps, want_stats):
+    N, C = x.shape[:2]
+    bshape = (1, C) + (1,) * (x.ndim - 2)
+    x3 = x.reshape(N, C, -1)
+    mean = _block_sums(x3)
+    mean /= np.asarray(n, x.dtype)
+    xc, y = np.empty_like(x), np.empty_like(x)
+    np.subtract(x, mean.reshape(bshape), out=xc)
+    np.square(xc, out=y)
+    var = _block_sums(y.reshape(N, C, -1))
+    var /= np.asarray(n, x.dtype)
+    rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
+    k = rstd if w is None else rstd * w.reshape(-1)
+    np.multiply(xc, k.reshape(bshape), out=y)
+    if b is not None:
+        y += b
+    ctx.save_for_backward(x, w)
+    ctx.xhat, ctx.rstd, ctx.axes, ctx.eps, ctx.recentre = xc, rstd.reshape(bshape), (0,) + tuple(range(2, x.ndim)), eps, False
+    ctx.n, ctx.centred = n, True
+    if want_stats:
+        ctx.mark_non_differentiable(mean, var)
+        return y, mean, var
+    return y
+
+
+def _channel_backward(ctx, g, w, need_x, need_w, need_b):
+    """Normalize.backward for the channel layout, from the forward's centred input (ctx.xhat holds x - mean)."""
+    xc, rstd = ctx.xhat, ctx.rstd.reshape(-1)
+    shapes = ctx._in_meta
+    g = np.ascontiguousarray(g, xc.dtype)
+    N, C = g.shape[:2]
+    bshape = (1, C) + (1,) * (g.ndim - 2)
+    n = np.asarray(ctx.n, g.dtype)
+    gsum = _block_sums(g.reshape(N, C, -1))
+    tmp = np.multiply(g, xc)
+    gw = _block_sums(tmp.reshape(N, C, -1))
+    gw *= rstd  # sum(g * xhat)
+    gx = None
+    if need_x:
+        k = rstd if w is None else rstd * w.reshape(-1)
+        # dx = k * (g - mean(g) - xhat * mean(g * xhat)) = g*k + xc*c1 + c2, each constant per channel
+        c1 = -(k * rstd * gw / n)
+        c2 = -(k * gsum / n)
+        gx = np.multiply(xc, c1.reshape(bshape))
+        gx += c2.reshape(bshape)
+        np.multiply(g, k.reshape(bshape), out=tmp)
+        gx += tmp
+    gw = gw.reshape(shapes[1][0]) if need_w else None
+    gb = gsum.reshape(shapes[2][0]) if need_b else None
     return gx, gw, gb, None, None, None, None
 
 
