@@ -150,12 +150,38 @@ class NativeBatchNorm(Normalize):
     node_name = "NativeBatchNormBackward0"
 
 
+def _last_axis(x, axes):
+    """Normalizing over the last axis only (layer_norm, group_norm's groups): per-row sums and row dot products
+    are then einsum calls, ~2.5x faster than NumPy's per-row reduce on short rows (2048x128 float32: 44 vs 117
+    us; the dot product of two rows 76 us instead of a product pass and a reduce, 170) and no scratch pass."""
+    return len(axes) == 1 and axes[0] == x.ndim - 1 and x.dtype.kind == "f" and x.dtype.itemsize >= 4
+
+
+def _row_sums(x, scale):
+    s = np.einsum("...i->...", x)[..., None]
+    s *= scale
+    return s
+
+
+def _row_dots(a, b, scale):
+    s = np.einsum("...i,...i->...", a, b)[..., None]
+    s *= scale
+    return s
+
+
 def _moments_into(x, xhat, sq, axes, n, eps):
-    """Normalize.forward's first phase: xhat = x - mean and sq = xhat^2 into the given arrays; (mean, var, rstd)."""
-    mean = _np_mean(x, axes, n)
-    np.subtract(x, mean, out=xhat)
-    np.square(xhat, out=sq)
-    var = _np_mean(sq, axes, n)
+    """Normalize.forward's first phase: xhat = x - mean (and, off the last-axis path, sq = xhat^2) into the given
+    arrays; (mean, var, rstd)."""
+    if _last_axis(x, axes):
+        inv = np.asarray(1.0 / n, x.dtype)
+        mean = _row_sums(x, inv)
+        np.subtract(x, mean, out=xhat)
+        var = _row_dots(xhat, xhat, inv)
+    else:
+        mean = _np_mean(x, axes, n)
+        np.subtract(x, mean, out=xhat)
+        np.square(xhat, out=sq)
+        var = _np_mean(sq, axes, n)
     return mean, var, 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
 
 
@@ -178,9 +204,15 @@ def _input_grad_into(gx, tmp, g, w, xhat, rstd, axes, n):
         np.multiply(g, w, out=gx)
     else:
         np.copyto(gx, g)
-    np.multiply(gx, xhat, out=tmp)
-    m2 = _np_mean(tmp, axes, n)
-    gx -= _np_mean(gx, axes, n)
+    if _last_axis(gx, axes):
+        inv = np.asarray(1.0 / n, gx.dtype)
+        m2 = _row_dots(gx, xhat, inv)
+        m1 = _row_sums(gx, inv)
+    else:
+        np.multiply(gx, xhat, out=tmp)
+        m2 = _np_mean(tmp, axes, n)
+        m1 = _np_mean(gx, axes, n)
+    gx -= m1
     np.multiply(xhat, m2, out=tmp)
     gx -= tmp
     gx *= rstd
@@ -214,13 +246,21 @@ def _normalize_backward_np(g, w, xhat, rstd, axes, need_x, need_w, need_b, ctx):
     """The same formulas as Normalize.backward on arrays, with two full-size buffers and in-place steps."""
     shapes = ctx._in_meta
     gw = gb = gx = tmp = None
+    # layer_norm over one axis: the weight and bias gradients are column sums, the weight's without a product pass
+    per_column = _last_axis(g, axes) and g.ndim >= 2 and g.dtype == xhat.dtype
     if need_w:
-        tmp = np.multiply(g, xhat)
-        gw = _sum_to(tmp, shapes[1][0])
-        if gw is tmp:  # nothing to sum over (the input is one normalized block): the gradient is not scratch
-            tmp = None
+        if per_column and tuple(shapes[1][0]) == g.shape[-1:]:
+            gw = np.einsum("ij,ij->j", g.reshape(-1, g.shape[-1]), xhat.reshape(-1, g.shape[-1]))
+        else:
+            tmp = np.multiply(g, xhat)
+            gw = _sum_to(tmp, shapes[1][0])
+            if gw is tmp:  # nothing to sum over (the input is one normalized block): the gradient is not scratch
+                tmp = None
     if need_b:
-        gb = _sum_to(g, shapes[2][0])
+        if per_column and tuple(shapes[2][0]) == g.shape[-1:]:
+            gb = np.einsum("ij->j", g.reshape(-1, g.shape[-1]))
+        else:
+            gb = _sum_to(g, shapes[2][0])
     if need_x:
         gx = np.empty_like(g)
         if _rows_split_applies(g, axes) and xhat.flags.c_contiguous and g.dtype == xhat.dtype:
