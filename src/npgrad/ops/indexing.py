@@ -17,6 +17,7 @@ from ..tensor import Tensor
 from . import _poly as P
 from ._dims import canon_dim
 from ._registry import method, op
+from .products import broadcast_batch as _broadcast_batch
 from ..autograd.views import mark_view
 
 # -- index conversion ---------------------------------------------------------------------------------------
@@ -649,8 +650,7 @@ def _mask_array(mask, name):
 @op(inplace="generic")
 def masked_fill(input, mask, value):
     m = _mask_array(mask, "masked_fill")
-    from .products import broadcast_batch
-    broadcast_batch(m.shape, input._data.shape)
+    full = _broadcast_batch(m.shape, input._data.shape)
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -663,8 +663,8 @@ def masked_fill(input, mask, value):
         raise _dt.overflow_error(input._data.dtype)
     else:
         value = _dt.checked_fill_value(value, input._data.dtype)
-    if m.shape != input._data.shape and np.broadcast_shapes(m.shape, input._data.shape) != input._data.shape:
-        input = input.expand(np.broadcast_shapes(m.shape, input._data.shape))
+    if full != input._data.shape:
+        input = input.expand(full)
     return MaskedFill.apply(input, m, value)
 
 

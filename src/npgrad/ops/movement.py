@@ -81,14 +81,20 @@ def view(self, *sizes, size=None, dtype=None):
         if dtype is not None and (sizes or size is not None):
             raise TypeError("view() received an invalid combination of arguments: got both a size and a dtype")
         return view_dtype(self, dtype if dtype is not None else sizes[0])
-    shape = _infer_shape(_sizes(sizes_arg(sizes, size, "view", "size")), self._data.size)
-    if shape != self._data.shape:
+    d = self._data
+    shape = _infer_shape(_sizes(sizes_arg(sizes, size, "view", "size")), d.size)
+    if shape == d.shape:
+        return self
+    if not d.flags.c_contiguous:  # (any shape of a contiguous array is a view: no trial reshape needed)
         try:
-            np.reshape(self._data, shape, copy=False)
+            np.reshape(d, shape, copy=False)
         except ValueError:
             raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
-    return _reshape(self, shape)
+    if d.size == 0:
+        return _reshape(self, shape)
+    # A view always shares the input's memory: marked without _reshape's may_share_memory test.
+    return mark_view(Reshape.apply(self, shape), self, lambda a, s=shape: P.reshape(a, s))
 
 
 def view_dtype(self, dtype):
