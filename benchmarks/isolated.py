@@ -28,6 +28,12 @@ def child(framework, workload, steps, warmup, threads):
     from benchmarks import models
     _, step = getattr(models, workload)(lib)
     loss0 = models.check_value(step())
+    print(loss0, median_step_time(step, steps, warmup))
+
+
+def median_step_time(step, steps, warmup):
+    """The median of ``steps`` timed calls of ``step()`` after ``warmup`` untimed ones (benchmarks.numpy_floor's
+    children time their NumPy forwards with it too)."""
     for _ in range(warmup):
         step()
     times = []
@@ -35,7 +41,7 @@ def child(framework, workload, steps, warmup, threads):
         t0 = time.perf_counter()
         step()
         times.append(time.perf_counter() - t0)
-    print(loss0, statistics.median(times))
+    return statistics.median(times)
 
 
 def _run_child(framework, workload, steps, warmup, threads):
@@ -60,7 +66,8 @@ def main(argv=None):
     frameworks = ["npgrad"] + (["torch"] if importlib.util.find_spec("torch") else [])
     print(f"each framework alone in a fresh process; {args.rounds} rounds x {args.steps} steps; BLAS {blas}, "
           f"{threads} threads (torch.set_num_threads({threads}))")
-    print("| workload | npgrad | PyTorch | npgrad/PyTorch | best/best | target | met |\n|---|---|---|---|---|---|---|")
+    print("| workload | npgrad | PyTorch | npgrad/PyTorch | best/best | target | met |\n"
+          "|---|---|---|---|---|---|---|")
     for w in args.workloads:
         tn, tt, ratios = [], [], []
         for r in range(args.rounds):

@@ -15,7 +15,6 @@ import argparse
 import statistics
 import subprocess
 import sys
-import time
 
 import numpy as np
 
@@ -129,14 +128,8 @@ def child(which, steps, warmup):
     tol = 1e-2 if which.endswith("tanh") else 1e-4
     if abs(got - expected) > tol * abs(expected):
         raise SystemExit(f"{which}: the floor's output {got} is not npgrad's {expected}")
-    for _ in range(warmup):
-        forward()
-    times = []
-    for _ in range(steps):
-        t0 = time.perf_counter()
-        forward()
-        times.append(time.perf_counter() - t0)
-    print(statistics.median(times))
+    from benchmarks.isolated import median_step_time
+    print(median_step_time(forward, steps, warmup))
 
 
 def _run(args):

@@ -56,7 +56,7 @@ class Normalize(Op):
         # step is in place or a reduction. layer_norm's rows of a large input are split over the threads.
         n = math.prod([x.shape[a] for a in axes])
         if _channel_layout(x, axes):
-            return _channel_forward(ctx, x, w, b, n, eps, want_stats)
+            return _channel_forward(ctx, x, w, b, axes, n, eps, want_stats)
         xhat, y = np.empty_like(x), np.empty_like(x)
         rows = _rows_split_applies(x, axes)
         if rows:
@@ -222,7 +222,7 @@ def _rows_split_applies(x, axes):
     """Normalizing over the last axis only (layer_norm) of a large contiguous array: rows are independent, so
     they can be split over the threads (``_parallel``), each row going through the same steps (bit-identical).
     A GPT's layer norm (2048x128 float32) forward: ~1.2 -> ~0.7 ms on two threads."""
-    return len(axes) == 1 and axes[0] == x.ndim - 1 and x.flags.c_contiguous and _parallel.worth(x.size)
+    return _last_axis(x, axes) and x.flags.c_contiguous and _parallel.worth(x.size)
 
 
 def _by_rows(fn, arrays, n_out=0):
@@ -285,20 +285,13 @@ def _channel_layout(x, axes):
             and x.dtype.kind == "f" and x.dtype.itemsize >= 4)
 
 
-_ONES = {}
-
-
 def _block_sums(a3):
     """Sums over the last axis of (N, C, S) ``a3``, then over N: shape (C,)."""
     N, C, S = a3.shape
-    key = (S, a3.dtype)
-    ones = _ONES.get(key)
-    if ones is None:
-        ones = _ONES[key] = np.ones(S, a3.dtype)
-    return np.add.reduce((a3.reshape(N * C, S) @ ones).reshape(N, C), axis=0)
+    return np.add.reduce((a3.reshape(N * C, S) @ np.ones(S, a3.dtype)).reshape(N, C), axis=0)
 
 
-def _channel_forward(ctx, x, w, b, n, eps, want_stats):
+def _channel_forward(ctx, x, w, b, axes, n, eps, want_stats):
     N, C = x.shape[:2]
     bshape = (1, C) + (1,) * (x.ndim - 2)
     x3 = x.reshape(N, C, -1)
@@ -315,7 +308,7 @@ def _channel_forward(ctx, x, w, b, n, eps, want_stats):
     if b is not None:
         y += b
     ctx.save_for_backward(x, w)
-    ctx.xhat, ctx.rstd, ctx.axes, ctx.eps, ctx.recentre = xc, rstd.reshape(bshape), (0,) + tuple(range(2, x.ndim)), eps, False
+    ctx.xhat, ctx.rstd, ctx.axes, ctx.eps, ctx.recentre = xc, rstd.reshape(bshape), axes, eps, False
     ctx.n, ctx.centred = n, True
     if want_stats:
         ctx.mark_non_differentiable(mean, var)
