@@ -41,6 +41,22 @@ assert not hasattr(x, 'no_such_method')
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_importing_the_gradcheck_module_first_leaves_the_function_on_the_package():
+    # The import system sets npgrad.autograd.gradcheck to the submodule when it is imported before anything read
+    # the attribute; PyTorch's is the function whichever came first (a test module importing GradcheckError at
+    # collection time broke every later gradcheck call).
+    code = """
+from npgrad.autograd.gradcheck import GradcheckError
+import npgrad.autograd.gradcheck as g
+import npgrad as t
+assert callable(t.autograd.gradcheck) and type(t.autograd.gradcheck).__name__ == 'function', t.autograd.gradcheck
+assert g is t.autograd.gradcheck and t.autograd.GradcheckError is GradcheckError
+assert t.autograd.gradcheck(lambda a: a * a, (t.tensor([1.5], dtype=t.float64, requires_grad=True),))
+assert t.autograd.gradgradcheck(lambda a: a ** 3, (t.tensor([0.5], dtype=t.float64, requires_grad=True),))
+"""
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 def test_every_lazy_name_is_on_npgrad():
     for name, family in ops.LAZY_NAMES.items():
         assert getattr(npgrad, name) is ops._registry.OPS[name].public_fn

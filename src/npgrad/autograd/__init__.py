@@ -7,6 +7,9 @@ from .anomaly import (detect_anomaly, set_detect_anomaly, is_anomaly_enabled,  #
                       is_anomaly_check_nan_enabled)
 from . import graph  # noqa: F401
 
+import sys
+import types
+
 
 def __getattr__(name):
     # functional and gradcheck load on first use (import time). `npgrad.autograd.gradcheck` is then the
@@ -21,3 +24,19 @@ def __getattr__(name):
             globals()[n] = getattr(module, n)
         return globals()[name]
     raise AttributeError(f"module 'npgrad.autograd' has no attribute '{name}'")
+
+
+class _Package(types.ModuleType):
+    """This package's module type: importing the ``gradcheck`` submodule (``from npgrad.autograd.gradcheck import
+    GradcheckError``, before anything read the attribute) makes the import system set the package attribute to
+    the module; here it becomes the function, as in PyTorch, whose package imports it eagerly."""
+
+    def __setattr__(self, name, value):
+        if name == "gradcheck" and isinstance(value, types.ModuleType):
+            for n in ("gradcheck", "gradgradcheck", "GradcheckError"):
+                super().__setattr__(n, getattr(value, n))
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
