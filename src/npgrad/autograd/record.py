@@ -61,6 +61,11 @@ def _apply_op(cls, args):
         ta, tb = isinstance(a, T), isinstance(b, T)
         vals = (a._data if ta else a, b._data if tb else b)
         record = (ta and a._requires_grad) or (tb and b._requires_grad)
+    elif n == 3:  # linear's (input, weight, bias), addmm, where: unrolled too (no comprehension frame)
+        a, b, c = args
+        ta, tb, tc = isinstance(a, T), isinstance(b, T), isinstance(c, T)
+        vals = (a._data if ta else a, b._data if tb else b, c._data if tc else c)
+        record = (ta and a._requires_grad) or (tb and b._requires_grad) or (tc and c._requires_grad)
     else:
         vals = tuple([x._data if isinstance(x, T) else x for x in args])
         if _grad_state.enabled:  # under no_grad (inference: linear's input, weight, bias) the scan is moot

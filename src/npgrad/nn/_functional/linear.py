@@ -7,6 +7,7 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ...autograd.function import Op
+from ...autograd.record import _apply_op
 from ...ops import _poly as P
 from ...ops.broadcast import _expanded_shape, broadcast_error
 from ...tensor import Tensor
@@ -18,13 +19,16 @@ class LinearOp(Op):
 
     @staticmethod
     def forward(ctx, x, w, b):
-        ctx.save_for_backward(x, w)
-        out_f = w.shape[0]
-        x2 = x.reshape(-1, x.shape[-1]) if x.ndim != 2 else x
-        y = x2 @ w.T
+        ctx._saved = (x, w)  # save_for_backward, minus a frame (dropped by the no-grad context)
+        if x.ndim == 2:
+            y = x @ w.T
+            if b is not None:
+                y += b
+            return y
+        y = x.reshape(-1, x.shape[-1]) @ w.T
         if b is not None:
             y += b
-        return y.reshape(x.shape[:-1] + (out_f,)) if x.ndim != 2 else y
+        return y.reshape(x.shape[:-1] + (w.shape[0],))
 
     @staticmethod
     def backward(ctx, g):
@@ -102,7 +106,7 @@ def linear(input, weight, bias=None):
         out = Tensor._wrap(input._data.reshape(-1, xs[-1]) @ weight._data.T)
         out = out.reshape(xs[:-1] + (ws[0],))
         return out + bias if bias is not None else out
-    return LinearOp.apply(input, weight, bias)
+    return _apply_op(LinearOp, (input, weight, bias))  # LinearOp.apply, minus its frame
 
 
 def bilinear(input1, input2, weight, bias=None):

@@ -33,6 +33,9 @@ class _Inplace(Module):
 class ReLU(_Inplace):
     fn = staticmethod(F.relu)
 
+    def forward(self, input):  # F.relu's body, inline: one frame and a keyword call fewer per call
+        return input.relu_() if self.inplace else input.relu()
+
 
 class SiLU(_Inplace):
     fn = staticmethod(F.silu)
