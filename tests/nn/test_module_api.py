@@ -408,3 +408,22 @@ if HAS_TORCH:
     def test_parameter_repr_matches_torch():
         for arr in (np.array([1.5, -2.0], np.float32), np.ones((2, 2), np.float32)):
             assert repr(nn.Parameter(npgrad.tensor(arr))) == repr(torch.nn.Parameter(torch.tensor(arr)))
+
+
+
+@pytest.mark.parametrize("make", [lambda: nn.Linear(3, 2), lambda: nn.LayerNorm(3), lambda: nn.Conv1d(3, 3, 1)])
+def test_forward_uses_a_weight_that_replaced_the_parameter(make):
+    # Linear, LayerNorm and Conv read weight/bias from the parameter dict while both are there; once a parameter
+    # is deleted and a plain tensor put in its place (what weight_norm's hook does), forward must use that.
+    x = npgrad.tensor(np.random.default_rng(0).standard_normal((2, 3, 3)).astype(np.float32))
+    ref, m = make(), make()
+    with npgrad.no_grad():
+        ref.weight.fill_(0.5)
+        ref.bias.zero_()
+    shape = tuple(m.weight.shape)
+    del m.weight, m.bias
+    m.weight, m.bias = npgrad.full(shape, 0.5), None
+    assert "weight" not in m._parameters and m.bias is None
+    np.testing.assert_array_equal(m(x).detach().numpy(), ref(x).detach().numpy())
+    m.bias = npgrad.ones(shape[0])
+    np.testing.assert_allclose(m(x).detach().numpy(), ref(x).detach().numpy() + 1, rtol=1e-6)

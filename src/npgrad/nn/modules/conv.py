@@ -6,7 +6,7 @@ from .. import init
 from .._functional._utils import _pair, _single, _triple
 from ..parameter import Parameter
 from ._factory import empty, optional_parameter
-from .module import Module
+from .module import Module, _weight_and_bias
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
@@ -111,7 +111,8 @@ class _Conv(_ConvNd):
         return self._conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def forward(self, input):
-        return self._conv_forward(input, self.weight, self.bias)
+        w, b = _weight_and_bias(self)
+        return self._conv_forward(input, w, b)
 
 
 class Conv1d(_Conv):

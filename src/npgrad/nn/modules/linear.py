@@ -5,7 +5,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from ._factory import empty, optional_parameter
-from .module import Module
+from .module import Module, _weight_and_bias
 
 __all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear"]
 
@@ -42,13 +42,8 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
-        # From the parameter dict while it holds both: ``self.weight`` misses the instance and goes through a
-        # failed lookup and Module.__getattr__ (~0.8 us each, a tenth of a batch-1 layer's overhead). Whatever
-        # replaced one of them (parametrize's property, weight_norm's attribute) is not in the dict: found as before.
-        p = self._parameters
-        if "weight" in p and "bias" in p:
-            return F.linear(input, p["weight"], p["bias"])
-        return F.linear(input, self.weight, self.bias)
+        w, b = _weight_and_bias(self)
+        return F.linear(input, w, b)
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"

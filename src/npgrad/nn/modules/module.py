@@ -58,6 +58,18 @@ def _forward_unimplemented(self, *input):
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
 
+
+def _weight_and_bias(module):
+    """``(module.weight, module.bias)``, from the parameter dict while it holds both: ``module.weight`` misses the
+    instance and goes through a failed lookup and ``Module.__getattr__`` (~0.8 us each, a tenth of a batch-1
+    layer's overhead). Whatever replaced one of them (parametrize's property, weight_norm's attribute) is not in
+    the dict, and is found by the attribute lookup as before."""
+    p = module._parameters
+    if "weight" in p and "bias" in p:
+        return p["weight"], p["bias"]
+    return module.weight, module.bias
+
+
 class Module:
     """Base class for all neural network modules; subclass it and define ``forward``."""
 

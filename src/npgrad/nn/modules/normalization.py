@@ -4,7 +4,7 @@ import numbers
 from .. import functional as F
 from .. import init
 from ._factory import optional_parameter
-from .module import Module
+from .module import Module, _weight_and_bias
 
 __all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
 
@@ -35,7 +35,8 @@ class LayerNorm(Module):
                 init.zeros_(self.bias)
 
     def forward(self, input):
-        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+        w, b = _weight_and_bias(self)
+        return F.layer_norm(input, self.normalized_shape, w, b, self.eps)
 
     def extra_repr(self):
         return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}, bias={use_bias}".format(
