@@ -108,17 +108,25 @@ def _apply_op(cls, args):
         ia = ib = 0
         if ga:
             fa = a._grad_fn
-            if fa is None or a._view_of is not None:
+            if fa is None:  # a leaf (a weight): its accumulator, once made, without _input_node's two calls
+                fa = a._accum
+                if fa is None or a._view_of is not None:
+                    fa = _input_node(a)
+            elif a._view_of is not None:
                 fa = _input_node(a)
             ia = a._out_idx
         if gb:
             fb = b._grad_fn
-            if fb is None or b._view_of is not None:
+            if fb is None:
+                fb = b._accum
+                if fb is None or b._view_of is not None:
+                    fb = _input_node(b)
+            elif b._view_of is not None:
                 fb = _input_node(b)
             ib = b._out_idx
         node._fns = (fa, fb)
         node._idxs = _IDX00 if not (ia or ib) else (ia, ib)
-        node.needs_input_grad = _NEEDS2[ga, gb]
+        node.needs_input_grad = _NEEDS_TT if ga and gb else _NEEDS2[ga, gb]
         node._in_meta = ((da.shape, da.dtype) if ga else None, (db.shape, db.dtype) if gb else None)
     elif n == 2 and ta:  # tensor <op> Python number
         fn = a._grad_fn
@@ -208,7 +216,8 @@ def _apply_op(cls, args):
 
 _NEEDS1 = (True,)
 _NEEDS_T_SCALAR = (True, False)
-_NEEDS2 = {(True, True): (True, True), (True, False): (True, False), (False, True): (False, True)}
+_NEEDS_TT = (True, True)
+_NEEDS2 = {(True, True): _NEEDS_TT, (True, False): (True, False), (False, True): (False, True)}
 
 
 def _input_node(x):
