@@ -188,7 +188,7 @@ def _input_grad_channel_runs(w3, gp, geo, run, plane, shifts):
     span = C * L
     acc = np.zeros((N, span + shifts[-1]), gp.dtype)
     rows = _plane_rows(w3, C, K)
-    step = min(max(1, -(-_RUN_COLS // run)), max(1, _RUN_BUFFER // (K * span)), N)
+    step = max(1, min(-(-_RUN_COLS // run), _RUN_BUFFER // (K * span), N))  # (N may be 0: an empty batch)
     buf = np.zeros((step, K, span), gp.dtype)
     for i in range(0, N, step):
         n = min(step, N - i)
