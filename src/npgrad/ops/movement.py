@@ -28,7 +28,7 @@ class Reshape(Op):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = x.shape
-        return np.reshape(x, shape)
+        return x.reshape(shape)  # the method: np.reshape's Python wrappers cost more than the view (~1.5 us)
 
     @staticmethod
     def backward(ctx, g):
@@ -200,7 +200,7 @@ class Permute(Op):
     @staticmethod
     def forward(ctx, x, perm):
         ctx.perm = perm
-        return np.transpose(x, perm)
+        return x.transpose(perm)  # (the method, as in Reshape.forward)
 
     @staticmethod
     def backward(ctx, g):
