@@ -1,4 +1,7 @@
 """torch.autograd's API: backward/grad, Function, grad mode, gradcheck, anomaly detection."""
+import sys as _sys
+import types as _types
+
 from .function import Function, FunctionCtx, Op, once_differentiable  # noqa: F401
 from .engine import backward, grad  # noqa: F401
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,  # noqa: F401
@@ -6,9 +9,6 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
 from .anomaly import (detect_anomaly, set_detect_anomaly, is_anomaly_enabled,  # noqa: F401
                       is_anomaly_check_nan_enabled)
 from . import graph  # noqa: F401
-
-import sys
-import types
 
 
 def __getattr__(name):
@@ -26,17 +26,17 @@ def __getattr__(name):
     raise AttributeError(f"module 'npgrad.autograd' has no attribute '{name}'")
 
 
-class _Package(types.ModuleType):
+class _Package(_types.ModuleType):
     """This package's module type: importing the ``gradcheck`` submodule (``from npgrad.autograd.gradcheck import
     GradcheckError``, before anything read the attribute) makes the import system set the package attribute to
     the module; here it becomes the function, as in PyTorch, whose package imports it eagerly."""
 
     def __setattr__(self, name, value):
-        if name == "gradcheck" and isinstance(value, types.ModuleType):
+        if name == "gradcheck" and isinstance(value, _types.ModuleType):
             for n in ("gradcheck", "gradgradcheck", "GradcheckError"):
                 super().__setattr__(n, getattr(value, n))
             return
         super().__setattr__(name, value)
 
 
-sys.modules[__name__].__class__ = _Package
+_sys.modules[__name__].__class__ = _Package

@@ -58,7 +58,6 @@ def _forward_unimplemented(self, *input):
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
 
-
 def _weight_and_bias(module):
     """``(module.weight, module.bias)``, from the parameter dict while it holds both: ``module.weight`` misses the
     instance and goes through a failed lookup and ``Module.__getattr__`` (~0.8 us each, a tenth of a batch-1
