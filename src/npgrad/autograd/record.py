@@ -108,20 +108,16 @@ def _apply_op(cls, args):
         ia = ib = 0
         if ga:
             fa = a._grad_fn
-            if fa is None:  # a leaf (a weight): its accumulator, once made, without _input_node's two calls
+            if fa is None and a._view_of is None:  # a leaf (a weight) whose accumulator exists: no call
                 fa = a._accum
-                if fa is None or a._view_of is not None:
-                    fa = _input_node(a)
-            elif a._view_of is not None:
+            if fa is None or a._view_of is not None:
                 fa = _input_node(a)
             ia = a._out_idx
         if gb:
             fb = b._grad_fn
-            if fb is None:
+            if fb is None and b._view_of is None:
                 fb = b._accum
-                if fb is None or b._view_of is not None:
-                    fb = _input_node(b)
-            elif b._view_of is not None:
+            if fb is None or b._view_of is not None:
                 fb = _input_node(b)
             ib = b._out_idx
         node._fns = (fa, fb)
@@ -227,7 +223,11 @@ def _input_node(x):
     if x._view_of is not None:
         _refresh_view(x)  # its base may have changed in place since the view was taken
     fn = x._grad_fn
-    return x._grad_accumulator() if fn is None else fn
+    if fn is None:
+        fn = x._accum  # a leaf's accumulator once made (_grad_accumulator's fast case, one call fewer)
+        if fn is None:
+            fn = x._grad_accumulator()
+    return fn
 
 
 # Output-index tuples shared by every node whose inputs are outputs 0 (the usual case): no allocation.

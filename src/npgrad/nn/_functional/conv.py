@@ -160,7 +160,6 @@ def _input_grad_long_runs(w3, g4, geo):
     return _cropped(out[:, :, :plane].reshape((N, geo.C) + geo.psize), geo)
 
 
-
 # Window-gradient columns per GEMM in _input_grad_channel_runs (a few images of a small layer: LeNet's second conv
 # has 140 per image), and a cap on its window-gradient buffer (floats).
 _RUN_COLS, _RUN_BUFFER = 1024, 1 << 20
@@ -196,7 +195,8 @@ def _input_grad_channel_runs(w3, gp, geo, run, plane, shifts):
         a = acc[i:i + n]
         for j, sh in enumerate(shifts):
             a[:, sh:sh + span] += buf[:n, j]
-    return _cropped(acc[:, :span].reshape((N, C) + (L,))[:, :, :plane].reshape((N, C) + geo.psize), geo)
+    return _cropped(acc[:, :span].reshape(N, C, L)[:, :, :plane].reshape((N, C) + geo.psize), geo)
+
 
 @functools.lru_cache(maxsize=256)
 def _plane_shifts(k, d, psize):

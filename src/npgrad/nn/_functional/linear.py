@@ -20,15 +20,11 @@ class LinearOp(Op):
     @staticmethod
     def forward(ctx, x, w, b):
         ctx._saved = (x, w)  # save_for_backward, minus a frame (dropped by the no-grad context)
-        if x.ndim == 2:
-            y = x @ w.T
-            if b is not None:
-                y += b
-            return y
-        y = x.reshape(-1, x.shape[-1]) @ w.T
+        flat = x.ndim == 2
+        y = (x if flat else x.reshape(-1, x.shape[-1])) @ w.T
         if b is not None:
             y += b
-        return y.reshape(x.shape[:-1] + (w.shape[0],))
+        return y if flat else y.reshape(x.shape[:-1] + (w.shape[0],))
 
     @staticmethod
     def backward(ctx, g):

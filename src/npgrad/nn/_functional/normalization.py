@@ -5,7 +5,6 @@ axes, then scale and shift": layer_norm and training-mode batch_norm are both th
 axes. A plain backward reuses the normalized input and 1/std kept from the forward; under
 ``create_graph=True`` they are recomputed from the input Tensor so the gradient is differentiable.
 """
-import functools
 import math
 import warnings
 
@@ -362,16 +361,11 @@ def _check_float(input, fn):
         raise RuntimeError(f'"{fn}" not implemented for \'{_dt.scalar_name(input.dtype)}\'')
 
 
-@functools.lru_cache(maxsize=64)
-def _trailing_axes(ndim, k):
-    return tuple(range(ndim - k, ndim))
-
-
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     _check_float(input, "LayerNormKernelImpl")
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
-    elif type(normalized_shape) is not tuple or not all([type(s) is int for s in normalized_shape]):
+    else:
         normalized_shape = tuple([int(s) for s in normalized_shape])
     k = len(normalized_shape)
     shape = input._data.shape
@@ -383,7 +377,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         if t is not None and tuple(t.shape) != normalized_shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
                                f"{list(t.shape)} and normalized_shape = {list(normalized_shape)}")
-    axes = _trailing_axes(len(shape), k)
+    axes = tuple(range(len(shape) - k, len(shape)))
     return NativeLayerNorm.apply(input, weight, bias, axes, float(eps), False, True)
 
 
