@@ -25,6 +25,8 @@ LAYERS = [
     ("npgrad.cuda", 0), ("npgrad.mps", 0), ("npgrad.backends", 0), ("npgrad._runtime", 0),
     # elementwise work split over threads: plain NumPy arrays and the thread setting, nothing else.
     ("npgrad._parallel", 0),
+    # NumPy's floating-point error state while npgrad's kernels run: NumPy alone.
+    ("npgrad._fp_quiet", 0),
     # 1: the graph, the engine, grad mode. gradcheck and autograd.functional (jacobian, hessian, ...) build
     # Tensors through the protocol, not by importing tensor/ops/factories.
     ("npgrad.autograd", 1),

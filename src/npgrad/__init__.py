@@ -2,13 +2,9 @@
 
 ``import npgrad as torch`` runs ordinary PyTorch CPU training code.
 """
-import warnings as _warnings
-
 from . import _process_tuning  # first: one of its settings must be made before NumPy loads its BLAS library
 
 _BLAS_SPIN_SHORT = _process_tuning.tune_blas_spin()
-
-from numpy import exceptions as _np_exceptions  # noqa: E402
 
 from . import dtypes as _dtypes
 from .dtypes import (dtype, float16, float32, float64, int8, int16, int32, int64, uint8, bool, half, float,  # noqa: A004
@@ -38,10 +34,6 @@ from ._runtime import (set_num_threads, get_num_threads, set_float32_matmul_prec
 
 __version__ = "0.1.0"
 
-# NumPy warns on overflow, 0/0 and log(0) inside operators; PyTorch silently returns inf/nan, and so do we.
-_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"npgrad\.")
-# ... but not casting a complex tensor to a real dtype, which PyTorch warns about with the same words as NumPy.
-_warnings.filterwarnings("default", category=_np_exceptions.ComplexWarning, module=r"npgrad\.")
 
 
 _process_tuning.tune_gc()

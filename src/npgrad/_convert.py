@@ -6,11 +6,13 @@ import warnings
 import numpy as np
 
 from . import dtypes as _dt
+from ._fp_quiet import quiet
 from .tensor import Tensor, _check_device
 
 _builtin_range = range
 
 
+@quiet  # 1e300 in a float32 list is inf, silently, as PyTorch
 def _infer_array(data, exact=False):
     """The array for ``data`` with PyTorch's dtype inference (Python floats -> default float).
 
@@ -113,6 +115,7 @@ def _contains_numpy_scalars(data):
 _REQUIRES_GRAD_MSG = "Only Tensors of floating point and complex dtype can require gradients"
 
 
+@quiet  # a cast to a narrower dtype overflows to inf silently, as PyTorch
 def _finish(arr, dtype, requires_grad, copy):
     if dtype is not None:
         npd = _dt.to_dtype(dtype).np

@@ -19,6 +19,7 @@ import threading
 import numpy as np
 
 from . import _runtime
+from . import _fp_quiet
 
 MIN_PIECE = 1 << 17
 ENABLED = False  # set at import by the package root: NumPy's BLAS is OpenBLAS with a short idle spin
@@ -57,6 +58,9 @@ class _Worker:
 
     def _loop(self):
         _local.inside = True  # a split inside a split runs serially instead of waiting on itself
+        # Only npgrad's kernels run here: NumPy's error state (per thread) stays "ignore", as on the caller's
+        # thread while an op runs (npgrad._fp_quiet).
+        _fp_quiet.STATE.set(_fp_quiet.QUIET)
         while True:
             self._ready.acquire()
             fn, args = self._job

@@ -14,6 +14,7 @@ __all__ = [
 ]
 
 _builtin_bool, _builtin_int, _builtin_float = bool, int, float
+_INF = float("inf")
 
 
 class dtype:
@@ -107,13 +108,28 @@ def overflow_error(np_dtype):
     return RuntimeError(f"value cannot be converted to type {_VALUE_TYPES[np.dtype(np_dtype).name]} without overflow")
 
 
-def checked_fill_value(value, np_dtype):
+# The largest finite value of each narrower float dtype: PyTorch's checked conversion of a fill value refuses a
+# finite one beyond it (inf and NaN pass); float64 holds every Python float.
+_FLOAT_MAX = {2: 65504.0, 4: 3.4028234663852886e38}
+
+
+def checked_fill_value(value, np_dtype, setitem=False):
     """A Python scalar about to be written into a tensor of ``np_dtype``, checked as PyTorch checks it: a complex
-    one keeps its real part in a real tensor when its imaginary part is zero (for bool, any nonzero is True), and
-    an integer tensor takes no NaN or infinity; PyTorch refuses the rest as an overflow."""
-    kind = np.dtype(np_dtype).kind
+    one keeps its real part in a real tensor when its imaginary part is zero (for bool, any nonzero is True), an
+    integer tensor takes no NaN or infinity, and a float tensor no finite value beyond its range (fill_, full,
+    masked_fill: 1e5 into float16 raises; ``setitem``: PyTorch checks float32 items only, so 1e300 into float16
+    is inf and into float32 raises); PyTorch refuses the rest as an overflow."""
+    dt = np.dtype(np_dtype)
+    kind = dt.kind
     t = type(value)
-    if t is _builtin_int or t is _builtin_bool or t is _builtin_float and kind in "fc":  # the common writes
+    if t is _builtin_int or t is _builtin_bool:  # the common writes
+        return value
+    if kind == "f" and (t is _builtin_float or isinstance(value, np.floating)):
+        limit = _FLOAT_MAX.get(dt.itemsize) if not setitem or dt.itemsize == 4 else None
+        if limit is not None and limit < abs(value) < _INF:
+            raise overflow_error(np_dtype)
+        return value
+    if t is _builtin_float and kind == "c":
         return value
     if isinstance(value, (complex, np.complexfloating)) and kind != "c":
         if kind == "b":

@@ -347,7 +347,8 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _make(np.full(input._data.shape, fill_value, _like_dtype(input, dtype)), requires_grad)
+    npd = _like_dtype(input, dtype)
+    return _make(np.full(input._data.shape, _dt.checked_fill_value(fill_value, npd), npd), requires_grad)
 
 
 # -- random ----------------------------------------------------------------------------------------------------

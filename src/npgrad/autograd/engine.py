@@ -12,6 +12,7 @@ reduced to that input's shape and cast to its dtype here, in one place, so formu
 broadcast-shaped gradients.
 """
 import sys
+import threading
 import warnings
 import weakref
 from heapq import heappop, heappush
@@ -25,6 +26,7 @@ from .function import Function, _new_node, _type_name
 from .grad_mode import state as _grad_state
 from .views import refresh_view
 from .record import PROFILE_HOOK
+from .._fp_quiet import QUIET as _QUIET, STATE as _FP_STATE
 
 Tensor = None  # bound by _protocol.register_tensor_type (npgrad.tensor registers the class at import)
 
@@ -128,6 +130,11 @@ def _run_backward(roots, root_grads, keep_graph, create_graph, capture=None, acc
 
     prev_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
+    # The engine's sums of gradient contributions and the built-ins' kernels run with NumPy's floating-point
+    # flags ignored (inf + -inf is NaN, silently, as PyTorch: npgrad._fp_quiet); hooks and custom Functions'
+    # backward, the user's code, get the caller's state back (_user_code).
+    prev_caller, _caller_fp.state = getattr(_caller_fp, "state", None), _FP_STATE.get()
+    fp = _FP_STATE.set(_QUIET)
     check_nan = _anomaly.enabled()
     # The common case (plain backward of built-in ops, no hooks) runs inline below; anything unusual
     # goes through _run_node, which handles hooks, capture, user Functions and anomaly checks.
@@ -182,9 +189,27 @@ def _run_backward(roots, root_grads, keep_graph, create_graph, capture=None, acc
                 k += 1
     finally:
         _grad_state.enabled = prev_mode
+        _FP_STATE.reset(fp)
+        _caller_fp.state = prev_caller
     if captured is not None:
         return [captured[key] for key in capture]
     return None
+
+
+_caller_fp = threading.local()  # .state: NumPy's error state where the running backward was called
+
+
+def _user_code(fn, *args):
+    """``fn(*args)``, user code called from inside the engine (a hook, a custom Function's backward), with the
+    NumPy floating-point state of the backward's caller rather than the engine's quiet one."""
+    state = getattr(_caller_fp, "state", None)
+    if state is None:  # (outside a backward: the state is the caller's already)
+        return fn(*args)
+    fp = _FP_STATE.set(state)
+    try:
+        return fn(*args)
+    finally:
+        _FP_STATE.reset(fp)
 
 
 def _route(buffers, heap, node, k, nxt, g):
@@ -282,7 +307,7 @@ def _call_backward(node, grads, create_graph):
         grads = [g if g is None else T._wrap(np.asarray(g)) for g in grads]
     if node._materialize and None in grads:
         grads = _materialize(node, grads, True)
-    out = cls.backward(node, *grads)
+    out = _user_code(cls.backward, node, *grads)
     if type(out) is not tuple:
         out = (out,)
     n_in = len(node._fns)
@@ -375,7 +400,11 @@ def _accumulate_into(leaf, g, create_graph, may_keep=False):
             may_keep = _sole_owner(g, refs)
         leaf._grad = Tensor._wrap(g if may_keep else _owned_copy(g))
     elif old._grad_fn is None and old._data.shape == g.shape and old._data.flags.writeable:
-        np.add(old._data, g, out=old._data, casting="unsafe")
+        fp = _FP_STATE.set(_QUIET)  # (also called after a backward, by backward(inputs=...))
+        try:
+            np.add(old._data, g, out=old._data, casting="unsafe")
+        finally:
+            _FP_STATE.reset(fp)
     else:
         leaf._grad = old + Tensor._wrap(g)
 
@@ -432,7 +461,7 @@ def _run_pre_hooks(node, grads, create_graph):
     retains = []
     for index, fn in list(node._pre_hooks.values()):
         if index is None:
-            res = fn(tuple(None if g is None else _as_tensor(g) for g in grads))
+            res = _user_code(fn, tuple(None if g is None else _as_tensor(g) for g in grads))
             if res is not None:
                 grads = [None if r is None else _like_mode(r, create_graph) for r in res]
             continue
@@ -442,14 +471,14 @@ def _run_pre_hooks(node, grads, create_graph):
         g = grads[index]
         if g is None:
             continue
-        res = fn(_as_tensor(g))
+        res = _user_code(fn, _as_tensor(g))
         if res is not None:
             res = _like_mode(res, create_graph)
             _check_hook_result(fn, g, res)
             grads[index] = res
     for index, fn in retains:  # retain_grad sees the gradient after every other hook, as in PyTorch
         if grads[index] is not None:
-            fn(_as_tensor(grads[index]))
+            _user_code(fn, _as_tensor(grads[index]))
     return grads
 
 
@@ -466,8 +495,8 @@ def _check_hook_result(fn, old, new):
 def _run_post_hooks(node, in_grads, out_grads, create_graph):
     as_t = _as_tensor
     for fn in list(node._post_hooks.values()):
-        res = fn(tuple(None if g is None else as_t(g) for g in in_grads),
-                 tuple(None if g is None else as_t(g) for g in out_grads))
+        res = _user_code(fn, tuple(None if g is None else as_t(g) for g in in_grads),
+                         tuple(None if g is None else as_t(g) for g in out_grads))
         if res is not None:
             in_grads = tuple(None if r is None else _like_mode(r, create_graph) for r in res)
     return in_grads

@@ -12,6 +12,7 @@ from . import anomaly as _anomaly
 from .function import (INPLACE_EPOCH, NO_CTX, Function, _OutputRef, _new_node, _next_seq)
 from .grad_mode import state as _grad_state
 from .views import refresh_view as _refresh_view
+from .._fp_quiet import QUIET as _QUIET, STATE as _FP_STATE
 
 Tensor = None  # bound by _protocol.register_tensor_type (npgrad.tensor registers the class at import)
 _tracer = None  # set_tracer's function while a forward pass is being recorded (npgrad.onnx), else None
@@ -74,7 +75,11 @@ def _apply_op(cls, args):
                     record = True
                     break
     if not record or not _grad_state.enabled:
-        out = cls.forward(NO_CTX, *vals)
+        fp = _FP_STATE.set(_QUIET)  # inf and NaN silently, as PyTorch (see npgrad._fp_quiet)
+        try:
+            out = cls.forward(NO_CTX, *vals)
+        finally:
+            _FP_STATE.reset(fp)
         if _tracer is not None:  # an ONNX export is recording the forward pass (it runs under no_grad)
             return _tracer(cls, args, out)
         if type(out) is np.ndarray:  # T._wrap(out), inlined: the no_grad (inference) path of every op
@@ -154,7 +159,11 @@ def _apply_op(cls, args):
     # Numbered after its inputs' edges exist (a leaf's accumulator may have just been made): the
     # engine relies on every node being newer than the nodes it points to.
     node._seq = _next_seq()
-    out = cls.forward(node, *vals)
+    fp = _FP_STATE.set(_QUIET)
+    try:
+        out = cls.forward(node, *vals)
+    finally:
+        _FP_STATE.reset(fp)
     if type(out) is not tuple:
         if type(out) is not np.ndarray:
             out = _as_array_output(node, out)

@@ -107,6 +107,8 @@ def index_fill(input, dim, index, value):
             value = value._cast(_dt.from_numpy_dtype(input._data.dtype))
     elif isinstance(value, complex) and input._data.dtype.kind != "c":
         raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
+    else:
+        value = _dt.checked_fill_value(value, input._data.dtype)
     pos = _dim_positions(input, d, idx, "")
     return IndexFill.apply(input, value, pos, False)
 

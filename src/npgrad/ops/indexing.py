@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
+from .._fp_quiet import quiet
 from ..autograd.function import Op
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd import record as _record
@@ -285,6 +286,7 @@ class _SliceCopy(IndexPut):
     node_name = "torch::autograd::CopySlices"
 
 
+@quiet  # (the write casts: 1e300 into float32 is inf, silently, as PyTorch)
 def _setitem(self, index, value):
     from .inplace import check_inplace, rebase_after_inplace, bump_version, LEAF_MSG, VIEW_LEAF_MSG
     idx, advanced = convert_index(index)
@@ -293,7 +295,7 @@ def _setitem(self, index, value):
         if v._data.dtype != self._data.dtype:
             v = v._cast(_dt.from_numpy_dtype(self._data.dtype))
     else:
-        value = _dt.checked_fill_value(value, self._data.dtype)
+        value = _dt.checked_fill_value(value, self._data.dtype, setitem=True)
         v = np.asarray(value, dtype=self._data.dtype) if not isinstance(value, (int, float, bool)) else value
     recording = _grad_state.enabled and (self._requires_grad or (isinstance(v, Tensor) and v._requires_grad))
     try:

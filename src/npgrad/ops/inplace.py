@@ -10,6 +10,7 @@ requires grad (or a view of one) raise PyTorch's error.
 import numpy as np
 
 from .. import dtypes as _dt
+from .._fp_quiet import QUIET as _QUIET, STATE as _FP_STATE, quiet
 from ..autograd.function import Op, bump_version  # noqa: F401 (bump_version: used here and by families)
 from ..autograd import record as _record
 from ..autograd.record import DUAL_HOOK, relink_saved_output
@@ -50,6 +51,7 @@ def _requires_grad(args):
     return False
 
 
+@quiet  # (the write casts: 1e30 into float16 is inf, silently, as PyTorch)
 def _write(t, r):
     """Write result ``r`` into ``t``'s array, with PyTorch's shape and dtype rules for in-place ops."""
     dst, src = t._data, r._data
@@ -193,10 +195,13 @@ def _arith_inplace(rec):
         _check_cast(rt, self)
         if not d.flags.writeable:
             raise RuntimeError(_OVERLAP_MSG)
+        fp = _FP_STATE.set(_QUIET)  # inf and NaN silently, as PyTorch (npgrad._fp_quiet)
         try:
             ufunc(d, o, out=d, casting="unsafe")
         except ValueError:
             raise _shape_error(d.shape, np.shape(o)) from None
+        finally:
+            _FP_STATE.reset(fp)
         bump_version(self)
         return self
 

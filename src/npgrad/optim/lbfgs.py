@@ -2,6 +2,7 @@
 strong-Wolfe line search. One parameter group; ``step`` needs a closure that re-evaluates the loss."""
 import numpy as np
 
+from .. import _fp_quiet
 from ..autograd.grad_mode import enable_grad
 from ..ops.inplace import bump_version
 from ..tensor import Tensor
@@ -72,6 +73,16 @@ class LBFGS(Optimizer):
 
     def step(self, closure):
         """Run up to ``max_iter`` iterations; returns the loss ``closure`` gave at the starting point."""
+        # The search's own NumPy arithmetic runs with NumPy's floating-point flags ignored, as PyTorch (an
+        # overflowing dot product is inf, silently); the user's closure runs with the caller's state.
+        caller = _fp_quiet.STATE.get()
+        fp = _fp_quiet.STATE.set(_fp_quiet.QUIET)
+        try:
+            return self._search(closure, caller)
+        finally:
+            _fp_quiet.STATE.reset(fp)
+
+    def _search(self, closure, caller):
         group = self.param_groups[0]
         lr = group["lr"]
         if isinstance(lr, Tensor):  # PyTorch keeps a tensor lr as a 0-d tensor: so is the step size t then
@@ -81,8 +92,12 @@ class LBFGS(Optimizer):
         line_search_fn, history_size = group["line_search_fn"], group["history_size"]
 
         def evaluate():
-            with enable_grad():
-                return closure()
+            fp = _fp_quiet.STATE.set(caller)
+            try:
+                with enable_grad():
+                    return closure()
+            finally:
+                _fp_quiet.STATE.reset(fp)
 
         state = self.state[self._params[0]]
         state.setdefault("func_evals", 0)

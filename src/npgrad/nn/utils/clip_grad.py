@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from ..._fp_quiet import quiet
 from ...ops.inplace import bump_version
 from ...tensor import Tensor
 
@@ -14,6 +15,7 @@ def _grads(parameters):
     return [p.grad for p in parameters if p.grad is not None]
 
 
+@quiet  # an overflowing norm is inf (clip_grad_norm_'s error_if_nonfinite reports it), silently
 def _vector_norm(a, norm_type):
     if norm_type == math.inf:
         return np.max(np.abs(a)) if a.size else np.asarray(0, a.dtype)
