@@ -47,6 +47,8 @@ _BLOCK = 1 << 15
 class _Scratch:
     def __init__(self, n, dtype):
         self.y, self.c, self.t1, self.t2, self.t3, self.r = (np.empty(n, dtype) for _ in range(6))
+        self.b1, self.b2 = np.empty(n, np.bool_), np.empty(n, np.bool_)
+        self.m = np.empty(n, np.uint8)
 
 
 def _small_into(y, out, s):
@@ -227,14 +229,14 @@ _CDF_BLOCK = 1 << 17
 
 
 def _cdf32_block(x, out, s, gauss=None):
-    """out = Phi(x) for a float32 block; ``gauss`` (optional) receives exp(-x^2 / 2). 32 array passes, one exp."""
+    """out = Phi(x) for a float32 block; ``gauss`` (optional) receives exp(-x^2 / 2). ~30 array passes, one exp."""
     n = x.size
     t, q = s.t1[:n], s.t2[:n]
     e = s.y[:n] if gauss is None else gauss
     np.abs(x, out=t)
     t *= _CDF_P * _SQRT1_2
     t += 1.0
-    np.reciprocal(t, out=t)
+    np.divide(1.0, t, out=t)               # (np.reciprocal's float32 loop takes ~1.6x as long, same bits)
     np.multiply(t, _CDF_Q[9], out=q)
     for k in range(8, -1, -1):
         q += _CDF_Q[k]
@@ -244,9 +246,11 @@ def _cdf32_block(x, out, s, gauss=None):
     np.exp(e, out=e)                       # exp(-x^2 / 2); x^2 overflowing to inf gives 0, the limit
     q *= e                                 # h = Phi(-|x|), the lower side, with its relative accuracy
     # Phi = h + (1 + sign x) (1/2 - h): h itself (exactly) below zero, 1 - h above, 1/2 at zero. Arithmetic, not
-    # np.where or a masked ufunc: those take 7-20x a plain pass here. NaN's sign is NaN, so NaN stays NaN.
-    np.sign(x, out=t)
-    t += 1.0
+    # np.where or a masked ufunc: those take 7-20x a plain pass here. 1 + sign x is (x > 0) + (x >= 0), added
+    # as bytes: np.sign's float32 loop alone costs ~6 passes. NaN compares False (0), and h is NaN there.
+    np.add(np.greater(x, 0.0, out=s.b1[:n]).view(np.uint8), np.greater_equal(x, 0.0, out=s.b2[:n]).view(np.uint8),
+           out=s.m[:n])
+    np.copyto(t, s.m[:n])
     np.subtract(0.5, q, out=out)
     out *= t
     out += q
