@@ -3,8 +3,8 @@
 PyTorch computes overflow to inf, 0/0 and log(0) silently (``torch.tensor([0.]).log()`` is ``-inf`` with no
 warning), while NumPy, by default, warns ("RuntimeWarning: divide by zero encountered in log") from deep
 inside the kernel; under ``-W error`` or pytest's ``filterwarnings = error`` that warning is an exception.
-So an Op's forward and a built-in backward node run with NumPy's error state set to ignore, and the user's
-own state is put back after each: the caller's NumPy code warns (or raises) as the caller set it.
+So an Op's forward and the backward pass run with NumPy's error state set to ignore, and the user's own
+state is put back after each: the caller's NumPy code warns (or raises) as the caller set it.
 
 ``STATE.set(QUIET)`` returns a token for ``STATE.reset(token)`` and ``STATE.get()`` the state now, like a
 ``contextvars.ContextVar`` (which it is on NumPy 2, where the error state lives in one; ~0.1 us the set/reset
@@ -41,14 +41,20 @@ except ImportError:  # NumPy 1.x
     QUIET = 0  # the error mask: every category "ignore"
 
 
+def call_with(state, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` under NumPy error state ``state`` (QUIET, or a caller's from ``STATE.get()``),
+    the state before put back afterwards."""
+    fp = STATE.set(state)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        STATE.reset(fp)
+
+
 def quiet(fn):
     """``fn`` run with NumPy's floating-point flags ignored (npgrad's own array code outside an Op: a cast
-    while a tensor is built or written, a norm), the caller's state back afterwards."""
+    while a tensor is built or written, a norm, an optimizer update), the caller's state back afterwards."""
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        fp = STATE.set(QUIET)
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            STATE.reset(fp)
+        return call_with(QUIET, fn, *args, **kwargs)
     return run

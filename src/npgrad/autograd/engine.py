@@ -26,7 +26,7 @@ from .function import Function, _new_node, _type_name
 from .grad_mode import state as _grad_state
 from .views import refresh_view
 from .record import PROFILE_HOOK
-from .._fp_quiet import QUIET as _QUIET, STATE as _FP_STATE
+from .._fp_quiet import QUIET as _QUIET, STATE as _FP_STATE, call_with as _call_with
 
 Tensor = None  # bound by _protocol.register_tensor_type (npgrad.tensor registers the class at import)
 
@@ -205,11 +205,7 @@ def _user_code(fn, *args):
     state = getattr(_caller_fp, "state", None)
     if state is None:  # (outside a backward: the state is the caller's already)
         return fn(*args)
-    fp = _FP_STATE.set(state)
-    try:
-        return fn(*args)
-    finally:
-        _FP_STATE.reset(fp)
+    return _call_with(state, fn, *args)
 
 
 def _route(buffers, heap, node, k, nxt, g):
@@ -400,11 +396,7 @@ def _accumulate_into(leaf, g, create_graph, may_keep=False):
             may_keep = _sole_owner(g, refs)
         leaf._grad = Tensor._wrap(g if may_keep else _owned_copy(g))
     elif old._grad_fn is None and old._data.shape == g.shape and old._data.flags.writeable:
-        fp = _FP_STATE.set(_QUIET)  # (also called after a backward, by backward(inputs=...))
-        try:
-            np.add(old._data, g, out=old._data, casting="unsafe")
-        finally:
-            _FP_STATE.reset(fp)
+        np.add(old._data, g, out=old._data, casting="unsafe")
     else:
         leaf._grad = old + Tensor._wrap(g)
 
@@ -582,7 +574,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     for t, g in zip(inputs, got):
         if g is None:
             continue
-        _accumulate_into(t, g, create_graph)
+        _call_with(_QUIET, _accumulate_into, t, g, create_graph)  # (inf + -inf: NaN silently, as in a backward)
         if t._grad_fn is None:  # a leaf: its post-accumulate hooks run as in a full backward
             acc = t._grad_accumulator()
             if acc._post_hooks:

@@ -75,12 +75,7 @@ class LBFGS(Optimizer):
         """Run up to ``max_iter`` iterations; returns the loss ``closure`` gave at the starting point."""
         # The search's own NumPy arithmetic runs with NumPy's floating-point flags ignored, as PyTorch (an
         # overflowing dot product is inf, silently); the user's closure runs with the caller's state.
-        caller = _fp_quiet.STATE.get()
-        fp = _fp_quiet.STATE.set(_fp_quiet.QUIET)
-        try:
-            return self._search(closure, caller)
-        finally:
-            _fp_quiet.STATE.reset(fp)
+        return _fp_quiet.call_with(_fp_quiet.QUIET, self._search, closure, _fp_quiet.STATE.get())
 
     def _search(self, closure, caller):
         group = self.param_groups[0]
@@ -92,12 +87,8 @@ class LBFGS(Optimizer):
         line_search_fn, history_size = group["line_search_fn"], group["history_size"]
 
         def evaluate():
-            fp = _fp_quiet.STATE.set(caller)
-            try:
-                with enable_grad():
-                    return closure()
-            finally:
-                _fp_quiet.STATE.reset(fp)
+            with enable_grad():
+                return _fp_quiet.call_with(caller, closure)
 
         state = self.state[self._params[0]]
         state.setdefault("func_evals", 0)

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _parallel
 from .. import dtypes as _dt
-from .._fp_quiet import QUIET as _QUIET, STATE as _FP_STATE
+from .._fp_quiet import quiet
 from ..autograd.grad_mode import enable_grad
 from ..autograd.hooks import RemovableHandle
 from ..ops.inplace import bump_version
@@ -137,14 +137,11 @@ def run_update(kernel, param, arrays, scratch, *args):
     ``arrays`` are same-shaped arrays (the parameter's first); ``tmp(slot)`` gives a scratch array
     shaped like the piece being updated. Large contiguous parameters go through in chunks.
     """
-    fp = _FP_STATE.set(_QUIET)  # an update's inf and NaN silently, as PyTorch (npgrad._fp_quiet)
-    try:
-        _run_update(kernel, arrays, scratch, *args)
-    finally:
-        _FP_STATE.reset(fp)
+    _run_update(kernel, arrays, scratch, *args)
     bump_version(param)
 
 
+@quiet  # an update's inf and NaN silently, as PyTorch
 def _run_update(kernel, arrays, scratch, *args):
     first = arrays[0]
     if first.dtype.kind == "c":
