@@ -6,14 +6,13 @@ import warnings
 import numpy as np
 
 from . import dtypes as _dt
-from ._fp_quiet import quiet
+from ._fp_quiet import QUIET, call_with, quiet
 from .tensor import Tensor, _check_device
 
 _builtin_range = range
 
 
-@quiet  # 1e300 in a float32 list is inf, silently, as PyTorch
-def _infer_array(data, exact=False):
+def _infer(data, exact=False):
     """The array for ``data`` with PyTorch's dtype inference (Python floats -> default float).
 
     ``exact``: a dtype was asked for, so Python numbers keep full precision until that final cast
@@ -36,7 +35,7 @@ def _infer_array(data, exact=False):
     if t is complex:
         return np.asarray(data, np.complex128 if exact else _dt.default_complex_dtype().np)
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
-        parts = [_infer_array(x, exact) for x in data]
+        parts = [_infer(x, exact) for x in data]
         arr = np.array(parts)
     elif not isinstance(data, (list, tuple, _builtin_range)):
         if t is str:
@@ -112,15 +111,17 @@ def _contains_numpy_scalars(data):
     return isinstance(data, (np.generic, np.ndarray))
 
 
+# 1e300 in a float32 list is inf, silently, as PyTorch: quiet once per call, not per nested element.
+_infer_array = quiet(_infer)
+
 _REQUIRES_GRAD_MSG = "Only Tensors of floating point and complex dtype can require gradients"
 
 
-@quiet  # a cast to a narrower dtype overflows to inf silently, as PyTorch
 def _finish(arr, dtype, requires_grad, copy):
     if dtype is not None:
         npd = _dt.to_dtype(dtype).np
         if arr.dtype != npd:
-            arr = arr.astype(npd)
+            arr = call_with(QUIET, arr.astype, npd)  # a narrowing cast overflows to inf silently, as PyTorch
             copy = False
     if copy:
         arr = arr.copy()

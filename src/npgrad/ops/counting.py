@@ -6,6 +6,7 @@ returns plain tensors.
 import numpy as np
 
 from .. import dtypes as _dt
+from .._fp_quiet import quiet
 from ..tensor import Tensor
 from ._dims import canon_dim
 from ._registry import op
@@ -96,6 +97,7 @@ def bincount(input, weights=None, minlength=0):
 
 
 @op()
+@quiet  # a range near the dtype's limits overflows to inf (handled below) silently, as PyTorch
 def histc(input, bins=100, min=0, max=0):  # noqa: A002 - PyTorch's argument names
     x = input._data
     if x.dtype.kind != "f":
@@ -112,15 +114,14 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002 - PyTorch's argument nam
         raise RuntimeError(f"torch.histc: range of [{_num(lo)}, {_num(hi)}] is not finite")
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
-    with np.errstate(over="ignore"):  # a range near the dtype's limits: inf, handled below, as PyTorch silently
-        if not np.isfinite(np.subtract(hi, lo, dtype=x.dtype)):
-            # The range's width overflows the input's dtype (float32 [-3e38, 3e38]): PyTorch counts nothing
-            return _wrap(np.zeros(bins, np.int64), x.dtype)
-        flat = x.reshape(-1)
-        flat = flat[(flat >= lo) & (flat <= hi)]  # NaN and out-of-range values are not counted
-        # PyTorch's evenly spaced bins: the index is interpolated in the input's precision, the right edge
-        # belongs to the last bin (as does a product (x - min) * bins that overflows to inf).
-        pos = np.minimum((flat - lo) * dt(bins) / (hi - lo), dt(bins - 1)).astype(np.int64)
+    if not np.isfinite(np.subtract(hi, lo, dtype=x.dtype)):
+        # The range's width overflows the input's dtype (float32 [-3e38, 3e38]): PyTorch counts nothing
+        return _wrap(np.zeros(bins, np.int64), x.dtype)
+    flat = x.reshape(-1)
+    flat = flat[(flat >= lo) & (flat <= hi)]  # NaN and out-of-range values are not counted
+    # PyTorch's evenly spaced bins: the index is interpolated in the input's precision, the right edge
+    # belongs to the last bin (as does a product (x - min) * bins that overflows to inf).
+    pos = np.minimum((flat - lo) * dt(bins) / (hi - lo), dt(bins - 1)).astype(np.int64)
     return _wrap(np.bincount(pos, minlength=bins), x.dtype)
 
 
