@@ -9,7 +9,8 @@ _BLAS_SPIN_SHORT = _process_tuning.tune_blas_spin()
 from . import dtypes as _dtypes
 from .dtypes import (dtype, float16, float32, float64, int8, int16, int32, int64, uint8, bool, half, float,  # noqa: A004
                      double, short, int, long, complex64, complex128, cfloat, cdouble, get_default_dtype, set_default_dtype, promote_types, result_type,
-                     can_cast)
+                     can_cast, bfloat16, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu,
+                     is_autocast_enabled, get_autocast_dtype, set_autocast_enabled, set_autocast_dtype)
 from .tensor import Tensor, Size, Device as device  # noqa: F401
 from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode  # noqa: F401
 from .autograd import is_inference_mode_enabled  # noqa: F401

@@ -119,7 +119,7 @@ _REQUIRES_GRAD_MSG = "Only Tensors of floating point and complex dtype can requi
 
 def _finish(arr, dtype, requires_grad, copy):
     if dtype is not None:
-        npd = _dt.to_dtype(dtype).np
+        npd = _dt.note_dtype(_dt.to_dtype(dtype).np)
         if arr.dtype != npd:
             arr = call_with(QUIET, arr.astype, npd)  # a narrowing cast overflows to inf silently, as PyTorch
             copy = False
@@ -127,7 +127,7 @@ def _finish(arr, dtype, requires_grad, copy):
         arr = arr.copy()
     t = Tensor._wrap(arr)
     if requires_grad:
-        if arr.dtype.kind not in "fc":
+        if arr.dtype.kind not in "fc" and arr.dtype not in _dt.LOW_PRECISION_NP:
             raise RuntimeError(_REQUIRES_GRAD_MSG)
         t._requires_grad = True
     return t

@@ -3,6 +3,9 @@
 The numbers are NumPy's (npgrad's dtypes are NumPy's), handed out as Python floats and ints like
 PyTorch's. A complex dtype reports the limits of its real and imaginary parts, as in PyTorch.
 """
+import math
+
+import ml_dtypes
 import numpy as np
 
 from . import dtypes as _dt
@@ -33,14 +36,17 @@ class finfo:
         if not d.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")
-        info = np.finfo(d.np)
+        low = d.np in _dt.LOW_PRECISION_NP  # bfloat16 and float8: ml_dtypes' finfo
+        info = ml_dtypes.finfo(d.np) if low else np.finfo(d.np)
         self.bits = int(info.bits)
-        self.eps = float(info.eps)
+        # PyTorch's epsilon for float8_e5m2fnuz is 2**-3 (ml_dtypes': 2**-2, one mantissa step above 1)
+        self.eps = 0.125 if d.name == "float8_e5m2fnuz" else float(info.eps)
         self.max = float(info.max)
         self.min = float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
         # 10**-precision computed in Python: NumPy's float16 resolution is a float16 (0.0010004...), not 0.001
-        self.resolution = 10.0 ** -int(info.precision)
+        # (for ml_dtypes' types: 10**-digits10, the decimal digits the mantissa always holds, as PyTorch's)
+        self.resolution = 10.0 ** -(int(info.nmant * math.log10(2)) if low else int(info.precision))
         self.dtype = d.name
 
     def __eq__(self, other):

@@ -149,8 +149,8 @@ def _nested(arr, indent, summarize, fmt):
 
 
 def _body(arr, indent):
-    if arr.dtype == np.float16:
-        arr = arr.astype(np.float32)  # as PyTorch: half values are formatted through float
+    if arr.dtype == np.float16 or arr.dtype in _dt.LOW_PRECISION_NP:
+        arr = arr.astype(np.float32)  # as PyTorch: half, bfloat16 and float8 values are formatted through float
     summarize = arr.size > _OPTS.threshold
     fmt = (_ComplexFormatter if arr.dtype.kind == "c" else _Formatter)(_summarized(arr) if summarize else arr)
     return _nested(arr, indent, summarize, fmt)

@@ -4,13 +4,20 @@ A ``dtype`` wraps a NumPy dtype. Promotion follows PyTorch rather than NumPy whe
 an integer tensor combined with a float keeps (or takes) a float type instead of widening to
 float64, and 0-d tensors and Python scalars only decide the result's *category*
 (bool < integer < floating < complex), not its width.
+
+bfloat16 and the float8 formats come from ``ml_dtypes`` (NumPy dtypes of kind ``V``, float8_e5m2's ``f``: code
+asks ``LOW_PRECISION_NP`` or the npgrad dtype, not ``np.dtype.kind``, whether an array holds them). PyTorch promotes bfloat16 like any float (with
+float16 it meets at float32) and refuses to promote a float8 type with anything but itself.
 """
+import ml_dtypes
 import numpy as np
 
 __all__ = [
     "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool",
+    "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
     "half", "float", "double", "short", "int", "long", "complex64", "complex128", "cfloat", "cdouble",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast",
+    "is_autocast_enabled", "get_autocast_dtype", "set_autocast_enabled", "set_autocast_dtype",
 ]
 
 _builtin_bool, _builtin_int, _builtin_float = bool, int, float
@@ -27,7 +34,8 @@ class dtype:
         self.np = np.dtype(np_dtype)
         self.is_floating_point = category == 2
         self.is_complex = category == 3
-        self.is_signed = self.np.kind in "fic"
+        # ml_dtypes' types are kind "V": every one is signed but the exponent-only float8_e8m0fnu
+        self.is_signed = self.np.kind in "fic" or (category == 2 and name != "float8_e8m0fnu")
         self.itemsize = self.np.itemsize
         self._category = category  # 0 bool, 1 integer, 2 floating, 3 complex
 
@@ -72,14 +80,39 @@ uint8 = dtype("uint8", np.uint8, 1)
 bool = dtype("bool", np.bool_, 0)  # noqa: A001 - PyTorch spells it npgrad.bool
 complex64 = dtype("complex64", np.complex64, 3)
 complex128 = dtype("complex128", np.complex128, 3)
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, 2)
+float8_e4m3fn = dtype("float8_e4m3fn", ml_dtypes.float8_e4m3fn, 2)
+float8_e5m2 = dtype("float8_e5m2", ml_dtypes.float8_e5m2, 2)
+float8_e4m3fnuz = dtype("float8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz, 2)
+float8_e5m2fnuz = dtype("float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz, 2)
+float8_e8m0fnu = dtype("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu, 2)
 
 half, float, double = float16, float32, float64  # noqa: A001 - PyTorch aliases
 short, int, long = int16, int32, int64  # noqa: A001
 cfloat, cdouble = complex64, complex128
 
-_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool, complex64, complex128)
+_FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+# The reduced-precision floats NumPy has no arithmetic of its own for: npgrad's ops compute them in float32 and
+# round the result once, as PyTorch's CPU kernels do (ops/_lowp.py).
+LOW_PRECISION_NP = frozenset([bfloat16.np] + [d.np for d in _FLOAT8])
+# Set once a reduced-precision dtype is first asked for (a cast, a factory, ``tensor(..., dtype=)``): ops/_lowp.py
+# then installs its op hook (``_LOW_LISTENERS``); a program that never uses one never pays for it.
+_LOW_USED = [False]
+_LOW_LISTENERS = []
+
+
+def note_dtype(np_dtype):
+    """Called where a tensor of ``np_dtype`` is about to be made: arms reduced-precision arithmetic."""
+    if not _LOW_USED[0] and np_dtype in LOW_PRECISION_NP:
+        _LOW_USED[0] = True
+        for fn in _LOW_LISTENERS:
+            fn()
+    return np_dtype
+
+
+_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool, complex64, complex128, bfloat16) + _FLOAT8
 # float16's complex partner (PyTorch's complex32) has no NumPy type: half precision widens to complex64.
-_TO_COMPLEX = {"float16": complex64, "float32": complex64, "float64": complex128, "complex64": complex64,
+_TO_COMPLEX = {"float16": complex64, "bfloat16": complex64, "float32": complex64, "float64": complex128, "complex64": complex64,
                "complex128": complex128}
 _TO_REAL = {"complex64": float32, "complex128": float64}
 _FROM_NP = {d.np: d for d in _ALL}
@@ -90,7 +123,9 @@ _FROM_PY = {_builtin_float: float64, _builtin_int: int64, _builtin_bool: bool, c
 # The C++ scalar-type names PyTorch's messages use ("not implemented for 'Float'").
 _SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char", "int16": "Short",
                  "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
-                 "complex128": "ComplexDouble"}
+                 "complex128": "ComplexDouble", "bfloat16": "BFloat16", "float8_e4m3fn": "Float8_e4m3fn",
+                 "float8_e5m2": "Float8_e5m2", "float8_e4m3fnuz": "Float8_e4m3fnuz",
+                 "float8_e5m2fnuz": "Float8_e5m2fnuz", "float8_e8m0fnu": "Float8_e8m0fnu"}
 
 
 def scalar_name(d):
@@ -101,7 +136,7 @@ def scalar_name(d):
 
 # The C++ value types PyTorch names when a scalar does not fit a dtype ("cannot be converted to type int64_t").
 _VALUE_TYPES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "int8_t", "int16": "int16_t",
-                "int32": "int", "int64": "int64_t", "uint8": "uint8_t", "bool": "bool"}
+                "int32": "int", "int64": "int64_t", "uint8": "uint8_t", "bool": "bool", "bfloat16": "c10::BFloat16"}
 
 
 def overflow_error(np_dtype):
@@ -197,6 +232,9 @@ def promote_types(a, b):
     a, b = to_dtype(a), to_dtype(b)
     if a is b:
         return a
+    if a in _FLOAT8 or b in _FLOAT8:
+        raise RuntimeError("Promotion for Float8 Types is not supported, attempted to promote "
+                           f"{_SCALAR_NAMES[a.name]} and {_SCALAR_NAMES[b.name]}")
     if 3 in (a._category, b._category):
         wide = complex128 in (a, b) or float64 in (a, b)
         return complex128 if wide else complex64
@@ -273,3 +311,42 @@ def result_np_dtype(a, b):
 def can_cast(from_, to):
     """PyTorch's can_cast: no casting to a lower category (complex -> float, float -> int, int -> bool)."""
     return to_dtype(from_)._category <= to_dtype(to)._category
+
+
+# Autocast's per-device state ([enabled, dtype]), kept on the ground floor so that the operators can read it.
+# ``_AUTOCAST_LISTENERS`` are told of every change (ops/_lowp.py arms its op hook only while it is needed).
+_AUTOCAST = {"cpu": [False, bfloat16], "cuda": [False, float16]}
+_AUTOCAST_LISTENERS = []
+
+
+def _autocast_entry(device_type):
+    if not isinstance(device_type, str):
+        raise TypeError(f"is_autocast_enabled(): argument 'device_type' (position 1) must be str, not "
+                        f"{type(device_type).__name__}")
+    e = _AUTOCAST.get(device_type)
+    if e is None:
+        raise RuntimeError("Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, "
+                           "maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of "
+                           f"device string: {device_type}")
+    return e
+
+
+def is_autocast_enabled(device_type="cuda"):
+    """Whether autocast is on for ``device_type`` (with no argument, CUDA's, as PyTorch answers)."""
+    return _AUTOCAST.get(device_type, _autocast_entry(device_type))[0]
+
+
+def get_autocast_dtype(device_type):
+    return _autocast_entry(device_type)[1]
+
+
+def set_autocast_enabled(device_type, enabled):
+    _autocast_entry(device_type)[0] = _builtin_bool(enabled)
+    for fn in _AUTOCAST_LISTENERS:
+        fn()
+
+
+def set_autocast_dtype(device_type, dtype):
+    _autocast_entry(device_type)[1] = to_dtype(dtype)
+    for fn in _AUTOCAST_LISTENERS:
+        fn()

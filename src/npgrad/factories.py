@@ -97,7 +97,7 @@ def _is_int(v):
 
 
 def _float_dtype(dtype):
-    return _dt.get_default_dtype().np if dtype is None else _dt.to_dtype(dtype).np
+    return _dt.get_default_dtype().np if dtype is None else _dt.note_dtype(_dt.to_dtype(dtype).np)
 
 
 def _make(arr, requires_grad, out=None):
@@ -236,7 +236,7 @@ def _scalar_dtype(value):
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     _check_device(device)
-    npd = _scalar_dtype(fill_value) if dtype is None else _dt.to_dtype(dtype).np
+    npd = _scalar_dtype(fill_value) if dtype is None else _dt.note_dtype(_dt.to_dtype(dtype).np)
     fill_value = _dt.checked_fill_value(fill_value, npd)
     return _make(np.full(_size((size,)) if not isinstance(size, int) else (size,), fill_value, npd),
                  requires_grad, out)
@@ -262,7 +262,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         npd = np.int64 if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals) \
             else _dt.get_default_dtype().np
     else:
-        npd = _dt.to_dtype(dtype).np
+        npd = _dt.note_dtype(_dt.to_dtype(dtype).np)
         if npd == np.bool_:
             raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     n = int(math.ceil((end - start) / step))
@@ -360,10 +360,10 @@ def _random_float(draw, size, dtype, kernel="check_uniform_bounds", complex_scal
         part = npd.type(0).real.dtype
         z = draw(tuple(size) + (2,), part).view(npd)[..., 0]
         return z * npd.type(complex_scale) if complex_scale != 1.0 else z
-    if npd.kind != "f":
+    if npd.kind != "f" and npd not in _dt.LOW_PRECISION_NP:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dt.scalar_name(npd)}'")
-    if npd == np.float16:
-        return draw(size, np.float32).astype(np.float16)
+    if npd == np.float16 or npd in _dt.LOW_PRECISION_NP:
+        return draw(size, np.float32).astype(npd)
     return draw(size, npd)
 
 

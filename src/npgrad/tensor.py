@@ -10,6 +10,7 @@ import weakref
 import numpy as np
 
 from . import dtypes as _dt
+from .dtypes import LOW_PRECISION_NP as _LOWP
 from ._layout import strided as _strided
 from .autograd import engine as _engine
 from .autograd import _protocol
@@ -151,16 +152,16 @@ class Tensor:
 
     @property
     def is_floating_point_(self):  # pragma: no cover - kept out of the public API
-        return self._data.dtype.kind == "f"
+        return self._data.dtype.kind == "f" or self._data.dtype in _LOWP
 
     def is_floating_point(self):
-        return self._data.dtype.kind == "f"
+        return self._data.dtype.kind == "f" or self._data.dtype in _LOWP
 
     def is_complex(self):
         return self._data.dtype.kind == "c"
 
     def is_signed(self):
-        return self._data.dtype.kind in "fic"
+        return _dt.from_numpy_dtype(self._data.dtype).is_signed
 
     def is_contiguous(self, memory_format=None):
         return self._data.flags.c_contiguous
@@ -193,7 +194,7 @@ class Tensor:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                 "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
-        if value and self._data.dtype.kind not in "fc":
+        if value and self._data.dtype.kind not in "fc" and self._data.dtype not in _LOWP:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = value
 
@@ -314,9 +315,12 @@ class Tensor:
     def item(self):
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
-        return self._data.item() if self._data.ndim == 0 else self._data.reshape(()).item()
+        v = self._data.item() if self._data.ndim == 0 else self._data.reshape(()).item()
+        return float(v) if self._data.dtype in _LOWP else v  # (ml_dtypes' item() is its own scalar type)
 
     def tolist(self):
+        if self._data.dtype in _LOWP:
+            return self._data.astype(np.float32).tolist()
         return self._data.tolist()
 
     def numpy(self, force=False):
@@ -328,9 +332,13 @@ class Tensor:
             bit, fix = ("conjugate", "resolve_conj") if d.get("_is_conj") else ("negative", "resolve_neg")
             raise RuntimeError(f"Can't call numpy() on Tensor that has {bit} bit set. Use tensor.{fix}().numpy() "
                                "instead.")
+        if self._data.dtype in _LOWP:  # NumPy has no such type: PyTorch refuses (convert with .float() first)
+            raise TypeError(f"Got unsupported ScalarType {_dt.scalar_name(self._data.dtype)}")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        if self._data.dtype in _LOWP:
+            raise TypeError(f"Got unsupported ScalarType {_dt.scalar_name(self._data.dtype)}")
         if dtype is not None and dtype != self._data.dtype:
             return self._data.astype(dtype)
         return self._data.copy() if copy else self._data
@@ -366,7 +374,8 @@ class Tensor:
     def _python_scalar(self):
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        return self._data.reshape(()).item()
+        v = self._data.reshape(()).item()
+        return float(v) if self._data.dtype in _LOWP else v
 
     def __float__(self):
         return float(self._real_scalar("double"))
@@ -446,7 +455,7 @@ class Tensor:
     def _cast(self, dtype, copy=False):
         if dtype.np == self._data.dtype and not copy:
             return self
-        return _protocol.cast(self, dtype.np)  # ops' ToCopy, registered with autograd
+        return _protocol.cast(self, _dt.note_dtype(dtype.np))  # ops' ToCopy, registered with autograd
 
     def type(self, dtype=None, non_blocking=False):
         if dtype is None:
@@ -467,6 +476,9 @@ class Tensor:
 
     def half(self):
         return self._cast(_dt.float16)
+
+    def bfloat16(self):
+        return self._cast(_dt.bfloat16)
 
     def long(self):
         return self._cast(_dt.int64)
@@ -596,7 +608,11 @@ _LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTe
                       "float16": "torch.HalfTensor", "int64": "torch.LongTensor", "int32": "torch.IntTensor",
                       "int16": "torch.ShortTensor", "int8": "torch.CharTensor", "uint8": "torch.ByteTensor",
                       "bool": "torch.BoolTensor", "complex64": "torch.ComplexFloatTensor",
-                      "complex128": "torch.ComplexDoubleTensor"}
+                      "complex128": "torch.ComplexDoubleTensor", "bfloat16": "torch.BFloat16Tensor",
+                      "float8_e4m3fn": "torch.Float8_e4m3fnTensor", "float8_e5m2": "torch.Float8_e5m2Tensor",
+                      "float8_e4m3fnuz": "torch.Float8_e4m3fnuzTensor",
+                      "float8_e5m2fnuz": "torch.Float8_e5m2fnuzTensor",
+                      "float8_e8m0fnu": "torch.Float8_e8m0fnuTensor"}
 
 # How PyTorch's messages name dtypes: the C type, and the scalar type.
 _C_TYPE_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "int64": "long int", "int32": "int",

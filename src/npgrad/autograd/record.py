@@ -13,6 +13,7 @@ from .function import (INPLACE_EPOCH, NO_CTX, Function, _OutputRef, _new_node, _
 from .grad_mode import state as _grad_state
 from .views import refresh_view as _refresh_view
 from .._fp_quiet import QUIET as _QUIET, STATE as _FP_STATE
+from ..dtypes import LOW_PRECISION_NP as _LOWP_NP
 
 Tensor = None  # bound by _protocol.register_tensor_type (npgrad.tensor registers the class at import)
 _tracer = None  # set_tracer's function while a forward pass is being recorded (npgrad.onnx), else None
@@ -38,6 +39,9 @@ FUNCTION_HOOK = []
 # The profiler (autograd/profiler.py) fills this while it records: [0] takes over ``_apply_op`` to time the
 # op as an event, [1] runs an engine node as one. Empty otherwise: an op pays one truth test, as for DUAL_HOOK.
 PROFILE_HOOK = []
+# ops/_lowp.py fills this once a bfloat16/float8 dtype is used or while autocast is on: [0] returns the Op class
+# to run instead of ``cls`` (its float32-computing form). Empty otherwise: an op pays one truth test.
+LOWP_HOOK = []
 
 
 def _apply_op(cls, args):
@@ -46,6 +50,8 @@ def _apply_op(cls, args):
         return PROFILE_HOOK[0](cls, args)
     if DUAL_HOOK:
         return DUAL_HOOK[0](cls, args)
+    if LOWP_HOOK:
+        cls = LOWP_HOOK[0](cls, args)
     T = Tensor
     record = False
     n = len(args)
@@ -178,7 +184,7 @@ def _apply_op(cls, args):
             result = T._wrap(out, node)
             _mark_complex(node)
         else:
-            result = T._wrap(out)
+            result = T._wrap(out, node) if out.dtype in _LOWP_NP else T._wrap(out)
         saved = node._saved
         if saved is not None:
             # _fix_saved's commonest single-output cases, inlined (one frame fewer per op): a unary op that
@@ -258,7 +264,7 @@ def _wrap_outputs(node, out):
         if type(o) is not np.ndarray:
             o = _as_array_output(node, o)
         kind = o.dtype.kind
-        diff = kind in "fc" and not any(o is nd for nd in non_diff)
+        diff = (kind in "fc" or o.dtype in _LOWP_NP) and not any(o is nd for nd in non_diff)
         if diff and kind == "c":
             _mark_complex(node)
         res.append(T._wrap(o, node, i) if diff else T._wrap(o))

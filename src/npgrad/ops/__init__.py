@@ -10,6 +10,7 @@ from . import softmax  # noqa: F401,E402
 from . import complex_math  # noqa: F401,E402  (eager: Tensor.real/.imag are properties)
 from . import inplace  # noqa: F401  (after the families: it makes their in-place variants)
 from . import tensor_attrs  # noqa: F401,E402  (Tensor properties: they cannot be lazy method stubs)
+from . import _lowp  # noqa: F401,E402  (bfloat16/float8 computed in float32, and CPU autocast: one op hook)
 from ._lazy_index import LAZY_METHODS, LAZY_NAMES
 
 # What autograd needs from the operators (see autograd/_protocol.py).

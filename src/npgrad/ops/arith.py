@@ -277,7 +277,7 @@ def promote(a, b):
     kind = a._data.dtype.kind
     tv = type(v)
     if tv is float:
-        if kind != "f" and kind != "c":
+        if kind != "f" and kind != "c" and a._data.dtype not in _dt.LOW_PRECISION_NP:
             a = a._cast(_dt.get_default_dtype())
     elif tv is int:
         if kind == "b":

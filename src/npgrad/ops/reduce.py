@@ -120,7 +120,7 @@ def _reduced(shape, dims, keepdim):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         input = input._cast(_dt.to_dtype(dtype))
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fc" and input._data.dtype not in _dt.LOW_PRECISION_NP:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
                            f"or complex dtype. Got: {_dt.scalar_name(input._data.dtype)}")
     dims = canon_dims(dim, input._data.ndim)
@@ -471,7 +471,7 @@ def _mean_keep(x, dims):
 def _var_args(name, input, dim, unbiased, keepdim, correction):
     if isinstance(dim, bool):  # var(x, unbiased) positional form
         unbiased, dim = dim, None
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fc" and input._data.dtype not in _dt.LOW_PRECISION_NP:
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims, c = canon_dims(dim, input._data.ndim), _correction(unbiased, correction)
     kept = 1  # PyTorch's reduction factor: input numel over output numel (0 for an empty input)
@@ -607,7 +607,7 @@ def _norm_np(x, p, dims, keepdim):
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         input = input._cast(_dt.to_dtype(dtype))
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fc" and input._data.dtype not in _dt.LOW_PRECISION_NP:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_dt.scalar_name(input._data.dtype)}")
     if p == "fro" or p is None:

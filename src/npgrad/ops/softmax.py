@@ -148,7 +148,7 @@ def _prepare(input, dim, dtype, name):
         dim = implicit_dim(name, input.dim())
     if dtype is not None:
         input = input._cast(_dt.to_dtype(dtype))
-    elif input._data.dtype.kind != "f":
+    elif input._data.dtype.kind != "f" and input._data.dtype not in _dt.LOW_PRECISION_NP:
         last = canon_dim(dim, max(input._data.ndim, 1)) == max(input._data.ndim, 1) - 1
         err = NotImplementedError if input._data.dtype.kind == "c" else RuntimeError
         raise err(f'"{name}_{"lastdim_" if last or input._data.dtype.kind != "c" else ""}kernel_impl" not implemented '

@@ -191,7 +191,7 @@ def _make(name, fn, saves, deriv, keeps_int):
 
     def unary(input):
         kind = input._data.dtype.kind
-        if kind != "f":
+        if kind != "f" and input._data.dtype not in _dt.LOW_PRECISION_NP:
             if kind == "c":
                 if name in _COMPLEX_REFUSED:
                     raise _COMPLEX_REFUSED[name]()

@@ -33,7 +33,7 @@ def _float(x, fn):
     """The input of a floating-point-only activation, with PyTorch's errors for anything else."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
-    if x._data.dtype.kind != "f":
+    if x._data.dtype.kind != "f" and x._data.dtype not in _dt.LOW_PRECISION_NP:
         raise NotImplementedError(f'"{_KERNELS.get(fn, fn + "_cpu")}" not implemented for '
                                   f"'{_dt.scalar_name(x._data.dtype)}'")
     return x

@@ -98,7 +98,7 @@ def linear(input, weight, bias=None):
             if len(bs) > 1:  # a bias per row: the Op's bias gradient is a column sum, so add it outside
                 out = linear(input, weight) + bias
                 return out.reshape(out_shape) if out.shape != out_shape else out
-    if input._data.dtype.kind not in "fc":  # integer products: PyTorch has no gradient for them
+    if input._data.dtype.kind not in "fc" and input._data.dtype not in _dt.LOW_PRECISION_NP:  # integer products: PyTorch has no gradient for them
         out = Tensor._wrap(input._data.reshape(-1, xs[-1]) @ weight._data.T)
         out = out.reshape(xs[:-1] + (ws[0],))
         return out + bias if bias is not None else out

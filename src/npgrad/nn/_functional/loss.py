@@ -195,12 +195,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if target.shape == input.shape:  # PyTorch tells the two target kinds apart by shape
-        if target._data.dtype.kind != "f":
+        if target._data.dtype.kind != "f" and target._data.dtype not in _dt.LOW_PRECISION_NP:
             raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
                                f"{_dt.scalar_name(target.dtype)}")
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing)
     x, t, w, unbatched = _class_index_checks(input, target, weight, "cross_entropy")
-    if x._data.dtype.kind != "f":
+    if x._data.dtype.kind != "f" and x._data.dtype not in _dt.LOW_PRECISION_NP:
         raise RuntimeError(f'"log_softmax_lastdim_kernel_impl" not implemented for '
                            f"'{_dt.scalar_name(x.dtype)}'")
     _check_targets(t, x.shape[1], ignore_index)

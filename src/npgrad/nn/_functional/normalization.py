@@ -357,7 +357,7 @@ def _sum_to(a, shape):
 def _check_float(input, fn):
     if not isinstance(input, Tensor):
         raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind != "f" and input._data.dtype not in _dt.LOW_PRECISION_NP:
         raise RuntimeError(f'"{fn}" not implemented for \'{_dt.scalar_name(input.dtype)}\'')
 
 
