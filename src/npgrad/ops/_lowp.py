@@ -23,7 +23,7 @@ from .. import dtypes as _dt
 from ..autograd import record as _record
 from ..tensor import Tensor
 
-_F32 = np.dtype(np.float32)
+_F32, _F16 = np.dtype(np.float32), np.dtype(np.float16)
 _LOWP = _dt.LOW_PRECISION_NP
 _SKIP, _COMPUTE, _LOWER, _FP32 = 0, 1, 2, 3
 
@@ -89,19 +89,20 @@ def _hook(cls, args):
         return cls
     if _autocast[0] and p is _LOWER:
         return _variant(cls, _autocast[1].np, True)
+    fp32 = p is _FP32 and _autocast[0]
     for x in args:
         d = x._data if isinstance(x, Tensor) else x
-        if type(d) is np.ndarray and d.dtype in _LOWP:
+        if type(d) is np.ndarray and (d.dtype in _LOWP or (fp32 and d.dtype == _F16)):
             break
     else:
         return cls
-    if p is _FP32 and _autocast[0]:
+    if fp32:  # autocast's float32 ops: reduced-precision (float16 too) inputs up to float32, a float32 result
         return _variant(cls, None, False)
     return _variant(cls, _result_low(args), False)
 
 
 def _up(v):
-    return v.astype(_F32) if type(v) is np.ndarray and v.dtype in _LOWP else v
+    return v.astype(_F32) if type(v) is np.ndarray and (v.dtype in _LOWP or v.dtype == _F16) else v
 
 
 def _variant(cls, out_np, round_inputs):
