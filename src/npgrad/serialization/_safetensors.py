@@ -11,6 +11,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..tensor import Tensor
 from ._atomic import atomic_write
 from ._errors import fail
@@ -19,7 +20,7 @@ from ._schema import parse_json
 
 MAX_HEADER = 100_000_000  # the safetensors format's own limit on its JSON header
 _DTYPES = {"BOOL": "|b1", "U8": "|u1", "I8": "|i1", "I16": "<i2", "I32": "<i4", "I64": "<i8", "F16": "<f2",
-           "F32": "<f4", "F64": "<f8"}
+           "F32": "<f4", "F64": "<f8", "BF16": _dt.bfloat16.np}
 _ENTRY_KEYS = {"dtype", "shape", "data_offsets"}
 _WHO = "load_safetensors"
 

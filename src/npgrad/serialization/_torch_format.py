@@ -20,7 +20,6 @@ import io
 import pickle
 import re
 import struct
-import warnings
 from collections import Counter, OrderedDict
 
 import numpy as np
@@ -188,7 +187,6 @@ def load_torch(zf, fh, name, prefix, limits, weights_only):
     if order not in (b"little", b"big"):
         fail(name, f"is corrupted: its byteorder record says {order!r:.40}")
     storages = {}
-    bf16 = []
 
     def storage(kind, key, numel):
         entry = f"{top}data/{key}"
@@ -224,9 +222,6 @@ def load_torch(zf, fh, name, prefix, limits, weights_only):
             arr = raw.view(np.dtype(np_dt).newbyteorder("<" if order == b"little" else ">"))
             if not arr.dtype.isnative:
                 arr = arr.byteswap().view(arr.dtype.newbyteorder("="))
-            if dtype == "bfloat16":  # bfloat16 is the high half of a float32
-                bf16.append(st.key)
-                arr = (arr.astype(np.uint32) << 16).view(np.float32)
             st.array = raw = arr
         return raw
 
@@ -244,9 +239,6 @@ def load_torch(zf, fh, name, prefix, limits, weights_only):
         fail(name, f"is corrupted: its data.pkl cannot be read ({type(e).__name__}: {e})")
     finally:
         _torch_globals.reset_context(token)
-    if bf16:
-        warnings.warn(f"npgrad.load: {name} holds bfloat16 tensors, which npgrad stores as float32 (exactly: "
-                      "every bfloat16 value is a float32)", UserWarning, stacklevel=4)
     _check_plain(obj, name)
     return obj
 

@@ -17,7 +17,7 @@ from ._errors import fail
 _NP = {"float16": np.float16, "float32": np.float32, "float64": np.float64, "int8": np.int8,
        "int16": np.int16, "int32": np.int32, "int64": np.int64, "uint8": np.uint8, "bool": np.bool_,
        "complex64": np.complex64, "complex128": np.complex128,
-       "bfloat16": np.uint16}  # bfloat16 is read as its raw bits and widened to float32
+       "bfloat16": _dt.bfloat16.np}
 _STORAGES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16",
              "Byte": "uint8", "Char": "int8", "Short": "int16", "Int": "int32", "Long": "int64", "Bool": "bool",
              "ComplexFloat": "complex64", "ComplexDouble": "complex128", "ComplexHalf": "complex32", "QInt8": "qint8",
@@ -182,5 +182,5 @@ GLOBALS = {"torch._utils._rebuild_tensor_v2": rebuild_tensor_v2, "torch._utils._
            "collections.Counter": _counter, "builtins.set": _set,
            "torch.storage.UntypedStorage": StorageType(None)}
 GLOBALS.update({f"torch.{k}Storage": StorageType(v) for k, v in _STORAGES.items()})
-GLOBALS.update({f"torch.{n}": getattr(_dt, n) if n in _NP and n != "bfloat16" else TorchDtype(n)
+GLOBALS.update({f"torch.{n}": getattr(_dt, n) if n in _NP else TorchDtype(n)
                 for n in _TORCH_DTYPES})

@@ -22,6 +22,7 @@ from .. import dtypes as _dt
 from ..tensor import Device, Size, Tensor
 
 _STORAGE_CLASS = {"float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage",
+                  "bfloat16": "BFloat16Storage",
                   "uint8": "ByteStorage", "int8": "CharStorage", "int16": "ShortStorage", "int32": "IntStorage",
                   "int64": "LongStorage", "bool": "BoolStorage", "complex64": "ComplexFloatStorage",
                   "complex128": "ComplexDoubleStorage"}
@@ -243,5 +244,5 @@ def write_torch(fh, obj):
             here = zf.fp.tell() - start + 30 + len(name.encode()) + 4 + (20 if zip64 else 0)
             info.extra = b"FB" + struct.pack("<H", -here % _ALIGN) + b"Z" * (-here % _ALIGN)
             with zf.open(info, "w", force_zip64=zip64) as out:
-                out.write(memoryview(arr).cast("B") if arr.size else b"")
+                out.write(memoryview(arr.reshape(-1).view(np.uint8)) if arr.size else b"")
         record("version", b"3\n")
