@@ -85,7 +85,7 @@ def _round_once(fn, *arrs):
 
 @pytest.mark.parametrize("fn", [lambda L, a, b: a + b, lambda L, a, b: a * b, lambda L, a, b: a / b,
                                 lambda L, a, b: L.exp(a), lambda L, a, b: L.tanh(a), lambda L, a, b: a @ b.T,
-                                lambda L, a, b: a.sum(1)])
+                                lambda L, a, b: a.sum(1), lambda L, a, b: a.sum(), lambda L, a, b: a[0].sum(0)])
 def test_computed_in_float32_rounded_once(fn):
     a, b = rng.standard_normal((6, 40)).astype(np.float32), rng.standard_normal((6, 40)).astype(np.float32) + 3
     got = fn(npgrad, _bf(a), _bf(b))

@@ -116,8 +116,8 @@ def _variant(cls, out_np, round_inputs):
     fwd, bwd = cls.forward, cls.backward
 
     def down(o):
-        if type(o) is np.ndarray and o.dtype == _F32:
-            return o.astype(out_np)
+        if (type(o) is np.ndarray or isinstance(o, np.generic)) and o.dtype == _F32:  # (a full reduction: a scalar)
+            return np.asarray(o).astype(out_np)
         if type(o) is tuple:
             return tuple([down(x) for x in o])
         return o
