@@ -186,3 +186,22 @@ def test_checkpoints_both_ways(tmp_path):
     save_file({"w": t}, os.path.join(tmp_path, "t.safetensors"))
     got = npgrad.serialization.load_safetensors(os.path.join(tmp_path, "t.safetensors"))["w"]
     assert got.dtype is npgrad.bfloat16 and got.tolist() == t.tolist()
+
+
+SPECIAL = [0.0, -0.0, 1e-9, 0.3, 1.7, 300.0, 1000.0, 1e5, float("inf"), -float("inf"), float("nan"), 1e-40, -7.5]
+
+
+@pytest.mark.parametrize("name", LOW)
+def test_conversions_round_as_torch(name):
+    # float8_e4m3fn saturates at +-448 and float8_e8m0fnu keeps |x|'s exponent (0 -> 2**-127) in PyTorch
+    got = [npgrad.tensor(SPECIAL).to(getattr(npgrad, name)).float().tolist(),
+           npgrad.tensor(SPECIAL, dtype=getattr(npgrad, name)).float().tolist()]
+    np.testing.assert_array_equal(got[0], got[1])
+    if name == "float8_e4m3fn":
+        assert got[0][6:10] == [448.0, 448.0, 448.0, -448.0]
+    if name == "float8_e8m0fnu":
+        assert got[0][0] == 2.0 ** -127 and got[0][12] == 8.0
+    if HAS_TORCH:
+        want = torch.tensor(SPECIAL).to(getattr(torch, name)).float().tolist()
+        for g in got:
+            np.testing.assert_array_equal(g, want)

@@ -121,7 +121,7 @@ def _finish(arr, dtype, requires_grad, copy):
     if dtype is not None:
         npd = _dt.note_dtype(_dt.to_dtype(dtype).np)
         if arr.dtype != npd:
-            arr = call_with(QUIET, arr.astype, npd)  # a narrowing cast overflows to inf silently, as PyTorch
+            arr = call_with(QUIET, _dt.cast_array, arr, npd)  # a narrowing cast overflows to inf silently, as PyTorch
             copy = False
     if copy:
         arr = arr.copy()

@@ -101,6 +101,27 @@ _LOW_USED = [False]
 _LOW_LISTENERS = []
 
 
+def _to_e4m3fn(x):
+    # PyTorch saturates: a value beyond float8_e4m3fn's range (infinity too) becomes +-448, where ml_dtypes' NaN
+    return np.clip(x, -448.0, 448.0).astype(float8_e4m3fn.np)
+
+
+def _to_e8m0fnu(x):
+    # PyTorch keeps only the exponent of |x|, and 0 becomes the smallest value (2**-127), not ml_dtypes' NaN
+    a = np.abs(x.astype(np.float32) if x.dtype in LOW_PRECISION_NP else x)
+    return np.where(a == 0, np.float32(2.0 ** -127), a).astype(float8_e8m0fnu.np)
+
+
+# The conversions where PyTorch's rounding differs from a plain ``astype`` (ops/_lowp.py routes casts here).
+FIXED_CASTS = {float8_e4m3fn.np: _to_e4m3fn, float8_e8m0fnu.np: _to_e8m0fnu}
+
+
+def cast_array(arr, np_dtype):
+    """``arr.astype(np_dtype)`` converted as PyTorch converts."""
+    fix = FIXED_CASTS.get(np_dtype)
+    return arr.astype(np_dtype) if fix is None else fix(arr)
+
+
 def note_dtype(np_dtype):
     """Called where a tensor of ``np_dtype`` is about to be made: arms reduced-precision arithmetic."""
     if not _LOW_USED[0] and np_dtype in LOW_PRECISION_NP:

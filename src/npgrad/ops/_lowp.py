@@ -25,7 +25,7 @@ from ..tensor import Tensor
 
 _F32, _F16 = np.dtype(np.float32), np.dtype(np.float16)
 _LOWP = _dt.LOW_PRECISION_NP
-_SKIP, _COMPUTE, _LOWER, _FP32 = 0, 1, 2, 3
+_SKIP, _COMPUTE, _LOWER, _FP32, _CAST = 0, 1, 2, 3, 4
 
 # What PyTorch 2.13's CPU autocast lists, by the npgrad op that computes it (found by running each op on
 # float32 and bfloat16 inputs inside torch.autocast("cpu")): products and convolutions run in lower precision
@@ -40,7 +40,8 @@ _FP32_OPS = {"nn._functional.loss.CrossEntropy", "nn._functional.loss.NLLLossOp"
 _FP32_MODULES = ("ops.decomp", "ops.householder", "ops.matrix_exp")
 # Families whose ops only move stored values (and may return views of their input).
 _SKIP_MODULES = {"ops.movement", "ops.movement_extra", "ops.strided", "ops.indexing", "ops.view_copy"}
-_SKIP_OPS = {"ops.arith.ToCopy", "ops.broadcast.Expand", "ops.broadcast.BroadcastTo"}
+_SKIP_OPS = {"ops.broadcast.Expand", "ops.broadcast.BroadcastTo"}
+_FIXED_CASTS = _dt.FIXED_CASTS
 
 _policy = {}
 _wrapped = {}
@@ -51,6 +52,8 @@ def _classify(cls):
     mod = cls.__module__
     key = (mod[7:] if mod.startswith("npgrad.") else mod) + "." + cls.__name__
     mod = key.rsplit(".", 1)[0]
+    if key == "ops.arith.ToCopy":
+        return _CAST
     if key in _SKIP_OPS or mod in _SKIP_MODULES:
         return _SKIP
     if key in _LOWER_OPS:
@@ -87,6 +90,9 @@ def _hook(cls, args):
         p = _policy[cls] = _classify(cls)
     if p is _SKIP:
         return cls
+    if p is _CAST:
+        fix = _FIXED_CASTS.get(args[1]) if len(args) == 2 and isinstance(args[1], np.dtype) else None
+        return cls if fix is None else _cast_variant(cls, fix)
     if _autocast[0] and p is _LOWER:
         return _variant(cls, _autocast[1].np, True)
     fp32 = p is _FP32 and _autocast[0]
@@ -141,6 +147,16 @@ def _variant(cls, out_np, round_inputs):
                                     "__qualname__": cls.__qualname__, "_lowp_of": cls})
     _policy[w] = _SKIP
     _wrapped[key] = w
+    return w
+
+
+def _cast_variant(cls, fix):
+    w = _wrapped.get((cls, fix))
+    if w is None:
+        w = _wrapped[(cls, fix)] = type(cls.__name__, (cls,), {
+            "__slots__": (), "forward": staticmethod(lambda ctx, x, np_dtype: fix(x)), "__module__": cls.__module__,
+            "__qualname__": cls.__qualname__, "_lowp_of": cls})
+        _policy[w] = _SKIP
     return w
 
 
