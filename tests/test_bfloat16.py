@@ -205,3 +205,18 @@ def test_conversions_round_as_torch(name):
         want = torch.tensor(SPECIAL).to(getattr(torch, name)).float().tolist()
         for g in got:
             np.testing.assert_array_equal(g, want)
+
+
+def test_onnx_export_keeps_bfloat16(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    m = npgrad.nn.Linear(4, 3).to(npgrad.bfloat16)
+    path = os.path.join(tmp_path, "m.onnx")
+    npgrad.onnx.export(m, (npgrad.randn(2, 4).bfloat16(),), path)
+    model = onnx.load(path)
+    onnx.checker.check_model(model)
+    g = model.graph
+    bf = onnx.TensorProto.BFLOAT16
+    assert [i.type.tensor_type.elem_type for i in g.input] == [bf] and {i.data_type for i in g.initializer} == {bf}
+    assert [o.type.tensor_type.elem_type for o in g.output] == [bf]
+    w = onnx.numpy_helper.to_array([i for i in g.initializer if i.name == "weight"][0])
+    np.testing.assert_array_equal(w.astype(np.float32), np.asarray(m.weight.detach().float()))
