@@ -100,7 +100,7 @@ def bincount(input, weights=None, minlength=0):
 @quiet  # a range near the dtype's limits overflows to inf (handled below) silently, as PyTorch
 def histc(input, bins=100, min=0, max=0):  # noqa: A002 - PyTorch's argument names
     x = input._data
-    if x.dtype.kind != "f":
+    if x.dtype.kind != "f" and x.dtype not in _dt.LOW_PRECISION_NP:
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{_dt.scalar_name(x.dtype)}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")

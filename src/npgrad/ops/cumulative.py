@@ -113,7 +113,7 @@ class Logcumsumexp(Op):
 def logcumsumexp(input, dim):
     x = input._data
     d = canon_dim(dim, x.ndim)
-    if x.dtype.kind != "f":
+    if x.dtype.kind != "f" and x.dtype not in _dt.LOW_PRECISION_NP:
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_dt.scalar_name(x.dtype)}'")
     if x.ndim == 0:
         return input.clone()

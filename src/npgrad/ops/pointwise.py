@@ -382,7 +382,7 @@ def lerp(input, end, weight):
         if isinstance(t, Tensor) and t._data.dtype != input._data.dtype:
             raise RuntimeError(f"expected dtype {_C_NAMES[input._data.dtype.name]} for `{name}` but got dtype "
                                f"{_C_NAMES[t._data.dtype.name]}")
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fc" and input._data.dtype not in _dt.LOW_PRECISION_NP:
         kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dt.scalar_name(input.dtype)}'")
     _check_shapes(input, end, weight)
@@ -436,7 +436,8 @@ def _to_result_type(*xs):
 @op(inplace="generic")
 def addcdiv(input, tensor1, tensor2, *, value=1):
     _check_shapes(input, tensor1, tensor2)
-    if tensor1._data.dtype.kind not in "fc" and tensor2._data.dtype.kind not in "fc":
+    if (tensor1._data.dtype.kind not in "fc" and tensor2._data.dtype.kind not in "fc"
+            and tensor1._data.dtype not in _dt.LOW_PRECISION_NP and tensor2._data.dtype not in _dt.LOW_PRECISION_NP):
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
             "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + "

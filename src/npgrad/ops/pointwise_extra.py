@@ -168,7 +168,7 @@ def ldexp(input, other):
 
 def _ldexp_(self, other):
     from .inplace import inplace
-    if self._data.dtype.kind != "f":
+    if self._data.dtype.kind != "f" and self._data.dtype not in _dt.LOW_PRECISION_NP:
         raise RuntimeError(f"ldexp can't be cast to the desired output type {_dt.scalar_name(self._data.dtype)}")
     return inplace(self, ldexp, other)
 
@@ -195,7 +195,7 @@ class Frexp(Op):
 @op()
 def frexp(input):
     from .. import return_types
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind != "f" and input._data.dtype not in _dt.LOW_PRECISION_NP:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     mantissa = Frexp.apply(input)
     e = mantissa._grad_fn.exponent if mantissa._grad_fn is not None else np.frexp(input._data)[1]

@@ -100,7 +100,7 @@ def dist(input, other, p=2):
     """The p-norm of input - other (broadcast), over all elements."""
     from .reduce import Norm
     for t in (input, other):
-        if t._data.dtype.kind not in "fc":
+        if t._data.dtype.kind not in "fc" and t._data.dtype not in _dt.LOW_PRECISION_NP:
             raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
                                f"{_dtname(t)} instead.")
     diff = input - other

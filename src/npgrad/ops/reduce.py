@@ -129,7 +129,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 @op()
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fc" and input._data.dtype not in _dt.LOW_PRECISION_NP:
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
                            f"{_dt.scalar_name(input._data.dtype)}")
     if input._data.dtype.kind == "c":

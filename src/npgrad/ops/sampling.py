@@ -30,7 +30,7 @@ class Poisson(Op):
 
 @op(methods=())
 def poisson(input, generator=None):
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind != "f" and input._data.dtype not in _dt.LOW_PRECISION_NP:
         raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_dt.scalar_name(input._data.dtype)}'")
     if (input._data < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
@@ -53,7 +53,7 @@ class Binomial(Op):
 
 @op(methods=())
 def binomial(count, prob, generator=None):
-    if count._data.dtype.kind != "f":
+    if count._data.dtype.kind != "f" and count._data.dtype not in _dt.LOW_PRECISION_NP:
         raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
                          f"{_dt.scalar_name(count._data.dtype)}")
     if prob._data.dtype != count._data.dtype:
@@ -71,7 +71,7 @@ def _fill(t, arr):
 
 
 def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
-    if self._data.dtype.kind != "f":
+    if self._data.dtype.kind != "f" and self._data.dtype not in _dt.LOW_PRECISION_NP:
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a floating "
                            f"point but you specified {_cpp(self._data.dtype)}")
     if not sigma > 0.0:
@@ -86,7 +86,7 @@ def _geometric_(self, p, *, generator=None):
 
 
 def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
-    if self._data.dtype.kind != "f":
+    if self._data.dtype.kind != "f" and self._data.dtype not in _dt.LOW_PRECISION_NP:
         raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{_dt.scalar_name(self._data.dtype)}'")
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")

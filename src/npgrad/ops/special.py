@@ -350,7 +350,7 @@ class Entr(Op):
 # -- the functions -----------------------------------------------------------------------------------------------------
 
 def _float_in(input, kernel=None):
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind != "f" and input._data.dtype not in _dt.LOW_PRECISION_NP:
         if input._data.dtype.kind == "c":  # PyTorch has no complex kernel for these (npgrad's are real)
             raise _dt.not_implemented(kernel or "special function", input._data.dtype)
         return input._cast(_dt.get_default_dtype())

@@ -131,7 +131,7 @@ def _igamma_args(name, kernel, input, other):
     from .arith import promote
     from .broadcast import broadcast_error
     a, x = promote(input, other)
-    if a._data.dtype.kind != "f":
+    if a._data.dtype.kind != "f" and a._data.dtype not in _dt.LOW_PRECISION_NP:
         raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{_dt.scalar_name(a._data.dtype)}'")
     err = broadcast_error(a._data.shape, x._data.shape)
     if err is not None:

@@ -281,7 +281,7 @@ _OPS["frac"] = Frac
 
 @op(inplace="generic")
 def frac(input):
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind != "f" and input._data.dtype not in _dt.LOW_PRECISION_NP:
         raise NotImplementedError(f"\"frac_cpu\" not implemented for '{_dt.scalar_name(input.dtype)}'")
     return Frac.apply(input)
 
@@ -300,7 +300,7 @@ class Round(Op):
 
 @op(inplace="generic")
 def round(input, *, decimals=0):  # noqa: A001
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind != "f" and input._data.dtype not in _dt.LOW_PRECISION_NP:
         if input._data.dtype.kind in "bc":
             raise _dt.not_implemented("round_vml_cpu", input._data.dtype)
         return input.clone()

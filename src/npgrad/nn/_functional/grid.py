@@ -38,7 +38,7 @@ def affine_grid(theta, size, align_corners=None):
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
-    if theta._data.dtype.kind != "f":
+    if theta._data.dtype.kind != "f" and theta._data.dtype not in _dt.LOW_PRECISION_NP:
         raise ValueError(f"Expected theta to have floating point type, but got torch.{theta._data.dtype}")
     size = list(size)
     if len(size) == 4:

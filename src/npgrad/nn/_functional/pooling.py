@@ -37,7 +37,7 @@ def _padded_shape(shape, geo):
 
 def _max_pool_np(x, geo):
     """(values, winner): winner is the index of the first kernel offset holding each window's maximum."""
-    lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    lowest = -np.inf if x.dtype.kind == "f" or x.dtype in _dt.LOW_PRECISION_NP else np.iinfo(x.dtype).min
     xp = _pad_zero(x, geo, lowest)
     slices = _offset_slices(geo)
     K = len(slices)
@@ -59,7 +59,7 @@ def _max_pool_np(x, geo):
         arg += itype(1)
         np.not_equal(xp[slices[k]], best, out=ne)
         np.multiply(arg, ne, out=arg)
-    if x.dtype.kind == "f" and np.isnan(best).any():  # PyTorch reports the last NaN of a window
+    if (x.dtype.kind == "f" or x.dtype in _dt.LOW_PRECISION_NP) and np.isnan(best).any():  # PyTorch reports the last NaN of a window
         for k, sl in enumerate(slices):
             arg[np.isnan(xp[sl])] = k
     return best, arg
@@ -316,7 +316,7 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     x, unbatched, geo, p = _pool_geometry(input, kernel_size, stride, padding, 1, ceil_mode, n, name, False)
-    if x._data.dtype.kind != "f" and x._data.dtype != np.int64:
+    if x._data.dtype.kind != "f" and x._data.dtype != np.int64 and x._data.dtype not in _dt.LOW_PRECISION_NP:
         where = "avg_pool3d_out_frame" if n == 3 else "avg_pool2d"
         raise NotImplementedError(f'"{where}" not implemented for \'{_dt.scalar_name(x.dtype)}\'')
     div = _divisor(geo, p, count_include_pad, divisor_override, x._data.dtype)
@@ -399,7 +399,7 @@ def _adaptive_avg_last(x, n_out):
 
 def _adaptive_avg(input, sizes, name):
     n = len(sizes)
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind != "f" and input._data.dtype not in _dt.LOW_PRECISION_NP:
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dt.scalar_name(input.dtype)}\'')
     spatial = tuple(input.shape[-n:])
     axes = tuple(range(-n, 0))
@@ -431,7 +431,7 @@ def adaptive_avg_pool3d(input, output_size):
 
 def _adaptive_max(input, sizes, return_indices, name):
     n = len(sizes)
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind != "f" and input._data.dtype not in _dt.LOW_PRECISION_NP:
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dt.scalar_name(input.dtype)}\'')
     spatial = tuple(input.shape[-n:])
     if 0 in sizes:  # no bins: an empty result that still belongs to the graph, and no indices
