@@ -220,3 +220,25 @@ def test_onnx_export_keeps_bfloat16(tmp_path):
     assert [o.type.tensor_type.elem_type for o in g.output] == [bf]
     w = onnx.numpy_helper.to_array([i for i in g.initializer if i.name == "weight"][0])
     np.testing.assert_array_equal(w.astype(np.float32), np.asarray(m.weight.detach().float()))
+
+
+MORE = {"max_pool2d": lambda L, F_, x: F_.max_pool2d(x[None, None], 2), "avg_pool2d": lambda L, F_, x: F_.avg_pool2d(
+            x[None, None], 2), "lerp": lambda L, F_, x: L.lerp(x, x * 2, 0.3), "round": lambda L, F_, x: (x * 3).round(),
+        "erfinv": lambda L, F_, x: (x / 5).erfinv(), "cumsum": lambda L, F_, x: x.cumsum(0),
+        "addcdiv": lambda L, F_, x: L.addcdiv(x, x, x.abs() + 1, value=0.5), "sort": lambda L, F_, x: x.sort(1)[0]}
+
+
+@needs_torch
+@pytest.mark.parametrize("name", sorted(MORE))
+def test_more_ops_match_torch_forward(name):
+    a = rng.standard_normal((4, 6)).astype(np.float32)
+    y, ty = MORE[name](npgrad, F, _bf(a)), MORE[name](torch, TF, torch.tensor(a).bfloat16())
+    assert str(ty.dtype) == "torch." + y.dtype.name
+    np.testing.assert_allclose(_f32(y), ty.float().numpy(), rtol=2 ** -7, atol=2 ** -7)
+
+
+@needs_torch
+def test_linear_algebra_refuses_bfloat16_as_torch():
+    for lib in (npgrad, torch):
+        with pytest.raises((RuntimeError, NotImplementedError), match="BFloat16"):
+            lib.linalg.det(lib.eye(3).bfloat16())
