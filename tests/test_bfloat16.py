@@ -242,3 +242,12 @@ def test_linear_algebra_refuses_bfloat16_as_torch():
     for lib in (npgrad, torch):
         with pytest.raises((RuntimeError, NotImplementedError), match="BFloat16"):
             lib.linalg.det(lib.eye(3).bfloat16())
+
+
+def test_torch_format_round_trip_without_torch(tmp_path):
+    x = npgrad.tensor([1.5, -2.25, 3.3, 1e-3], dtype=npgrad.bfloat16)
+    path = os.path.join(tmp_path, "n.pt")
+    npgrad.save({"w": x, "v": x[1:3]}, path, format="torch")
+    back = npgrad.load(path)
+    assert back["w"].dtype is npgrad.bfloat16 and back["w"].tolist() == x.tolist()
+    assert back["v"].tolist() == x.tolist()[1:3]
