@@ -136,8 +136,11 @@ _ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool, compl
 _TO_COMPLEX = {"float16": complex64, "bfloat16": complex64, "float32": complex64, "float64": complex128, "complex64": complex64,
                "complex128": complex128}
 _TO_REAL = {"complex64": float32, "complex128": float64}
-_FROM_NP = {d.np: d for d in _ALL}
-_FROM_NP.update({d.np.type: d for d in _ALL})
+_FROM_NP = {d.np: d for d in _ALL if d.np not in LOW_PRECISION_NP}
+_FROM_NP.update({d.np.type: d for d in _ALL if d.np not in LOW_PRECISION_NP})
+# Reduced-precision dtypes join _FROM_NP when an array of one is first met (from_numpy_dtype's slow path), which
+# arms their arithmetic (note_dtype) however the array arrived (a NumPy array of ml_dtypes' type, a checkpoint).
+_FROM_NP_LOW = {k: d for d in _ALL if d.np in LOW_PRECISION_NP for k in (d.np, d.np.type)}
 # As PyTorch: ``dtype=float`` means float64 (a Python float is a double), whatever the default type.
 _FROM_PY = {_builtin_float: float64, _builtin_int: int64, _builtin_bool: bool, complex: complex128}
 
@@ -213,6 +216,11 @@ def from_numpy_dtype(np_dtype):
     if d is None:
         d = _FROM_NP.get(np.dtype(np_dtype))
         if d is None:
+            d = _FROM_NP_LOW.get(np_dtype) or _FROM_NP_LOW.get(np.dtype(np_dtype))
+            if d is not None:
+                note_dtype(d.np)
+                _FROM_NP[d.np] = _FROM_NP[d.np.type] = d
+                return d
             raise TypeError(
                 f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types are: "
                 "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool.")
