@@ -23,7 +23,7 @@ from .. import dtypes as _dt
 from ..autograd import record as _record
 from ..tensor import Tensor
 
-_F32, _F16 = np.dtype(np.float32), np.dtype(np.float16)
+_F32, _F16, _BF16 = np.dtype(np.float32), np.dtype(np.float16), _dt.bfloat16.np
 _LOWP = _dt.LOW_PRECISION_NP
 _SKIP, _COMPUTE, _LOWER, _FP32, _CAST = 0, 1, 2, 3, 4
 
@@ -107,6 +107,16 @@ def _hook(cls, args):
     return _variant(cls, _result_low(args), False)
 
 
+def _round_bf16(a):
+    """float32 -> bfloat16 rounded to nearest even, as ml_dtypes' astype but ~4x faster: keep the high 16 bits."""
+    bits = a.view(np.uint32)
+    out = ((bits + (((bits >> 16) & np.uint32(1)) + np.uint32(0x7FFF))) >> 16).astype(np.uint16)
+    nan = a != a
+    if nan.any():
+        out[nan] = 0x7FC0  # (the carry could have turned a NaN's payload into infinity)
+    return out.view(_BF16)
+
+
 def _up(v):
     return v.astype(_F32) if type(v) is np.ndarray and (v.dtype in _LOWP or v.dtype == _F16) else v
 
@@ -121,9 +131,11 @@ def _variant(cls, out_np, round_inputs):
         return w
     fwd, bwd = cls.forward, cls.backward
 
+    to_low = _round_bf16 if out_np == _BF16 else (lambda a: a.astype(out_np))
+
     def down(o):
         if (type(o) is np.ndarray or isinstance(o, np.generic)) and o.dtype == _F32:  # (a full reduction: a scalar)
-            return np.asarray(o).astype(out_np)
+            return to_low(np.asarray(o))
         if type(o) is tuple:
             return tuple([down(x) for x in o])
         return o
