@@ -216,7 +216,7 @@ def page(pytorch, cov):
 # markers: <!-- coverage:NAMESPACE but -->...<!-- /coverage --> holds " but `A` and `B`" (nothing when npgrad
 # has every applicable name), with the excluded names when the marker says "but+excluded".
 MARKER = re.compile(r"(<!-- coverage:(?P<ns>[\w.]+) (?P<what>but|but\+excluded) -->)(?P<text>.*?)(<!-- /coverage -->)", re.S)
-MARKED_PAGES = [HERE.parent / "docs" / "coming-from-pytorch.md", HERE.parent / "docs" / "api" / "nn.md"]
+MARKED_PAGES = [HERE.parent / "docs" / p for p in ("coming-from-pytorch.md", "api/nn.md", "api/optim.md")]
 
 
 def _but(names):

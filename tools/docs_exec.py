@@ -1,4 +1,4 @@
-"""Executed tutorials: every ```python block of a page in docs/tutorials/ runs when the site builds, in order,
+"""Executed pages: every ```python block of a page in docs/tutorials/ or docs/api/ runs when the site builds, in order,
 in one namespace per page, and the page shows what it printed (and any matplotlib figure it drew) right
 under the block. A block that raises stops the build, so the site never shows code that does not run.
 
@@ -18,7 +18,7 @@ import warnings
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 FENCE = re.compile(r"^```python\n(.*?)^```\n?", re.S | re.M)
-EXECUTED = ("tutorials/",)
+EXECUTED = ("tutorials/", "api/")  # the API pages' examples run too
 
 
 class BlockError(Exception):

@@ -82,6 +82,8 @@ def test_tutorials_show_their_output_and_figures(site):
         assert built.count(">Output</span>") >= 2, f"{page.name}: its printed output is not on the page"
         figures += built.count('src="data:image/png;base64,')
     assert figures >= 4
+    for name in ("tensor", "autograd", "nn", "optim", "data", "serialization"):   # the API pages' examples
+        assert ">Output</span>" in (site / "api" / f"{name}.html").read_text(encoding="utf-8"), name
 
 
 def test_every_internal_link_names_a_file(site):

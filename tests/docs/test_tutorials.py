@@ -69,6 +69,17 @@ def test_a_block_that_raises_fails_the_page_naming_it():
         docs_exec.render(text, "bad.md")
 
 
-def test_index_and_guide_code_runs():
-    for name in ("index.md", "coming-from-pytorch.md"):
-        docs_exec.run_page((DOCS / name).read_text(encoding="utf-8"), str(DOCS / name))
+def test_index_guide_and_api_examples_run():
+    for page in [DOCS / "index.md", DOCS / "coming-from-pytorch.md", *sorted((DOCS / "api").glob("*.md"))]:
+        docs_exec.run_page(page.read_text(encoding="utf-8"), str(page))
+
+
+def test_the_main_entry_points_have_an_example():
+    pages = {p.stem: p.read_text(encoding="utf-8") for p in (DOCS / "api").glob("*.md")}
+    for page, names in {"tensor": ["tensor(", "backward()"], "autograd": ["autograd.grad(", ".backward()"],
+                        "nn": ["nn.Module", "nn.Linear("], "optim": ["optim.Adam(", "optim.SGD("],
+                        "data": ["DataLoader("], "serialization": ["torch.save(", "torch.load("]}.items():
+        code = "".join(docs_exec.blocks(pages[page]))
+        assert "At a glance" in pages[page] and "assert " in code, page
+        for name in names:
+            assert name in code, (page, name)
