@@ -20,6 +20,39 @@ def test_page_is_current():
     pytorch = json.loads(tool.NAMES_FILE.read_text())
     expected = tool.page(pytorch, tool.coverage(pytorch))
     assert tool.PAGE.read_text() == expected, "docs/compatibility.md is stale: run python tools/api_coverage.py"
+    for path in tool.MARKED_PAGES:
+        text = path.read_text()
+        assert tool.MARKER.search(text), f"{path.name} has no generated list left: drop it from MARKED_PAGES"
+        assert tool.marked(text, tool.coverage(pytorch)) == text, f"{path.name} is stale: run python tools/api_coverage.py"
+
+
+def _listed(page):
+    """{namespace: (names the page lists as missing, names it lists as excluded)}, read from the page itself."""
+    import re
+    listed = {}
+    for section in re.split(r"^## ", page, flags=re.M)[1:]:
+        ns = section.split("`")[1]
+        missing = re.search(r"^Missing: (.*)$", section, re.M)
+        excluded = re.findall(r"^- .*?: ((?:`[^`]+`(?:, )?)+)$", section, re.M)
+        listed[ns] = (re.findall(r"`([^`]+)`", missing.group(1)) if missing else [],
+                      [n for line in excluded for n in re.findall(r"`([^`]+)`", line)])
+    return listed
+
+
+def test_the_page_lists_as_absent_only_what_npgrad_lacks():
+    """Checked against the code, not the tool: every name the page calls missing or excluded is absent from
+    npgrad (DistributedSampler once stood there although it existed), and each PyTorch name is listed once."""
+    tool = _tool()
+    pytorch = json.loads(tool.NAMES_FILE.read_text())
+    listed = _listed(tool.PAGE.read_text())
+    assert set(listed) == set(tool.NAMESPACES)
+    for ns, (missing, excluded) in listed.items():
+        holder = tool._holder(tool.NAMESPACES[ns])
+        present = [n for n in missing + excluded if hasattr(holder, n)]
+        assert present == [], f"{ns}: npgrad has {present}, the page lists them as absent"
+        assert len(set(missing + excluded)) == len(missing + excluded), ns
+        assert set(missing + excluded) <= set(pytorch["names"][ns]), ns
+    assert "DistributedSampler" not in listed["torch.utils.data"][1]
 
 
 def test_every_exclusion_reason_names_its_cause():

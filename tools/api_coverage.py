@@ -4,8 +4,8 @@ PyTorch's names are read once (with torch installed) into `pytorch_api.json` nex
 count and the compatibility page can be rebuilt and checked on a machine without PyTorch:
 
     python tools/api_coverage.py --refresh   # re-read PyTorch's names (needs torch)
-    python tools/api_coverage.py             # print the table, rewrite docs/compatibility.md
-    python tools/api_coverage.py --check     # exit 1 when docs/compatibility.md is stale
+    python tools/api_coverage.py             # print the table, rewrite docs/compatibility.md (and MARKED_PAGES)
+    python tools/api_coverage.py --check     # exit 1 when one of them is stale
 
 A name counts when npgrad has it at the same place. Names that cannot apply to a CPU library on NumPy,
 or that another issue owns, are listed in EXCLUDED with the reason, so nothing is dropped silently.
@@ -41,7 +41,6 @@ _SPARSE = "sparse tensors: npgrad stores dense NumPy arrays only"
 _QUANT = "quantized tensors: no quantized dtypes on NumPy"
 _DEVICE = "accelerator-only kernels or memory management (CUDA/MIOpen/cuDNN/MKLDNN/IPU/XPU/...)"
 _COMPLEX = "complex dtypes: issue 19 (complex numbers and torch.fft)"
-_DIST = "multi-process training: issue 15"
 _COMPILE = "compiler/tracing internals (symbolic shapes, TorchScript, export): npgrad has no compiler"
 _NESTED = "nested tensors: not supported"
 _DATAPIPE = "DataPipes: deprecated in PyTorch and being removed"
@@ -74,7 +73,6 @@ EXCLUDED = [
               r"|merge_type_from_type_comment|unify_type_list|fork|wait)$", _COMPILE + ": TorchScript's IR and futures"),
     ("torch", r"^cond$", _COMPILE + ": torch.cond is torch.compile's control-flow operator"),
     ("*", r"^(chalf|complex32)$", "complex32 (half-precision complex): NumPy has no such dtype"),
-    ("*", r"^is_distributed$|^DistributedSampler$|^DistributedDataParallel$|^DataParallel$|^SyncBatchNorm$", _DIST),
     ("*", r"^nested|^is_nested$|^to_padded_tensor$", _NESTED),
     ("torch.utils.data", r"DataPipe|^DataChunk$|^functional_datapipe$|^guaranteed_datapipes_determinism$"
           r"|^non_deterministic$|^runtime_validation|^argument_validation$", _DATAPIPE),
@@ -176,7 +174,8 @@ def coverage(pytorch):
     out = {}
     for ns, names in pytorch["names"].items():
         holder = _holder(NAMESPACES[ns])
-        skip = {n: r for n in names if (r := excluded(ns, n))}
+        # A name npgrad has counts whatever EXCLUDED says: the page never calls something that exists absent.
+        skip = {n: r for n in names if (r := excluded(ns, n)) and not hasattr(holder, n)}
         applicable = [n for n in names if n not in skip]
         missing = [n for n in applicable if not hasattr(holder, n)]
         out[ns] = (len(applicable) - len(missing), len(applicable), missing, skip)
@@ -213,6 +212,29 @@ def page(pytorch, cov):
     return "\n".join(parts)
 
 
+# Prose elsewhere in the docs that names what npgrad lacks ("every module but ...") is generated too, between
+# markers: <!-- coverage:NAMESPACE but -->...<!-- /coverage --> holds " but `A` and `B`" (nothing when npgrad
+# has every applicable name), with the excluded names when the marker says "but+excluded".
+MARKER = re.compile(r"(<!-- coverage:(?P<ns>[\w.]+) (?P<what>but|but\+excluded) -->)(?P<text>.*?)(<!-- /coverage -->)", re.S)
+MARKED_PAGES = [HERE.parent / "docs" / p for p in ("coming-from-pytorch.md", "api/nn.md", "api/optim.md")]
+
+
+def _but(names):
+    names = [f"`{n}`" for n in names]
+    if not names:
+        return ""
+    return " but " + (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1])
+
+
+def marked(text, cov):
+    """text with every coverage marker's content regenerated from `cov`."""
+    def fill(m):
+        _, _, missing, skip = cov[m["ns"]]
+        names = list(missing) + (sorted(skip) if m["what"] == "but+excluded" else [])
+        return m.group(1) + _but(names) + m.group(5)
+    return MARKER.sub(fill, text)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--refresh", action="store_true", help="re-read PyTorch's names (needs torch)")
@@ -226,11 +248,13 @@ def main(argv=None):
         OUT_INDEX.write_text(out_index_text(pytorch))
     cov = coverage(pytorch)
     text = page(pytorch, cov)
+    pages = {PAGE: text, **{p: marked(p.read_text(), cov) for p in MARKED_PAGES}}
     if args.check:
-        stale = not PAGE.exists() or PAGE.read_text() != text
-        print("docs/compatibility.md is stale: run python tools/api_coverage.py" if stale else "up to date")
+        stale = [p.relative_to(HERE.parent).as_posix() for p, t in pages.items() if not p.exists() or p.read_text() != t]
+        print(f"stale: {', '.join(stale)}: run python tools/api_coverage.py" if stale else "up to date")
         return 1 if stale else 0
-    PAGE.write_text(text)
+    for p, t in pages.items():
+        p.write_text(t)
     print(table(cov))
     if args.missing:
         for ns, (_, _, missing, _) in cov.items():
