@@ -61,6 +61,8 @@ def mirror_git_dir(mirrors, repo):
     """The git directory of ``repo``'s snapshot under ``mirrors`` (the layout the search tool's fetch
     writes: ``<mirrors>/<owner>+<name>/repo``)."""
     path = os.path.join(mirrors, repo.replace("/", "+"), "repo")
+    if os.path.isdir(os.path.join(path, ".git")):  # a snapshot that came with a work tree
+        path = os.path.join(path, ".git")
     if not os.path.isdir(path):
         raise FileNotFoundError(f"no snapshot of {repo} at {path}")
     return path
