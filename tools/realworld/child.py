@@ -8,6 +8,7 @@ losses (step 0, after each optimizer step) or the first error to OUT.json.
 """
 import json
 import os
+import random
 import sys
 import traceback
 
@@ -20,16 +21,17 @@ def _as_tensors(torch, batch):
     return tuple(torch.from_numpy(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a for a in batch)
 
 
-def _share_initial_state(torch, lib, modules, path):
-    if lib == "torch":
-        np.savez(path, **{f"{i}:{k}": v.detach().cpu().numpy() for i, m in enumerate(modules)
-                          for k, v in m.state_dict().items() if isinstance(v, torch.Tensor)})
-        return
-    data = np.load(path)
-    for i, m in enumerate(modules):
-        prefix = f"{i}:"
-        state = {k[len(prefix):]: torch.from_numpy(data[k].copy()) for k in data.files if k.startswith(prefix)}
-        m.load_state_dict(state, strict=False)
+def _share_initial_state(torch, lib, modules, path, first=0):
+    """PyTorch's run writes the modules' initial state to ``path``; npgrad's loads it. ``first`` numbers
+    modules that appear one at a time (script mode), each to its own file."""
+    for i, m in enumerate(modules, first):
+        file = f"{path[:-4]}.{i}.npz"
+        if lib == "torch":
+            np.savez(file, **{k: v.detach().cpu().numpy() for k, v in m.state_dict().items()
+                              if isinstance(v, torch.Tensor)})
+            continue
+        data = np.load(file)
+        m.load_state_dict({k: torch.from_numpy(data[k].copy()) for k in data.files}, strict=False)
 
 
 def _first_program_frame(tb, src):
@@ -48,9 +50,18 @@ def run(case_name, src, lib, state_path):
     import torch
     sys.path.insert(0, HERE)
     import cases  # noqa: F401  (registers every case)
-    from corpus import CASES
+    from corpus import CASES, run_script
     c = CASES[case_name]
     torch.manual_seed(0)
+    random.seed(0)
+    np.random.seed(0)
+    if c.script is not None:
+        count = [0]
+
+        def share(module):
+            _share_initial_state(torch, lib, [module], state_path, first=count[0])
+            count[0] += 1
+        return run_script(torch, src, c.script, c.steps, share, c.after_loop)
     job = c.build(torch, src, np.random.default_rng(0))
     _share_initial_state(torch, lib, [job.model, *job.extra_modules], state_path)
     losses = []

@@ -30,6 +30,8 @@ class Case:
     deviations: Sequence[str] = ()
     steps: int = 3                 # optimizer steps after the step-0 loss
     needs: Sequence[str] = ()      # importable packages besides torch/numpy (einops, ...)
+    script: Optional[str] = None   # run this file whole (script mode) instead of ``build``
+    after_loop: bool = True        # script mode: run what follows the training loop too
 
 
 @dataclasses.dataclass
@@ -57,6 +59,83 @@ def case(name, repo, files, deviations=(), steps=3, needs=()):
     return register
 
 
+SCRIPT_MODE = ("the whole script runs as written, its first training loop cut to {steps} iterations; the losses "
+               "compared are the values every .backward() is called on")
+
+
+AFTER_LOOP = "the code after its training loop (a demo that needs a trained model) does not run"
+
+
+def script_case(name, repo, path, extra_files=(), deviations=(), steps=3, needs=(), after_loop=True):
+    """A program that needs nothing from outside (toy data built in the script): run it whole."""
+    if name in CASES:
+        raise ValueError(f"two corpus cases are named {name!r}")
+    deviations = (SCRIPT_MODE.format(steps=steps), *deviations, *(() if after_loop else (AFTER_LOOP,)))
+    CASES[name] = Case(name, repo, (path, *extra_files), None, deviations, steps, tuple(needs), script=path,
+                       after_loop=after_loop)
+
+
+def _main_block(tree):
+    """The statements a script runs: its module level, with an ``if __name__ == '__main__':`` body inlined."""
+    out = []
+    for node in tree.body:
+        test = getattr(node, "test", None)
+        if (isinstance(node, ast.If) and isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)
+                and test.left.id == "__name__"):
+            out.extend(node.body)
+        else:
+            out.append(node)
+    return out
+
+
+def _cut_loop(loop, steps):
+    """``for epoch in range(N)`` -> ``range(min(N, steps))`` (and likewise for any iterable: islice)."""
+    loop.iter = ast.Call(ast.Attribute(ast.Call(ast.Name("__import__", ast.Load()), [ast.Constant("itertools")], []),
+                                       "islice", ast.Load()), [loop.iter, ast.Constant(steps)], [])
+    ast.fix_missing_locations(loop)
+
+
+def run_script(torch, src, path, steps, share, after_loop=True):
+    """Run ``path`` statement by statement as ``__main__``; after each statement, every nn.Module that
+    newly appeared among its globals goes through ``share`` (so both runs start from PyTorch's initial
+    weights); the first top-level ``for`` loop that calls backward is cut to ``steps`` iterations.
+    Returns the value of every loss ``.backward()`` was called on."""
+    full = os.path.join(src, path)
+    with open(full, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), filename=full)
+    losses = []
+    original = torch.Tensor.backward
+
+    def recording_backward(self, *args, **kwargs):
+        if self.numel() == 1:
+            losses.append(float(self.detach()))
+        return original(self, *args, **kwargs)
+
+    torch.Tensor.backward = recording_backward
+    namespace = {"__name__": "__main__", "__file__": full, "__builtins__": __builtins__}
+    seen, cut = set(), False
+    sys.path.insert(0, os.path.dirname(full))
+    sys.argv = [full]
+    try:
+        for node in _main_block(tree):
+            if cut and not after_loop:
+                break
+            if not cut and isinstance(node, (ast.For, ast.While)) and "backward" in ast.unparse(node):
+                if isinstance(node, ast.While):
+                    raise ValueError(f"{path}: the training loop is a while loop; give the case a build function")
+                _cut_loop(node, steps)
+                cut = True
+            exec(compile(ast.Module([node], []), full, "exec"), namespace)
+            fresh = [v for v in list(namespace.values()) if isinstance(v, torch.nn.Module) and id(v) not in seen]
+            for module in fresh:
+                seen.add(id(module))
+                share(module)
+    finally:
+        torch.Tensor.backward = original
+        sys.path.remove(os.path.dirname(full))
+    return losses
+
+
 def mirror_git_dir(mirrors, repo):
     """The git directory of ``repo``'s snapshot under ``mirrors`` (the layout the search tool's fetch
     writes: ``<mirrors>/<owner>+<name>/repo``)."""
@@ -74,14 +153,11 @@ def snapshot_commit(git_dir):
 
 
 def unpack(git_dir, files, dest):
-    """Write ``files`` of the snapshot's HEAD under ``dest`` (their repository paths kept)."""
-    for path in files:
-        blob = subprocess.run(["git", "--git-dir", git_dir, "show", f"HEAD:{path}"], check=True,
-                              capture_output=True).stdout
-        target = os.path.join(dest, path)
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        with open(target, "wb") as f:
-            f.write(blob)
+    """Write ``files`` (files or folders) of the snapshot's HEAD under ``dest``, their repository paths kept."""
+    os.makedirs(dest, exist_ok=True)
+    archive = subprocess.run(["git", "--git-dir", git_dir, "archive", "HEAD", "--", *files], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", dest], input=archive, check=True)
 
 
 _DEFINITIONS = (ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
@@ -149,3 +225,14 @@ def import_package_module(src, package_root, dotted):
         return importlib.import_module(dotted)
     finally:
         sys.path.remove(root)
+
+
+def import_without_package_init(src, package, dotted):
+    """``import package.dotted`` without running ``package/__init__.py`` (an __init__ that imports every
+    submodule and so packages the case does not use, e.g. torchvision for an augmentation pipeline)."""
+    import importlib
+    if package not in sys.modules:
+        shell = types.ModuleType(package)
+        shell.__path__ = [os.path.join(src, package)]
+        sys.modules[package] = shell
+    return importlib.import_module(f"{package}.{dotted}")

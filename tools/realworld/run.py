@@ -30,7 +30,7 @@ BEGIN, END = "<!-- corpus:begin -->", "<!-- corpus:end -->"
 
 def _child(name, src, lib, state, timeout):
     out = os.path.join(os.path.dirname(state), f"{lib}.json")
-    env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MPLBACKEND="Agg")
     try:
         subprocess.run([sys.executable, os.path.join(HERE, "child.py"), name, src, lib, state, out],
                        env=env, timeout=timeout, capture_output=True, check=False, cwd=src)
