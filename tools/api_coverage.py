@@ -35,7 +35,23 @@ NAMESPACES = {
     "torch.distributions": "npgrad.distributions",
     "torch.optim": "npgrad.optim",
     "torch.fft": "npgrad.fft",
+    "torch (constants, dtypes, types)": "npgrad",
+    "torch (submodules)": "submodules",
 }
+
+_STDLIB = {"builtins", "ctypes", "functools", "glob", "importlib", "inspect", "math", "os", "platform", "sys",
+           "textwrap", "threading", "types", "warnings", "signal", "torch"}
+_TYPES = ("Size", "device", "dtype", "Generator", "layout", "memory_format", "finfo", "iinfo", "Tensor")
+
+
+class _Submodules:
+    """``hasattr(holder, "backends.mkl")``: whether ``npgrad.backends.mkl`` imports."""
+
+    def __getattr__(self, name):
+        try:
+            return importlib.import_module(f"npgrad.{name}")
+        except ImportError:
+            raise AttributeError(name) from None
 
 _SPARSE = "sparse tensors: npgrad stores dense NumPy arrays only"
 _QUANT = "quantized tensors: no quantized dtypes on NumPy"
@@ -59,7 +75,6 @@ EXCLUDED = [
           r"|^scaled_mm$|^scaled_grouped_mm$", _DEVICE),
     ("torch.Tensor", r"^(eig|symeig|lstsq|solve|reinforce)$", _REMOVED),
     ("torch.Tensor", r"^(storage|untyped_storage|storage_type|storage_offset_|set_|is_set_to)$", _STORAGE),
-    ("*", r"^bfloat16$", "bfloat16: NumPy has no bfloat16 dtype"),
     ("torch.optim", r"^SparseAdam$", _SPARSE + ": SparseAdam refuses dense gradients"),
     ("torch.Tensor", r"^index$", "functorch's first-class dimensions (torchdim), an experimental separate API, not "
                                  "indexing"),
@@ -77,6 +92,19 @@ EXCLUDED = [
     ("torch.utils.data", r"DataPipe|^DataChunk$|^functional_datapipe$|^guaranteed_datapipes_determinism$"
           r"|^non_deterministic$|^runtime_validation|^argument_validation$", _DATAPIPE),
     ("torch.func", r"^functionalize$", _COMPILE + ": functionalization rewrites mutations for graph capture"),
+    ("torch (constants, dtypes, types)", r"^(q(u)?int|per_(channel|tensor)_)", _QUANT),
+    ("torch (constants, dtypes, types)", r"^(u?int[1-7]|bits\w*|bit|float4_e2m1fn_x2)$",
+     "sub-byte and bit-packed dtypes: no NumPy storage for them (PyTorch has almost no kernels for them either)"),
+    ("torch (constants, dtypes, types)", r"^(TYPE_CHECKING|USE_GLOBAL_DEPS|USE_RTLD_GLOBAL_WITH_LIBTORCH|PRIVATE_OPS"
+     r"|AVG|SUM)$", "flags of how PyTorch's C++ library was built and loaded, and its internal enum values"),
+    ("torch (constants, dtypes, types)", r"^jagged$", _NESTED),
+    ("torch (constants, dtypes, types)", r"^(Cuda|Xpu|Mtia)?\w*Storage$", _STORAGE),
+    ("torch (submodules)", r"^(ao|quantization|backends\.quantized)$", _QUANT),
+    ("torch (submodules)", r"^(xpu|mtia|backends\.(cudnn|cusparselt|miopen|mkldnn|mps|nnpack|kleidiai|mha))$", _DEVICE),
+    ("torch (submodules)", r"^(fx|export|compiler|package|classes|cpp|library|ops|monitor|backends\.(m|python_native))$",
+     _COMPILE + ", or PyTorch's C++ operator registry"),
+    ("torch (submodules)", r"^nested$", _NESTED),
+    ("torch (submodules)", r"^storage$", _STORAGE),
     ("torch.func", r"^debug_unwrap$", "functorch's per-level wrapper tensors: npgrad's transforms run on one tape "
                                        "and wrap nothing, so there is nothing to unwrap"),
 ]
@@ -97,6 +125,8 @@ def _public(mod):
 
 def read_pytorch():
     """PyTorch's public names per namespace (needs torch)."""
+    import types
+
     import torch
     import torch.nn.functional as F
 
@@ -123,11 +153,21 @@ def read_pytorch():
     # torch.fft.__all__ lacks hfft2/ihfft2/hfftn/ihfftn: its functions are the public callables (less the Tensor
     # class it re-exports)
     fft = sorted(n for n in _public(torch.fft) if callable(getattr(torch.fft, n)) and not isinstance(getattr(torch.fft, n), type))
+    # What programs touch besides functions: the constants, dtypes and type objects (torch.inf, torch.bfloat16,
+    # torch.FloatTensor, torch.Size ...) and the submodules they import (torch.jit, torch.backends.mkl ...).
+    constants = sorted({n for n in _public(torch) if not callable(getattr(torch, n))} |
+                       {n for n in _public(torch) if isinstance(getattr(torch, n), type) and n.endswith("Tensor")} |
+                       set(_TYPES))
+    submodules = sorted({n for n in dir(torch) if not n.startswith("_") and isinstance(getattr(torch, n), types.ModuleType)
+                         and n not in _STDLIB} |
+                        {f"backends.{n}" for n in dir(torch.backends) if not n.startswith("_")
+                         and isinstance(getattr(torch.backends, n), types.ModuleType)})
     return {"version": torch.__version__.split("+")[0], "out_functions": _out_functions(torch),
             "names": {"torch": top, "torch.Tensor": tensor, "torch.nn": modules, "torch.nn.functional": functional,
                       "torch.nn.init": init, "torch.linalg": linalg, "torch.special": special,
                       "torch.utils.data": data, "torch.func": func, "torch.distributions": distributions,
-                      "torch.optim": optim, "torch.fft": fft}}
+                      "torch.optim": optim, "torch.fft": fft, "torch (constants, dtypes, types)": constants,
+                      "torch (submodules)": submodules}}
 
 
 def _out_functions(torch):
@@ -164,6 +204,8 @@ def out_index_text(pytorch):
 
 
 def _holder(spec):
+    if spec == "submodules":
+        return _Submodules()
     mod, _, attr = spec.partition(":")
     obj = importlib.import_module(mod)
     return getattr(obj, attr) if attr else obj
