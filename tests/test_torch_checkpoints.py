@@ -6,6 +6,7 @@ from pickle opcodes and zipfile, so they run without torch. Every payload is fir
 (plain ``pickle.loads`` creates its marker file), then shown refused with nothing created.
 """
 import builtins
+import dataclasses
 import io
 import os
 import pickle
@@ -114,43 +115,53 @@ def test_code_payloads_are_refused_and_never_run(tmp_path, kind):
     good = _tensor("0", 2, (2,), (1,))
     pkl = _pkl(_dict((_s("w"), good), (_s("evil"), _body(payload))))
     path = _zip(tmp_path / "evil.pt", pkl, [("0", np.ones(2, np.float32).tobytes())])
-    module = {"os.system": "posix.system|os.system", "subprocess": "subprocess.call|commands.call"}.get(kind, kind)
-    message = _refused(path, f"PyTorch checkpoint .* the global ({module}), which is not on the allow list")
-    assert "nothing from the file was executed" in message
+    module = {"os.system": "posix.system|os.system", "subprocess": "subprocess.call|commands.call",
+              "builtins.eval": "eval", "builtins.exec": "exec"}[kind]
+    message = _refused(path, f"Unsupported global: GLOBAL ({module}) was not an allowed global by default")
+    assert "nothing from the file was executed" in message and message.startswith("Weights only load failed.")
     assert not marker.exists()
     # the same payload as the whole file, and through a file object
     path2 = _zip(tmp_path / "evil2.pt", pickle.dumps(payload, protocol=2))
-    _refused(path2, "not on the allow list")
-    with pytest.raises(serialization.CheckpointError, match="not on the allow list"):
+    _refused(path2, "was not an allowed global")
+    with pytest.raises(pickle.UnpicklingError, match="was not an allowed global"):  # what PyTorch raises
         npgrad.load(io.BytesIO(path2.read_bytes()))
     assert not marker.exists()
 
 
 def test_globals_off_the_list_and_misused_allowed_ones(tmp_path):
+    unsupported = "Unsupported global: GLOBAL {} was not an allowed global by default"
     cases = {
-        "defaultdict": (b"ccollections\ndefaultdict\n)R", "collections.defaultdict"),
-        "rebuild_from_type": (b"ctorch._tensor\n_rebuild_from_type_v2\n)R", "torch._tensor._rebuild_from_type_v2"),
-        "numpy": (b"cnumpy.core.multiarray\n_reconstruct\n)R", "numpy.core.multiarray._reconstruct"),
-        "dotted qualname": (b"\x8c\x0bcollections\x8c\x14OrderedDict.fromkeys\x93)R", "OrderedDict.fromkeys"),
-        "call a storage class": (b"ctorch\nFloatStorage\n)R", "not one of the allowed rebuild functions"),
-        "call a dtype": (b"ctorch\nfloat32\n)R", "not one of the allowed rebuild functions"),
-        "BUILD on a tensor": (_tensor("0", 2, (2,), (1,)) + b"}" + _s("_data") + b"Nsb", "sets state on a Tensor"),
-        "BUILD on a dict": (b"}}" + _s("x") + b"Ns" + b"b", "sets state on a dict"),
-        "SETITEM on a tensor": (_tensor("0", 2, (2,), (1,)) + _i(0) + _i(5) + b"s", "SETITEM to a Tensor"),
-        "APPEND on a tensor": (_tensor("0", 2, (2,), (1,)) + _i(5) + b"a", "APPEND to a Tensor"),
-        "INST opcode": (b"(ios\nsystem\n", "opcode b'i'"),
-        "OBJ opcode": (b"(ccollections\nOrderedDict\no", "opcode b'o'"),
-        "NEWOBJ opcode": (b"ccollections\nOrderedDict\n)\x81", "opcode b'\\\\x81'"),
-        "EXT opcode": (b"\x82\x01", "opcode b'\\\\x82'"),
+        "defaultdict": (b"ccollections\ndefaultdict\n)R", unsupported.format("collections.defaultdict")),
+        "rebuild_from_type": (b"ctorch._tensor\n_rebuild_from_type_v2\n)R", "torch._tensor._rebuild_from_type_v2, "
+                              "which npgrad.load does not support"),
+        "numpy": (b"cnumpy.core.multiarray\n_reconstruct\n)R", unsupported.format("numpy.core.multiarray._reconstruct")),
+        "dotted qualname": (b"\x8c\x0bcollections\x8c\x14OrderedDict.fromkeys\x93)R",
+                            unsupported.format("collections.OrderedDict.fromkeys")),
+        "call a storage class": (b"ctorch\nFloatStorage\n)R", "Trying to call reduce for unrecognized function"),
+        "call a dtype": (b"ctorch\nfloat32\n)R", "Trying to call reduce for unrecognized function"),
+        "instantiate Size": (b"ctorch\nSize\n)\x81", "Trying to instantiate unsupported class"),
+        "BUILD on a tensor": (_tensor("0", 2, (2,), (1,)) + b"}" + _s("_data") + b"Nsb", "tensor with Python attributes"),
+        "BUILD on a dict": (b"}}" + _s("x") + b"Ns" + b"b", "Can only build Tensor, Parameter, OrderedDict or types "
+                            "allowlisted via `add_safe_globals`, but got <class 'dict'>"),
+        "SETITEM on a tensor": (_tensor("0", 2, (2,), (1,)) + _i(0) + _i(5) + b"s", "SETITEM on a Tensor is not allowed"),
+        "APPEND on a tensor": (_tensor("0", 2, (2,), (1,)) + _i(5) + b"a", "APPEND on a Tensor is not allowed"),
+        "INST opcode": (b"(ios\nsystem\n", "Unsupported operand 105"),
+        "OBJ opcode": (b"(ccollections\nOrderedDict\no", "Unsupported operand 111"),
+        "EXT opcode": (b"\x82\x01", "Unsupported operand 130"),
         "bare storage": (_tup(_s("storage"), b"ctorch\nFloatStorage\n", _s("0"), _s("cpu"), _i(2)) + b"Q",
                          "bare storage"),
         "not a storage record": (_s("file:///etc/passwd") + b"Q", "not a storage record"),
         "hooks": (_tensor("0", 2, (2,), (1,)).replace(b"ccollections\nOrderedDict\n)R",
                                                        b"}" + _i(1) + _i(2) + b"s"), "backward hooks"),
+        "int requires_grad": (_tensor("0", 1, (1,), (1,), storage="LongStorage").replace(b"\x89", b"\x88"),
+                              "int64 tensor marked requires_grad"),
     }
     for label, (body, match) in cases.items():
         path = _zip(tmp_path / f"{label.replace(' ', '_')}.pt", _pkl(body), [("0", bytes(8))])
         _refused(path, match)
+    # NEWOBJ on an allowed container builds it, as in PyTorch
+    path = _zip(tmp_path / "newobj.pt", _pkl(b"ccollections\nOrderedDict\n)\x81"))
+    assert npgrad.load(path) == OrderedDict() and type(npgrad.load(path)) is OrderedDict
 
 
 def test_persistent_ids_outside_the_archive_are_refused(tmp_path):
@@ -218,23 +229,26 @@ def test_truncated_and_corrupted_files(tmp_path):
     assert flips > 200
 
 
-def test_weights_only_false_and_legacy_format_are_refused(tmp_path):
+def test_map_location_and_plain_pickles(tmp_path):
     path = tmp_path / "m.pt"
-    npgrad.save({"w": npgrad.ones(2)}, path, format="torch")
-    _refused(path, "weights_only=False asks to unpickle arbitrary objects, which npgrad never does",
-             weights_only=False)
-    assert npgrad.load(path, weights_only=True)["w"].tolist() == [1.0, 1.0]
+    npgrad.save({"w": npgrad.ones(2)}, path)
+    for wo in (True, False):
+        assert npgrad.load(path, weights_only=wo)["w"].tolist() == [1.0, 1.0]
     for where in ["cpu", npgrad.device("cpu"), {"cuda:0": "cpu"}, lambda storage, loc: storage]:
         assert npgrad.load(path, map_location=where)["w"].tolist() == [1.0, 1.0]
     with pytest.raises(RuntimeError, match="CPU only"):
         npgrad.load(path, map_location="cuda")
+    with pytest.raises(RuntimeError, match="Can not safely load weights when explicit pickle_module is specified"):
+        npgrad.load(path, pickle_module=pickle, weights_only=True)
+    assert npgrad.load(path, pickle_module=pickle)["w"].tolist() == [1.0, 1.0]  # weights_only=False then
     # a file saved from a GPU names its storages' device; npgrad puts them on the CPU
     cuda = _zip(tmp_path / "cuda.pt", _pkl(_tensor("0", 2, (2,), (1,)).replace(_s("cpu"), _s("cuda:0"))),
                 [("0", np.array([1, 2], "<f4").tobytes())])
     assert npgrad.load(cuda).tolist() == [1.0, 2.0]
-    legacy = tmp_path / "legacy.pt"
-    legacy.write_bytes(pickle.dumps({"w": [1.0]}, protocol=2))
-    _refused(legacy, "is a pickle file .* re-save it with a recent PyTorch")
+    plain = tmp_path / "plain.pt"  # a pickle, but not torch.save's legacy format
+    plain.write_bytes(pickle.dumps({"w": [1.0]}, protocol=2))
+    for wo in (True, False):
+        _refused(plain, "is a pickle file but not a PyTorch checkpoint .*Invalid magic number", weights_only=wo)
 
 
 def test_unsupported_dtypes(tmp_path):
@@ -331,18 +345,97 @@ def test_npgrad_roundtrip_keeps_values_types_and_sharing(tmp_path):
     _assert_same(obj, npgrad.load(io.BytesIO(buf.getvalue())))
 
 
-def test_save_torch_refuses_what_torch_cannot_load(tmp_path):
-    with pytest.raises(TypeError, match="cannot store an object of type numpy.ndarray"):
-        npgrad.save({"a": np.ones(2)}, tmp_path / "a.pt", format="torch")
-    with pytest.raises(TypeError, match="save a module's state_dict"):
-        npgrad.save(npgrad.nn.Linear(2, 2), tmp_path / "a.pt", format="torch")
-    loop = []
+@dataclasses.dataclass
+class _Config:
+    width: int = 4
+    name: str = "run"
+
+
+def _model_and_optimizer():
+    npgrad.manual_seed(0)
+    model = npgrad.nn.Sequential(npgrad.nn.Linear(3, 4), npgrad.nn.BatchNorm1d(4), npgrad.nn.Linear(4, 1))
+    opt = npgrad.optim.Adam(model.parameters(), lr=0.01)
+    model(npgrad.randn(5, 3)).pow(2).mean().backward()
+    opt.step()
+    return model, opt
+
+
+def test_any_picklable_object_with_weights_only_false(tmp_path):
+    model, opt = _model_and_optimizer()
+    loop = [1]
     loop.append(loop)
-    with pytest.raises(ValueError, match="self-referencing"):
-        npgrad.save(loop, tmp_path / "a.pt", format="torch")
-    with pytest.raises(ValueError, match="format must be 'npgrad' or 'torch'"):
+    obj = {"model": model, "opt": opt, "cfg": _Config(7), "np": np.arange(3.0), "loop": loop, "fs": frozenset({1})}
+    path = tmp_path / "whole.pt"
+    npgrad.save(obj, path)
+    back = npgrad.load(path, weights_only=False)
+    assert type(back["model"]) is type(model) and back["cfg"] == _Config(7) and back["fs"] == frozenset({1})
+    assert back["loop"][1] is back["loop"] and back["np"].tolist() == [0.0, 1.0, 2.0]
+    # the optimizer still drives the loaded model's own parameters
+    assert all(p is q for p, q in zip(back["model"].parameters(), back["opt"].param_groups[0]["params"]))
+    x = npgrad.randn(2, 3)
+    model.eval()
+    back["model"].eval()
+    np.testing.assert_array_equal(back["model"](x).detach().numpy(), model(x).detach().numpy())
+    back["opt"].step()  # its state (exp_avg, step) came along: one more step works
+    # weights_only=True (the default) refuses the first class off the list, with PyTorch's message
+    with pytest.raises(serialization.WeightsOnlyError, match="GLOBAL npgrad.nn.modules.container.Sequential"):
+        npgrad.load(path)
+    # ... and loads it once the user allows what the file names
+    cfg_path = tmp_path / "cfg.pt"
+    npgrad.save({"cfg": _Config(3), "sd": model.state_dict()}, cfg_path)
+    with pytest.raises(pickle.UnpicklingError, match=f"GLOBAL {__name__}._Config was not an allowed global"):
+        npgrad.load(cfg_path)
+    with serialization.safe_globals([_Config]):
+        assert serialization.get_safe_globals() == [_Config]
+        assert npgrad.load(cfg_path)["cfg"] == _Config(3)
+    assert serialization.get_safe_globals() == []
+    serialization.add_safe_globals([(_Config, f"{__name__}._Config")])
+    try:
+        assert npgrad.load(cfg_path)["cfg"] == _Config(3)
+    finally:
+        serialization.clear_safe_globals()
+    assert serialization.get_safe_globals() == []
+
+
+def test_save_errors(tmp_path):
+    with pytest.raises(ValueError, match="format must be 'torch' or 'npgrad'"):
         npgrad.save({}, tmp_path / "a.pt", format="pickle")
-    assert not (tmp_path / "a.pt").exists()
+    with pytest.raises((pickle.PicklingError, AttributeError, TypeError)):
+        npgrad.save({"f": lambda: 1}, tmp_path / "a.pt")  # not picklable, as in PyTorch
+    assert not (tmp_path / "a.pt").exists()  # the failed save left nothing behind
+
+
+def test_legacy_format_files(tmp_path):
+    """``_use_new_zipfile_serialization=False`` files, built here without torch (the layout PyTorch writes)."""
+    def legacy(obj_pickle, storages, keys=None):
+        head = b"".join(pickle.dumps(v, protocol=2) for v in (0x1950A86A20F9469CFC6C, 1001,
+                        {"protocol_version": 1001, "little_endian": True, "type_sizes": {"short": 2, "int": 4,
+                                                                                           "long": 4}}))
+        keys = [k for k, _, _ in storages] if keys is None else keys
+        body = b"".join(struct.pack("<q", n) + raw for _, n, raw in storages)
+        return io.BytesIO(head + obj_pickle + pickle.dumps(keys, protocol=2) + body)
+
+    def t(key, numel, size, stride, storage="FloatStorage", offset=0):
+        return _tensor(key, numel, size, stride, storage, offset).replace(_i(numel) + b"t", _i(numel) + b"Nt", 1)
+
+    vals = np.arange(6, dtype="<f4")
+    f = legacy(_pkl(_dict((_s("a"), t("k1", 6, (2, 3), (3, 1))), (_s("b"), t("k1", 6, (3,), (1,), offset=3)),
+                          (_s("e"), t("k2", 2, (3, 2), (0, 1))), (_s("m"), t("k3", 2, (2,), (1,), "BoolStorage")))),
+               [("k1", 6, vals.tobytes()), ("k2", 2, vals[:2].tobytes()), ("k3", 2, b"\x00\x07")])
+    back = npgrad.load(f)
+    assert back["a"].tolist() == [[0, 1, 2], [3, 4, 5]] and back["b"].tolist() == [3, 4, 5]
+    assert np.shares_memory(back["a"].numpy(), back["b"].numpy())
+    assert back["e"].tolist() == [[0, 1]] * 3 and back["m"].tolist() == [False, True]
+    back["e"][0, 0] = 5.0  # an expanded tensor is its own copy
+    assert back["e"].tolist() == [[5, 1], [0, 1], [0, 1]]
+    one = _pkl(t("k", 2, (2,), (1,)))
+    for bad, match in [(legacy(one, [("k", 2, bytes(4))]), "truncated"),
+                       (legacy(one, [("k", 3, bytes(12))]), "does not start with its 2 elements"),
+                       (legacy(one, [("k", 2, bytes(8))], keys=["k", "j"]), "storage list does not match"),
+                       (legacy(_pkl(t("k", 10 ** 12, (2,), (1,))), [("k", 2, bytes(8))]), "declare .* bytes but only"),
+                       (legacy(_pkl(b"cos\nsystem\n"), []), "GLOBAL posix.system|GLOBAL os.system")]:
+        with pytest.raises(serialization.CheckpointError, match=match):
+            npgrad.load(bad)
 
 
 # -- against PyTorch -----------------------------------------------------------------------------------------
@@ -476,7 +569,17 @@ def test_pytorch_file_with_payload_never_runs(tmp_path):
     marker = tmp_path / "pwned"
     path = tmp_path / "t.pt"
     torch.save({"w": torch.ones(2), "evil": _payloads(marker)["builtins.exec"]}, path)
-    with pytest.raises(pickle.UnpicklingError):
+    with pytest.raises(pickle.UnpicklingError) as theirs:
         torch.load(path, weights_only=True)  # PyTorch's own safe loader refuses it too
-    _refused(path, "the global builtins.exec, which is not on the allow list")
+    ours = _refused(path, "Unsupported global: GLOBAL exec was not an allowed global")
+    assert ours.startswith(str(theirs.value))  # PyTorch's message, then the file's name
     assert not marker.exists()
+    # a dataclass: refused the same way by both, then allowed the same way
+    cfg = tmp_path / "cfg.pt"
+    torch.save({"cfg": _Config(5), "w": torch.ones(2)}, cfg)
+    with pytest.raises(pickle.UnpicklingError) as theirs:
+        torch.load(cfg)
+    assert _refused(cfg, "_Config was not an allowed global").startswith(str(theirs.value))
+    with serialization.safe_globals([_Config]), torch.serialization.safe_globals([_Config]):
+        assert npgrad.load(cfg)["cfg"] == torch.load(cfg)["cfg"] == _Config(5)
+    assert npgrad.load(cfg, weights_only=False)["cfg"] == _Config(5)

@@ -24,11 +24,15 @@ PyTorch and other frameworks through the safetensors format (writing needs the o
 Modules: ``_encode``/``_save`` write; ``_zipcheck`` (zip members), ``_schema`` (structure JSON), ``_npy``
 (arrays), ``_decode`` and ``_load`` read; ``_torch_format``/``_torch_globals``/``_torch_write``; ``_safetensors``; ``_atomic``; ``_errors``; ``_format``.
 """
-from ._errors import CheckpointError
+from ._errors import CheckpointError, WeightsOnlyError
 from ._load import load
+from ._safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 from ._safetensors import load_safetensors, save_safetensors
 from ._save import save
 from ._schema import MAX_STRUCTURE_BYTES
 from ._zipcheck import MAX_BYTES, MAX_RATIO
 
-__all__ = ["save", "load", "save_safetensors", "load_safetensors"]
+DEFAULT_PROTOCOL = 2  # the pickle protocol torch.save writes
+
+__all__ = ["save", "load", "save_safetensors", "load_safetensors", "add_safe_globals", "get_safe_globals",
+           "clear_safe_globals", "safe_globals"]
