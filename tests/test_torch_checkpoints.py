@@ -583,3 +583,44 @@ def test_pytorch_file_with_payload_never_runs(tmp_path):
     with serialization.safe_globals([_Config]), torch.serialization.safe_globals([_Config]):
         assert npgrad.load(cfg)["cfg"] == torch.load(cfg)["cfg"] == _Config(5)
     assert npgrad.load(cfg, weights_only=False)["cfg"] == _Config(5)
+
+
+@pytest.mark.parametrize("weights_only", [True, False])
+def test_malformed_files_on_both_paths(tmp_path, weights_only):
+    """Whatever weights_only says, a crafted file is a CheckpointError using little memory, never a
+    MemoryError, a crash or a hang."""
+    good = _tensor("0", 2, (2,), (1,))
+    cases = [
+        (_pkl(_tensor("0", 10 ** 12, (10 ** 12,), (1,))), "declares 4000000000000 bytes but the archive holds 8"),
+        (_pkl(_tensor("0", 2, (2 ** 20, 2 ** 20), (0, 0))), "expanded tensor"),
+        (_pkl(_tensor("0", 2, (2 ** 62, 2 ** 62), (0, 0))), "too large for any array"),
+        (_pkl(_tensor("0", 2, (3,), (1,))), "reaches element 2 of a storage of 2"),
+        (b"\x80\x02\x8e" + struct.pack("<Q", 2 ** 60) + b"abc.", "cannot be read"),  # a 2**60-byte string
+        (b"\x80\x02r" + struct.pack("<I", 2 ** 31) + b".", "cannot be read"),  # a memo index of 2**31
+        (_pkl(good)[:-1], "cannot be read"),  # no STOP
+    ]
+    tracemalloc.start()
+    try:
+        for i, (pkl, match) in enumerate(cases):
+            path = _zip(tmp_path / f"{i}.pt", pkl, [("0", bytes(8))])
+            _refused(path, match, weights_only=weights_only)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20
+    # deep nesting (a recursion bomb for a recursive reader) loads, as in PyTorch, or fails cleanly
+    deep = _zip(tmp_path / "deep.pt", b"\x80\x02" + b"]" * 200_000 + b"a" * 199_999 + b".")
+    out = npgrad.load(deep, weights_only=weights_only)
+    depth = 0
+    while out:
+        out, depth = out[0], depth + 1
+    assert depth == 199_999
+    # a zip bomb and a truncated archive
+    bomb = tmp_path / "bomb.pt"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("archive/data.pkl", _pkl(_tensor("0", 10 ** 6, (10 ** 6,), (1,))))
+        zf.writestr("archive/data/0", bytes(4 * 10 ** 6))
+    _refused(bomb, "max_ratio=100", weights_only=weights_only)
+    cut = tmp_path / "cut.pt"
+    cut.write_bytes(bomb.read_bytes()[:-40])
+    _refused(cut, "truncated|corrupted", weights_only=weights_only)

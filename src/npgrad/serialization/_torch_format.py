@@ -225,8 +225,8 @@ class _FullUnpickler(pickle._Unpickler):
                 found = importlib.import_module("npgrad" + module[5:])
                 for part in name.split("."):
                     found = getattr(found, part)
-            except (ImportError, AttributeError):
-                fail(self._name, f"names PyTorch's {full}, which npgrad does not have")
+            except Exception:  # noqa: BLE001 - whatever the name is, npgrad has no such thing
+                fail(self._name, f"names PyTorch's {full:.200}, which npgrad does not have")
             return found
         return super().find_class(module, name)
 
@@ -353,10 +353,10 @@ def unpickle(raw, storage, typed, name, weights_only, bf16=(), deferred=None):
     except pickle.UnpicklingError as e:
         fail(name, f"is corrupted: its data.pkl is not a valid pickle ({e})")
     except (EOFError, KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError,
-            UnicodeDecodeError, RecursionError, struct.error) as e:
-        if not weights_only and not isinstance(e, (EOFError, struct.error, RecursionError)):
-            raise  # an object's own code failed while unpickling (weights_only=False runs it)
-        fail(name, f"is corrupted: its data.pkl cannot be read ({type(e).__name__}: {e})")
+            UnicodeDecodeError, RecursionError, MemoryError, struct.error) as e:
+        # with weights_only=False this may also be a class's own code failing; the cause stays attached
+        raise CheckpointError(f"npgrad.load: {name} is corrupted: its data.pkl cannot be read "
+                              f"({type(e).__name__}: {str(e)[:300]})") from e
     finally:
         _torch_globals.reset_context(token)
     if bf16:

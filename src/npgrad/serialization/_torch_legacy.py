@@ -18,6 +18,30 @@ MAGIC = 0x1950A86A20F9469CFC6C
 PROTOCOL = 1001
 
 
+class _Clamped:
+    """The file as the unpickler reads it: no read asks for more than what is left, since a buffered
+    file allocates the size it is asked for (a pickle can declare a 2**60-byte string)."""
+
+    def __init__(self, fh, end):
+        self._fh, self._end = fh, end
+
+    def _left(self, n):
+        left = max(self._end - self._fh.tell(), 0)
+        return left if n is None or n < 0 else min(n, left)
+
+    def read(self, n=-1):
+        return self._fh.read(self._left(n))
+
+    def readline(self, n=-1):
+        return self._fh.readline(self._left(n))
+
+    def readinto(self, buf):
+        return self._fh.readinto(memoryview(buf)[:self._left(len(buf))])
+
+    def tell(self):
+        return self._fh.tell()
+
+
 def _small(fh, name, what):
     def no_storage(*_):
         fail(name, f"is corrupted: its {what} holds a storage")
@@ -33,6 +57,7 @@ def load_legacy(fh, name, weights_only):
     start = fh.tell()
     end = fh.seek(0, 2)
     fh.seek(start)
+    fh = _Clamped(fh, end)
     magic = _small(fh, name, "first pickle")
     if type(magic) is not int or magic != MAGIC:
         fail(name, "is a pickle file but not a PyTorch checkpoint (Invalid magic number; corrupt file?); "
