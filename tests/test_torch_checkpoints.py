@@ -624,3 +624,80 @@ def test_malformed_files_on_both_paths(tmp_path, weights_only):
     cut = tmp_path / "cut.pt"
     cut.write_bytes(bomb.read_bytes()[:-40])
     _refused(cut, "truncated|corrupted", weights_only=weights_only)
+
+
+_SCRIPT = """
+import sys
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+model(torch.randn(8, 3)).pow(2).mean().backward()
+opt.step()
+x = torch.arange(6.0).reshape(2, 3)
+torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "config": {"hidden": 4},
+            "epoch": 3, "views": [x, x.t(), x[:, 1]], "flip": x.flip(0), "size": x.shape, "dtype": torch.int64,
+            "complex": torch.tensor([1 + 2j, -3j]), "scalar": torch.tensor(2.5), "empty": torch.zeros(0, 2)},
+           sys.argv[1])
+torch.save(model, sys.argv[1] + ".model")
+print(model(torch.ones(1, 3)).tolist())
+"""
+
+
+def test_a_file_written_under_npgrad_run_loads_in_pytorch(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(_SCRIPT)
+    path = tmp_path / "ck.pt"
+    out = subprocess.run([sys.executable, "-m", "npgrad", "run", str(script), str(path)], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    expected = np.array(eval(out.stdout.strip().splitlines()[-1]))
+    ours = npgrad.load(path)
+    assert ours["epoch"] == 3 and ours["size"] == (2, 3) and ours["dtype"] is npgrad.int64
+    assert ours["views"][1].tolist() == [[0, 3], [1, 4], [2, 5]] and ours["flip"].tolist() == [[3, 4, 5], [0, 1, 2]]
+    model = npgrad.load(str(path) + ".model", weights_only=False)
+    np.testing.assert_allclose(model(npgrad.ones(1, 3)).detach().numpy(), expected, rtol=1e-6)
+    if not HAS_TORCH:
+        return
+    for weights_only in (True, False):
+        ck = torch.load(path, weights_only=weights_only)
+        tm = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+        tm.load_state_dict(ck["model"])
+        np.testing.assert_allclose(tm(torch.ones(1, 3)).detach().numpy(), expected, rtol=1e-6)
+        topt = torch.optim.SGD(tm.parameters(), lr=0.1, momentum=0.9)
+        topt.load_state_dict(ck["optimizer"])  # the momentum buffers come along
+        assert ck["size"] == torch.Size([2, 3]) and ck["dtype"] is torch.int64 and ck["config"] == {"hidden": 4}
+        views = ck["views"]
+        assert views[1].untyped_storage().data_ptr() == views[0].untyped_storage().data_ptr()
+        assert views[2].tolist() == [1.0, 4.0] and ck["flip"].tolist() == [[3, 4, 5], [0, 1, 2]]
+        assert ck["complex"].dtype == torch.complex64 and ck["complex"].tolist() == [1 + 2j, -3j]
+        assert ck["scalar"].shape == () and ck["scalar"].item() == 2.5 and ck["empty"].shape == (0, 2)
+
+
+@needs_torch
+def test_pytorch_whole_modules_and_optimizers_load_in_npgrad(tmp_path):
+    torch.manual_seed(0)
+    tm = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2))
+    topt = torch.optim.Adam(tm.parameters())
+    tm(torch.randn(5, 3)).sum().backward()
+    topt.step()
+    path = tmp_path / "m.pt"
+    torch.save({"model": tm, "opt_state": topt.state_dict(), "cfg": _Config(2)}, path)
+    with pytest.raises(serialization.WeightsOnlyError, match="GLOBAL torch.nn.modules.container.Sequential"):
+        npgrad.load(path)  # the default refuses what PyTorch's default refuses
+    back = npgrad.load(path, weights_only=False)  # PyTorch's classes are read as npgrad's namesakes
+    assert type(back["model"]) is npgrad.nn.Sequential and back["cfg"] == _Config(2)
+    x = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
+    np.testing.assert_allclose(back["model"](npgrad.tensor(x)).detach().numpy(),
+                               tm(torch.tensor(x)).detach().numpy(), rtol=1e-6)
+    opt = npgrad.optim.Adam(back["model"].parameters())
+    opt.load_state_dict(back["opt_state"])
+    np.testing.assert_array_equal(opt.state_dict()["state"][0]["exp_avg"].numpy(),
+                                  topt.state_dict()["state"][0]["exp_avg"].numpy())
+    legacy = tmp_path / "legacy.pt"
+    torch.save({"model": tm.state_dict(), "step": 7}, legacy, _use_new_zipfile_serialization=False)
+    sd = npgrad.load(legacy)
+    assert sd["step"] == 7 and list(sd["model"]) == list(tm.state_dict())
+    for k, v in tm.state_dict().items():
+        np.testing.assert_array_equal(sd["model"][k].numpy(), v.numpy())
