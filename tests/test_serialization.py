@@ -430,3 +430,26 @@ if HAS_TORCH and hasattr(npgrad.nn, "Linear") and hasattr(npgrad.nn, "Sequential
         fresh_opt.load_state_dict(ck["optim"])
         np.testing.assert_array_equal(fresh(x).detach().numpy(), ours(x).detach().numpy())
         assert ck["epoch"] == 1 and fresh_opt.state_dict()["param_groups"] == opt.state_dict()["param_groups"]
+
+
+def test_tensors_of_dtypes_npgrad_does_not_write_are_refused():
+    """A tensor entry whose data is complex256 or datetime, or an integer tensor marked requires_grad,
+    is a corrupted file, never a tensor of the wrong kind or a silently dropped flag."""
+    def crafted(dtype, arr, requires_grad=False):
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as zf:
+            zf.writestr("npgrad/structure.json", json.dumps({"format": "npgrad.checkpoint", "version": 1, "root": {
+                "$": "tensor", "data": 0, "dtype": dtype, "requires_grad": requires_grad}}))
+            with zf.open("npgrad/data/0.npy", "w") as out:
+                np.lib.format.write_array(out, arr)
+        buf.seek(0)
+        return buf
+
+    for dtype, arr, rg, match in [("complex128", np.ones(2, np.clongdouble), False, "whose data is complex256"),
+                                  ("float64", np.array(["2020-01-01"], "M8[D]"), False, "whose data is datetime64"),
+                                  ("int64", np.ones(2, np.int64), True, "int64 tensor marked requires_grad"),
+                                  ("bool", np.ones(2, bool), True, "bool tensor marked requires_grad")]:
+        with pytest.raises(serialization.CheckpointError, match=match):
+            npgrad.load(crafted(dtype, arr, rg))
+    back = npgrad.load(crafted("complex64", np.ones(2, np.complex64), True))  # complex may require grad
+    assert back.dtype == npgrad.complex64 and back.requires_grad

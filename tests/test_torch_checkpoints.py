@@ -436,6 +436,19 @@ def test_legacy_format_files(tmp_path):
                        (legacy(_pkl(b"cos\nsystem\n"), []), "GLOBAL posix.system|GLOBAL os.system")]:
         with pytest.raises(serialization.CheckpointError, match=match):
             npgrad.load(bad)
+    # npgrad writes the format too; read back here, and by PyTorch when it is installed
+    x = npgrad.arange(6.0).reshape(2, 3)
+    obj = {"x": x, "t": x.t(), "p": npgrad.nn.Parameter(npgrad.ones(2)), "m": npgrad.tensor([True, False]), "n": 3}
+    buf = io.BytesIO()
+    npgrad.save(obj, buf, _use_new_zipfile_serialization=False)
+    assert not buf.getvalue().startswith(b"PK")
+    back = npgrad.load(io.BytesIO(buf.getvalue()))
+    _assert_same(obj, back)
+    assert np.shares_memory(back["t"].numpy(), back["x"].numpy())
+    if HAS_TORCH:
+        theirs = torch.load(io.BytesIO(buf.getvalue()), weights_only=True)
+        assert theirs["t"].tolist() == x.t().tolist() and isinstance(theirs["p"], torch.nn.Parameter)
+        assert theirs["t"].untyped_storage().data_ptr() == theirs["x"].untyped_storage().data_ptr()
 
 
 # -- against PyTorch -----------------------------------------------------------------------------------------

@@ -44,6 +44,8 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     state_dict); objects of other classes need ``weights_only=False`` there, and a whole npgrad module
     pickles as npgrad's classes, which PyTorch cannot import. ``pickle_protocol`` is the pickle protocol
     (2, as PyTorch); ``pickle_module`` is accepted for PyTorch compatibility and npgrad's pickler is used.
+    ``_use_new_zipfile_serialization=False`` writes PyTorch's legacy (pre-1.6, non-zip) format, and
+    ``_disable_byteorder_record=True`` leaves out the zip's byteorder record, as in PyTorch.
 
     ``format="npgrad"`` writes npgrad's own safe format instead: a zip of a JSON structure and one
     ``.npy`` per array, which loading only parses (there is no pickle, so nothing can run). It stores
@@ -52,6 +54,10 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     """
     if format == "torch":
         from ._torch_write import write_torch
+        if not _use_new_zipfile_serialization:
+            from ._torch_write import write_legacy
+            _write(f, lambda fh: write_legacy(fh, obj, pickle_protocol))
+            return
         _write(f, lambda fh: write_torch(fh, obj, pickle_protocol, not _disable_byteorder_record))
         return
     if format != "npgrad":

@@ -75,8 +75,9 @@ def _is_parameter(t):
 class _Pickler(pickle._Pickler):
     dispatch = dict(pickle._Pickler.dispatch)
 
-    def __init__(self, fh, protocol):
+    def __init__(self, fh, protocol, legacy=False):
         super().__init__(fh, protocol)
+        self._legacy = legacy  # the legacy format's storage records carry a sixth entry (no view: None)
         self.storages = []   # (key, contiguous ndarray)
         self._roots = {}     # id(base array) -> key
         self._keep = []      # keeps base arrays alive so their ids stay unique
@@ -115,7 +116,7 @@ class _Pickler(pickle._Pickler):
         if cls is None:
             raise TypeError(f"npgrad.save: a tensor of dtype {arr.dtype} has no PyTorch storage type")
         key, numel, offset, stride = self._storage(arr)
-        pid = ("storage", _Global("torch", cls), key, "cpu", numel)
+        pid = ("storage", _Global("torch", cls), key, "cpu", numel) + ((None,) if self._legacy else ())
         return _REBUILD_TENSOR, (_Storage(pid), offset, tuple(int(s) for s in arr.shape), stride, requires_grad,
                                  OrderedDict())
 
@@ -156,12 +157,27 @@ def _c_stride(shape, i):
     return s
 
 
-def pickle_with_storages(obj, protocol=2):
+def pickle_with_storages(obj, protocol=2, legacy=False):
     """(pickle bytes, [(key, array)]) for ``obj``."""
     buf = io.BytesIO()
-    p = _Pickler(buf, protocol)
+    p = _Pickler(buf, protocol, legacy)
     p.dump(obj)
     return buf.getvalue(), p.storages
+
+
+def write_legacy(fh, obj, protocol=2):
+    """``_use_new_zipfile_serialization=False``: the layout ``_torch_legacy`` reads (PyTorch's before 1.6)."""
+    from ._torch_legacy import MAGIC, PROTOCOL
+    data, storages = pickle_with_storages(obj, protocol, legacy=True)
+    info = {"protocol_version": PROTOCOL, "little_endian": sys.byteorder == "little",
+            "type_sizes": {"short": 2, "int": 4, "long": 4}}
+    for head in (MAGIC, PROTOCOL, info):
+        pickle.dump(head, fh, protocol=protocol)
+    fh.write(data)
+    pickle.dump([key for key, _ in storages], fh, protocol=protocol)
+    for _, arr in storages:
+        fh.write(struct.pack("=q", arr.size))
+        fh.write(memoryview(arr).cast("B") if arr.size else b"")
 
 
 def write_torch(fh, obj, protocol=2, byteorder_record=True):
