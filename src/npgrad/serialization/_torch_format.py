@@ -1,16 +1,19 @@
-"""Reading ``torch.save``'s zip format without executing anything from the file.
+"""Reading ``torch.save``'s zip format.
 
 Such a file is a zip whose members share one top folder (``<archive>/``): ``data.pkl`` (a pickle of the
 saved object in which every storage is a persistent id), ``data/<key>`` (each storage's raw bytes),
 ``byteorder``, ``version`` and a few bookkeeping records. The zip layer is checked by ``_zipcheck`` like
-npgrad's own files (same ``max_ratio``/``max_bytes``). The pickle is read by the pure-Python unpickler
-with its opcode table cut down to plain data, ``REDUCE`` allowed only on npgrad's own rebuild functions,
-``BUILD`` only on OrderedDicts, and ``find_class`` answering only the globals that
-``torch.load(..., weights_only=True)`` accepts for tensors and containers (``_torch_globals``). Nothing
-the file names is imported or called: each allowed global maps to an npgrad function or marker, and
-anything else is a ``CheckpointError`` naming it. The pure-Python unpickler is used on purpose: its memo
-is a dict (the C one sizes an array by the largest memo index a file declares) and its opcode table can
-be restricted.
+npgrad's own files (same ``max_ratio``/``max_bytes``).
+
+``weights_only=True`` (``_Unpickler``): the pure-Python unpickler with its opcode table cut down to plain
+data, ``find_class`` answering the globals ``torch.load(..., weights_only=True)`` accepts for tensors and
+containers (``_torch_globals``: each maps to an npgrad function or marker, never to what the file names)
+and those the user allowed (``_safe_globals``); ``REDUCE`` only on those functions, ``NEWOBJ`` only on
+allowed classes and containers, ``BUILD`` only on a state_dict's ``_metadata`` and on allowed classes.
+Anything else is a ``WeightsOnlyError`` in PyTorch's words, before anything from the file ran.
+``weights_only=False`` (``_FullUnpickler``): Python's unpickling, which imports and calls what the file
+names, with PyTorch's globals read as npgrad's. Both are the pure-Python unpickler on purpose: its memo is
+a dict (the C one sizes an array by the largest memo index a file declares).
 
 Tensors are NumPy views (``as_strided``) into their storage's array with the stored offset, size and
 stride, so tensors that shared a storage in PyTorch share memory in npgrad; a tensor whose strides make
