@@ -714,3 +714,18 @@ def test_pytorch_whole_modules_and_optimizers_load_in_npgrad(tmp_path):
     assert sd["step"] == 7 and list(sd["model"]) == list(tm.state_dict())
     for k, v in tm.state_dict().items():
         np.testing.assert_array_equal(sd["model"][k].numpy(), v.numpy())
+
+
+def test_weights_only_environment_switches_and_byteorder_record(tmp_path, monkeypatch):
+    path = tmp_path / "cfg.pt"
+    npgrad.save({"cfg": _Config(1), "w": npgrad.ones(2)}, path, _disable_byteorder_record=True)
+    with zipfile.ZipFile(path) as zf:
+        assert "archive/byteorder" not in zf.namelist() and "archive/.data/serialization_id" in zf.namelist()
+    monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")  # the default becomes False, with a warning
+    with pytest.warns(UserWarning, match="TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected"):
+        assert npgrad.load(path)["cfg"] == _Config(1)
+    with pytest.raises(serialization.WeightsOnlyError):
+        npgrad.load(path, weights_only=True)  # an explicit True still holds
+    monkeypatch.setenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "1")  # forces True even over an explicit False
+    with pytest.raises(serialization.WeightsOnlyError):
+        npgrad.load(path, weights_only=False)
