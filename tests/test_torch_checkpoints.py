@@ -729,3 +729,22 @@ def test_weights_only_environment_switches_and_byteorder_record(tmp_path, monkey
     monkeypatch.setenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "1")  # forces True even over an explicit False
     with pytest.raises(serialization.WeightsOnlyError):
         npgrad.load(path, weights_only=False)
+
+
+def test_numpy_values_need_their_globals_allowed(tmp_path):
+    """A metric saved as a NumPy scalar: refused by default, loaded once its globals are allowed (the
+    recipe PyTorch's documentation gives), with __setstate__ run on the allowed np.dtype."""
+    path = tmp_path / "np.pt"
+    npgrad.save({"acc": np.float64(0.5), "arr": np.arange(3)}, path)
+    with pytest.raises(serialization.WeightsOnlyError, match=r"GLOBAL numpy\._core\.multiarray\.scalar|numpy\.core"):
+        npgrad.load(path)
+    core = getattr(np, "_core", None) or np.core  # NumPy 2 renamed it
+    allowed = [core.multiarray.scalar, np.dtype, np.dtypes.Float64DType, np.dtypes.Int64DType,
+               core.multiarray._reconstruct, np.ndarray]
+    with serialization.safe_globals(allowed):
+        back = npgrad.load(path)
+    assert type(back["acc"]) is np.float64 and back["acc"] == 0.5 and back["arr"].tolist() == [0, 1, 2]
+    if HAS_TORCH:
+        with torch.serialization.safe_globals(allowed):
+            theirs = torch.load(path)
+        assert theirs["acc"] == 0.5 and theirs["arr"].tolist() == [0, 1, 2]
