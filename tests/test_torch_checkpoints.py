@@ -748,3 +748,22 @@ def test_numpy_values_need_their_globals_allowed(tmp_path):
         with torch.serialization.safe_globals(allowed):
             theirs = torch.load(path)
         assert theirs["acc"] == 0.5 and theirs["arr"].tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("protocol", [2, 4])
+def test_get_unsafe_globals_in_checkpoint(tmp_path, protocol):
+    marker = tmp_path / "pwned"
+    path = tmp_path / "u.pt"
+    npgrad.save({"cfg": _Config(1), "w": npgrad.ones(2), "evil": _payloads(marker)["builtins.exec"],
+                 "od": OrderedDict(a=1)}, path, pickle_protocol=protocol)
+    found = serialization.get_unsafe_globals_in_checkpoint(path)
+    assert sorted(found) == sorted([f"{__name__}._Config", "builtins.exec"]) and not marker.exists()
+    with serialization.safe_globals([_Config]):
+        assert serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(path.read_bytes())) == ["builtins.exec"]
+    if HAS_TORCH and protocol == 2:  # PyTorch's own reader of the opcodes stops at protocol 4's FRAME
+        assert sorted(torch.serialization.get_unsafe_globals_in_checkpoint(path)) == sorted(found)
+    legacy = io.BytesIO()
+    npgrad.save({"a": 1}, legacy, _use_new_zipfile_serialization=False)
+    legacy.seek(0)
+    with pytest.raises(ValueError, match="Expected input to be a checkpoint returned by torch.save"):
+        serialization.get_unsafe_globals_in_checkpoint(legacy)

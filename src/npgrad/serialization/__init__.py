@@ -26,7 +26,7 @@ only once complete (``_atomic``), so an interrupted save leaves the previous che
 PyTorch and other frameworks through the safetensors format (writing needs the optional package).
 """
 from ._errors import CheckpointError, WeightsOnlyError
-from ._load import load
+from ._load import get_unsafe_globals_in_checkpoint, load
 from ._safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 from ._safetensors import load_safetensors, save_safetensors
 from ._save import save
@@ -36,4 +36,4 @@ from ._zipcheck import MAX_BYTES, MAX_RATIO
 DEFAULT_PROTOCOL = 2  # the pickle protocol torch.save writes
 
 __all__ = ["save", "load", "save_safetensors", "load_safetensors", "add_safe_globals", "get_safe_globals",
-           "clear_safe_globals", "safe_globals"]
+           "clear_safe_globals", "safe_globals", "get_unsafe_globals_in_checkpoint"]

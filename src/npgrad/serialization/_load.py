@@ -129,6 +129,29 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     return _load_from(f, getattr(f, "name", None) and repr(f.name) or f"<{type(f).__name__}>", limits, weights_only)
 
 
+def get_unsafe_globals_in_checkpoint(f):
+    """The globals a ``torch.save`` file names that ``load(..., weights_only=True)`` would refuse (those
+    neither on its allow list nor added with ``add_safe_globals``), read from the pickle's opcodes without
+    running anything: what to review before allowing them."""
+    import zipfile
+    from ._torch_format import torch_prefix, unsafe_globals
+    if isinstance(f, (str, bytes, os.PathLike)):
+        with open(os.fsdecode(f), "rb") as fh:
+            return get_unsafe_globals_in_checkpoint(fh)
+    if not (hasattr(f, "seek") and hasattr(f, "tell")):
+        f = io.BytesIO(f.read())
+    name = getattr(f, "name", None) and repr(f.name) or f"<{type(f).__name__}>"
+    try:
+        zf = zipfile.ZipFile(f)
+        prefix = torch_prefix(zf)
+    except zipfile.BadZipFile:
+        prefix = None
+    if prefix is None:
+        raise ValueError("Expected input to be a checkpoint returned by torch.save")
+    with zf:
+        return unsafe_globals(zf, f, name, prefix, {"max_bytes": MAX_BYTES, "max_ratio": MAX_RATIO})
+
+
 def _known(entry):
     return entry == STRUCTURE or DATA_RE.match(entry) is not None
 

@@ -393,3 +393,45 @@ def _check_plain(obj, name):
                 and type(o).__module__ not in ("npgrad.tensor", "npgrad.dtypes", "npgrad.nn.parameter") \
                 and not _safe_globals.allowed(type(o)):
             fail(name, f"holds an object of type {type(o).__name__}, which npgrad cannot represent")
+
+
+def globals_in_pickle(raw, name):
+    """Every global ``raw`` names (``module.name``), found by reading its opcodes, never running them."""
+    import pickletools
+    found, strings, memo, last = [], [], {}, None  # last: the string the previous opcode pushed
+    try:
+        for op, arg, _ in pickletools.genops(io.BytesIO(raw)):
+            pushed = None
+            if op.name == "GLOBAL":
+                module, _, attr = arg.partition(" ")
+                found.append(f"{'builtins' if module == '__builtin__' else module}.{attr}")
+            elif op.name == "STACK_GLOBAL" and len(strings) == 2 and all(type(v) is str for v in strings):
+                found.append(f"{strings[-2]}.{strings[-1]}")
+            elif isinstance(arg, str) and "UNICODE" in op.name:
+                pushed = arg
+            elif op.name == "MEMOIZE":
+                memo[len(memo)] = last
+            elif op.name in ("BINPUT", "LONG_BINPUT", "PUT"):
+                memo[arg] = last
+            elif op.name in ("BINGET", "LONG_BINGET", "GET"):
+                pushed = memo.get(arg)
+            if op.name not in ("MEMOIZE", "BINPUT", "LONG_BINPUT", "PUT"):
+                strings = (strings + [pushed])[-2:]
+                last = pushed
+    except (ValueError, KeyError, UnicodeDecodeError, struct.error) as e:
+        fail(name, f"is corrupted: its data.pkl cannot be read ({type(e).__name__}: {e})")
+    return found
+
+
+def unsafe_globals(zf, fh, name, prefix, limits):
+    top = prefix + "/"
+    members = inventory(zf, fh, name, lambda e: e.startswith(top), **limits)
+    member = members[top + "data.pkl"]
+    reader = MemberReader(fh, member, name)
+    raw = bytes(reader.read(member.size))
+    reader.finish()
+    out = []
+    for g in globals_in_pickle(raw, name):
+        if g not in GLOBALS and _safe_globals.lookup(g) is None and g not in out:
+            out.append(g)
+    return out
