@@ -1,4 +1,4 @@
-"""npgrad.save / npgrad.load round trips, atomic writes, and refusal of unsafe or broken files."""
+"""npgrad.save(..., format="npgrad") / npgrad.load round trips, atomic writes, and refusal of unsafe or broken files."""
 import io
 import json
 import math
@@ -20,14 +20,19 @@ DTYPES = [npgrad.float16, npgrad.float32, npgrad.float64, npgrad.int8, npgrad.in
 SHAPES = [(), (0,), (3,), (2, 0, 3), (2, 3, 4)]
 
 
+def _save(obj, f, **kw):
+    """npgrad's own format (this file's subject); torch.save's format is tests/test_torch_checkpoints.py's."""
+    return npgrad.save(obj, f, format="npgrad", **kw)
+
+
 def _roundtrip(obj, tmp_path=None):
     if tmp_path is None:
         buf = io.BytesIO()
-        npgrad.save(obj, buf)
+        _save(obj, buf)
         buf.seek(0)
         return npgrad.load(buf)
     path = tmp_path / "obj.pt"
-    npgrad.save(obj, path)
+    _save(obj, path)
     return npgrad.load(path)
 
 
@@ -117,25 +122,25 @@ def test_unsupported_objects_raise_type_error():
     class Thing:
         pass
     with pytest.raises(TypeError, match=r"cannot store an object of type .*Thing \(at obj\['x'\]\[0\]\)"):
-        npgrad.save({"x": [Thing()]}, io.BytesIO())
+        _save({"x": [Thing()]}, io.BytesIO())
     with pytest.raises(TypeError, match="dtype object"):
-        npgrad.save(np.array([1, "a"], dtype=object), io.BytesIO())
+        _save(np.array([1, "a"], dtype=object), io.BytesIO())
     with pytest.raises(TypeError, match="keyed by tensors"):
-        npgrad.save({npgrad.ones(1): 1}, io.BytesIO())
+        _save({npgrad.ones(1): 1}, io.BytesIO())
     loop = []
     loop.append(loop)
     with pytest.raises(ValueError, match="self-referencing"):
-        npgrad.save(loop, io.BytesIO())
+        _save(loop, io.BytesIO())
     with pytest.raises(TypeError, match="path or a writable binary file"):
-        npgrad.save(npgrad.ones(1), 42)
+        _save(npgrad.ones(1), 42)
 
 
 def test_paths_and_file_objects(tmp_path):
     t = npgrad.arange(5)
-    npgrad.save(t, str(tmp_path / "a.pt"))
+    _save(t, str(tmp_path / "a.pt"))
     assert npgrad.load(str(tmp_path / "a.pt")).tolist() == [0, 1, 2, 3, 4]
     with open(tmp_path / "b.pt", "wb") as fh:
-        npgrad.save(t, fh)
+        _save(t, fh)
     with open(tmp_path / "b.pt", "rb") as fh:
         assert npgrad.load(fh, map_location="cpu").tolist() == [0, 1, 2, 3, 4]
     assert npgrad.load(tmp_path / "a.pt", map_location=npgrad.device("cpu"), weights_only=False).tolist() == \
@@ -143,26 +148,26 @@ def test_paths_and_file_objects(tmp_path):
     with pytest.raises(FileNotFoundError):
         npgrad.load(tmp_path / "missing.pt")
     with pytest.raises(RuntimeError, match="Parent directory .* does not exist"):
-        npgrad.save(t, tmp_path / "nodir" / "x.pt")
+        _save(t, tmp_path / "nodir" / "x.pt")
     with pytest.raises(RuntimeError, match="CPU only"):
         npgrad.load(tmp_path / "a.pt", map_location="cuda:0")
 
 
 def test_overwrite_keeps_permissions_and_follows_symlinks(tmp_path):
     path = tmp_path / "ck.pt"
-    npgrad.save(npgrad.zeros(1), path)
+    _save(npgrad.zeros(1), path)
     os.chmod(path, 0o640)
-    npgrad.save(npgrad.ones(1), path)
+    _save(npgrad.ones(1), path)
     assert (os.stat(path).st_mode & 0o777) == 0o640 and npgrad.load(path).tolist() == [1.0]
     link = tmp_path / "latest.pt"
     os.symlink(path, link)
-    npgrad.save(npgrad.full((1,), 2.0), link)
+    _save(npgrad.full((1,), 2.0), link)
     assert os.path.islink(link) and npgrad.load(path).tolist() == [2.0]
 
 
 def test_interrupted_save_keeps_previous_checkpoint(tmp_path, monkeypatch):
     path = tmp_path / "ck.pt"
-    npgrad.save({"epoch": 1, "w": npgrad.ones(3)}, path)
+    _save({"epoch": 1, "w": npgrad.ones(3)}, path)
     calls = []
 
     def failing_write(fp, arr, *a, **k):
@@ -174,7 +179,7 @@ def test_interrupted_save_keeps_previous_checkpoint(tmp_path, monkeypatch):
     real = np.lib.format.write_array
     monkeypatch.setattr(np.lib.format, "write_array", failing_write)
     with pytest.raises(KeyboardInterrupt):
-        npgrad.save({"epoch": 2, "w": npgrad.zeros(3), "v": npgrad.zeros(2)}, path)
+        _save({"epoch": 2, "w": npgrad.zeros(3), "v": npgrad.zeros(2)}, path)
     monkeypatch.undo()
     assert len(calls) == 2
     back = npgrad.load(path)
@@ -198,7 +203,7 @@ class _Payload:
 
 def _good_file(tmp_path):
     path = tmp_path / "good.pt"
-    npgrad.save({"w": npgrad.arange(100, dtype=npgrad.float32), "b": npgrad.ones(3), "epoch": 3}, path)
+    _save({"w": npgrad.arange(100, dtype=npgrad.float32), "b": npgrad.ones(3), "epoch": 3}, path)
     return path
 
 
@@ -332,10 +337,10 @@ if HAS_TORCH:
         marker = tmp_path / "pwned.txt"
         ck = tmp_path / "torch.pt"
         torch.save({"w": torch.ones(2), "evil": _Payload(marker)}, ck)
-        _expect_refusal(ck, "PyTorch checkpoint")
+        _expect_refusal(ck, "Unsupported global: GLOBAL exec was not an allowed global")
         legacy = tmp_path / "legacy.pt"
         torch.save({"evil": _Payload(marker)}, legacy, _use_new_zipfile_serialization=False)
-        _expect_refusal(legacy, "pickle")
+        _expect_refusal(legacy, "Unsupported global: GLOBAL exec was not an allowed global")
         assert not marker.exists()
 
 
@@ -425,3 +430,26 @@ if HAS_TORCH and hasattr(npgrad.nn, "Linear") and hasattr(npgrad.nn, "Sequential
         fresh_opt.load_state_dict(ck["optim"])
         np.testing.assert_array_equal(fresh(x).detach().numpy(), ours(x).detach().numpy())
         assert ck["epoch"] == 1 and fresh_opt.state_dict()["param_groups"] == opt.state_dict()["param_groups"]
+
+
+def test_tensors_of_dtypes_npgrad_does_not_write_are_refused():
+    """A tensor entry whose data is complex256 or datetime, or an integer tensor marked requires_grad,
+    is a corrupted file, never a tensor of the wrong kind or a silently dropped flag."""
+    def crafted(dtype, arr, requires_grad=False):
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as zf:
+            zf.writestr("npgrad/structure.json", json.dumps({"format": "npgrad.checkpoint", "version": 1, "root": {
+                "$": "tensor", "data": 0, "dtype": dtype, "requires_grad": requires_grad}}))
+            with zf.open("npgrad/data/0.npy", "w") as out:
+                np.lib.format.write_array(out, arr)
+        buf.seek(0)
+        return buf
+
+    for dtype, arr, rg, match in [("complex128", np.ones(2, np.clongdouble), False, "whose data is complex256"),
+                                  ("float64", np.array(["2020-01-01"], "M8[D]"), False, "whose data is datetime64"),
+                                  ("int64", np.ones(2, np.int64), True, "int64 tensor marked requires_grad"),
+                                  ("bool", np.ones(2, bool), True, "bool tensor marked requires_grad")]:
+        with pytest.raises(serialization.CheckpointError, match=match):
+            npgrad.load(crafted(dtype, arr, rg))
+    back = npgrad.load(crafted("complex64", np.ones(2, np.complex64), True))  # complex may require grad
+    assert back.dtype == npgrad.complex64 and back.requires_grad

@@ -6,6 +6,7 @@ from pickle opcodes and zipfile, so they run without torch. Every payload is fir
 (plain ``pickle.loads`` creates its marker file), then shown refused with nothing created.
 """
 import builtins
+import dataclasses
 import io
 import os
 import pickle
@@ -114,43 +115,53 @@ def test_code_payloads_are_refused_and_never_run(tmp_path, kind):
     good = _tensor("0", 2, (2,), (1,))
     pkl = _pkl(_dict((_s("w"), good), (_s("evil"), _body(payload))))
     path = _zip(tmp_path / "evil.pt", pkl, [("0", np.ones(2, np.float32).tobytes())])
-    module = {"os.system": "posix.system|os.system", "subprocess": "subprocess.call|commands.call"}.get(kind, kind)
-    message = _refused(path, f"PyTorch checkpoint .* the global ({module}), which is not on the allow list")
-    assert "nothing from the file was executed" in message
+    module = {"os.system": "posix.system|os.system", "subprocess": "subprocess.call|commands.call",
+              "builtins.eval": "eval", "builtins.exec": "exec"}[kind]
+    message = _refused(path, f"Unsupported global: GLOBAL ({module}) was not an allowed global by default")
+    assert "nothing from the file was executed" in message and message.startswith("Weights only load failed.")
     assert not marker.exists()
     # the same payload as the whole file, and through a file object
     path2 = _zip(tmp_path / "evil2.pt", pickle.dumps(payload, protocol=2))
-    _refused(path2, "not on the allow list")
-    with pytest.raises(serialization.CheckpointError, match="not on the allow list"):
+    _refused(path2, "was not an allowed global")
+    with pytest.raises(pickle.UnpicklingError, match="was not an allowed global"):  # what PyTorch raises
         npgrad.load(io.BytesIO(path2.read_bytes()))
     assert not marker.exists()
 
 
 def test_globals_off_the_list_and_misused_allowed_ones(tmp_path):
+    unsupported = "Unsupported global: GLOBAL {} was not an allowed global by default"
     cases = {
-        "defaultdict": (b"ccollections\ndefaultdict\n)R", "collections.defaultdict"),
-        "rebuild_from_type": (b"ctorch._tensor\n_rebuild_from_type_v2\n)R", "torch._tensor._rebuild_from_type_v2"),
-        "numpy": (b"cnumpy.core.multiarray\n_reconstruct\n)R", "numpy.core.multiarray._reconstruct"),
-        "dotted qualname": (b"\x8c\x0bcollections\x8c\x14OrderedDict.fromkeys\x93)R", "OrderedDict.fromkeys"),
-        "call a storage class": (b"ctorch\nFloatStorage\n)R", "not one of the allowed rebuild functions"),
-        "call a dtype": (b"ctorch\nfloat32\n)R", "not one of the allowed rebuild functions"),
-        "BUILD on a tensor": (_tensor("0", 2, (2,), (1,)) + b"}" + _s("_data") + b"Nsb", "sets state on a Tensor"),
-        "BUILD on a dict": (b"}}" + _s("x") + b"Ns" + b"b", "sets state on a dict"),
-        "SETITEM on a tensor": (_tensor("0", 2, (2,), (1,)) + _i(0) + _i(5) + b"s", "SETITEM to a Tensor"),
-        "APPEND on a tensor": (_tensor("0", 2, (2,), (1,)) + _i(5) + b"a", "APPEND to a Tensor"),
-        "INST opcode": (b"(ios\nsystem\n", "opcode b'i'"),
-        "OBJ opcode": (b"(ccollections\nOrderedDict\no", "opcode b'o'"),
-        "NEWOBJ opcode": (b"ccollections\nOrderedDict\n)\x81", "opcode b'\\\\x81'"),
-        "EXT opcode": (b"\x82\x01", "opcode b'\\\\x82'"),
+        "defaultdict": (b"ccollections\ndefaultdict\n)R", unsupported.format("collections.defaultdict")),
+        "rebuild_from_type": (b"ctorch._tensor\n_rebuild_from_type_v2\n)R", "torch._tensor._rebuild_from_type_v2, "
+                              "which npgrad.load does not support"),
+        "numpy": (b"cnumpy.core.multiarray\n_reconstruct\n)R", unsupported.format("numpy.core.multiarray._reconstruct")),
+        "dotted qualname": (b"\x8c\x0bcollections\x8c\x14OrderedDict.fromkeys\x93)R",
+                            unsupported.format("collections.OrderedDict.fromkeys")),
+        "call a storage class": (b"ctorch\nFloatStorage\n)R", "Trying to call reduce for unrecognized function"),
+        "call a dtype": (b"ctorch\nfloat32\n)R", "Trying to call reduce for unrecognized function"),
+        "instantiate Size": (b"ctorch\nSize\n)\x81", "Trying to instantiate unsupported class"),
+        "BUILD on a tensor": (_tensor("0", 2, (2,), (1,)) + b"}" + _s("_data") + b"Nsb", "tensor with Python attributes"),
+        "BUILD on a dict": (b"}}" + _s("x") + b"Ns" + b"b", "Can only build Tensor, Parameter, OrderedDict or types "
+                            "allowlisted via `add_safe_globals`, but got <class 'dict'>"),
+        "SETITEM on a tensor": (_tensor("0", 2, (2,), (1,)) + _i(0) + _i(5) + b"s", "SETITEM on a Tensor is not allowed"),
+        "APPEND on a tensor": (_tensor("0", 2, (2,), (1,)) + _i(5) + b"a", "APPEND on a Tensor is not allowed"),
+        "INST opcode": (b"(ios\nsystem\n", "Unsupported operand 105"),
+        "OBJ opcode": (b"(ccollections\nOrderedDict\no", "Unsupported operand 111"),
+        "EXT opcode": (b"\x82\x01", "Unsupported operand 130"),
         "bare storage": (_tup(_s("storage"), b"ctorch\nFloatStorage\n", _s("0"), _s("cpu"), _i(2)) + b"Q",
                          "bare storage"),
         "not a storage record": (_s("file:///etc/passwd") + b"Q", "not a storage record"),
         "hooks": (_tensor("0", 2, (2,), (1,)).replace(b"ccollections\nOrderedDict\n)R",
                                                        b"}" + _i(1) + _i(2) + b"s"), "backward hooks"),
+        "int requires_grad": (_tensor("0", 1, (1,), (1,), storage="LongStorage").replace(b"\x89", b"\x88"),
+                              "int64 tensor marked requires_grad"),
     }
     for label, (body, match) in cases.items():
         path = _zip(tmp_path / f"{label.replace(' ', '_')}.pt", _pkl(body), [("0", bytes(8))])
         _refused(path, match)
+    # NEWOBJ on an allowed container builds it, as in PyTorch
+    path = _zip(tmp_path / "newobj.pt", _pkl(b"ccollections\nOrderedDict\n)\x81"))
+    assert npgrad.load(path) == OrderedDict() and type(npgrad.load(path)) is OrderedDict
 
 
 def test_persistent_ids_outside_the_archive_are_refused(tmp_path):
@@ -218,23 +229,26 @@ def test_truncated_and_corrupted_files(tmp_path):
     assert flips > 200
 
 
-def test_weights_only_false_and_legacy_format_are_refused(tmp_path):
+def test_map_location_and_plain_pickles(tmp_path):
     path = tmp_path / "m.pt"
-    npgrad.save({"w": npgrad.ones(2)}, path, format="torch")
-    _refused(path, "weights_only=False asks to unpickle arbitrary objects, which npgrad never does",
-             weights_only=False)
-    assert npgrad.load(path, weights_only=True)["w"].tolist() == [1.0, 1.0]
+    npgrad.save({"w": npgrad.ones(2)}, path)
+    for wo in (True, False):
+        assert npgrad.load(path, weights_only=wo)["w"].tolist() == [1.0, 1.0]
     for where in ["cpu", npgrad.device("cpu"), {"cuda:0": "cpu"}, lambda storage, loc: storage]:
         assert npgrad.load(path, map_location=where)["w"].tolist() == [1.0, 1.0]
     with pytest.raises(RuntimeError, match="CPU only"):
         npgrad.load(path, map_location="cuda")
+    with pytest.raises(RuntimeError, match="Can not safely load weights when explicit pickle_module is specified"):
+        npgrad.load(path, pickle_module=pickle, weights_only=True)
+    assert npgrad.load(path, pickle_module=pickle)["w"].tolist() == [1.0, 1.0]  # weights_only=False then
     # a file saved from a GPU names its storages' device; npgrad puts them on the CPU
     cuda = _zip(tmp_path / "cuda.pt", _pkl(_tensor("0", 2, (2,), (1,)).replace(_s("cpu"), _s("cuda:0"))),
                 [("0", np.array([1, 2], "<f4").tobytes())])
     assert npgrad.load(cuda).tolist() == [1.0, 2.0]
-    legacy = tmp_path / "legacy.pt"
-    legacy.write_bytes(pickle.dumps({"w": [1.0]}, protocol=2))
-    _refused(legacy, "is a pickle file .* re-save it with a recent PyTorch")
+    plain = tmp_path / "plain.pt"  # a pickle, but not torch.save's legacy format
+    plain.write_bytes(pickle.dumps({"w": [1.0]}, protocol=2))
+    for wo in (True, False):
+        _refused(plain, "is a pickle file but not a PyTorch checkpoint .*Invalid magic number", weights_only=wo)
 
 
 def test_unsupported_dtypes(tmp_path):
@@ -330,18 +344,110 @@ def test_npgrad_roundtrip_keeps_values_types_and_sharing(tmp_path):
     _assert_same(obj, npgrad.load(io.BytesIO(buf.getvalue())))
 
 
-def test_save_torch_refuses_what_torch_cannot_load(tmp_path):
-    with pytest.raises(TypeError, match="cannot store an object of type numpy.ndarray"):
-        npgrad.save({"a": np.ones(2)}, tmp_path / "a.pt", format="torch")
-    with pytest.raises(TypeError, match="save a module's state_dict"):
-        npgrad.save(npgrad.nn.Linear(2, 2), tmp_path / "a.pt", format="torch")
-    loop = []
+@dataclasses.dataclass
+class _Config:
+    width: int = 4
+    name: str = "run"
+
+
+def _model_and_optimizer():
+    npgrad.manual_seed(0)
+    model = npgrad.nn.Sequential(npgrad.nn.Linear(3, 4), npgrad.nn.BatchNorm1d(4), npgrad.nn.Linear(4, 1))
+    opt = npgrad.optim.Adam(model.parameters(), lr=0.01)
+    model(npgrad.randn(5, 3)).pow(2).mean().backward()
+    opt.step()
+    return model, opt
+
+
+def test_any_picklable_object_with_weights_only_false(tmp_path):
+    model, opt = _model_and_optimizer()
+    loop = [1]
     loop.append(loop)
-    with pytest.raises(ValueError, match="self-referencing"):
-        npgrad.save(loop, tmp_path / "a.pt", format="torch")
-    with pytest.raises(ValueError, match="format must be 'npgrad' or 'torch'"):
+    obj = {"model": model, "opt": opt, "cfg": _Config(7), "np": np.arange(3.0), "loop": loop, "fs": frozenset({1})}
+    path = tmp_path / "whole.pt"
+    npgrad.save(obj, path)
+    back = npgrad.load(path, weights_only=False)
+    assert type(back["model"]) is type(model) and back["cfg"] == _Config(7) and back["fs"] == frozenset({1})
+    assert back["loop"][1] is back["loop"] and back["np"].tolist() == [0.0, 1.0, 2.0]
+    # the optimizer still drives the loaded model's own parameters
+    assert all(p is q for p, q in zip(back["model"].parameters(), back["opt"].param_groups[0]["params"]))
+    x = npgrad.randn(2, 3)
+    model.eval()
+    back["model"].eval()
+    np.testing.assert_array_equal(back["model"](x).detach().numpy(), model(x).detach().numpy())
+    back["opt"].step()  # its state (exp_avg, step) came along: one more step works
+    # weights_only=True (the default) refuses the first class off the list, with PyTorch's message
+    with pytest.raises(serialization.WeightsOnlyError, match="GLOBAL npgrad.nn.modules.container.Sequential"):
+        npgrad.load(path)
+    # ... and loads it once the user allows what the file names
+    cfg_path = tmp_path / "cfg.pt"
+    npgrad.save({"cfg": _Config(3), "sd": model.state_dict()}, cfg_path)
+    with pytest.raises(pickle.UnpicklingError, match=f"GLOBAL {__name__}._Config was not an allowed global"):
+        npgrad.load(cfg_path)
+    with serialization.safe_globals([_Config]):
+        assert serialization.get_safe_globals() == [_Config]
+        assert npgrad.load(cfg_path)["cfg"] == _Config(3)
+    assert serialization.get_safe_globals() == []
+    serialization.add_safe_globals([(_Config, f"{__name__}._Config")])
+    try:
+        assert npgrad.load(cfg_path)["cfg"] == _Config(3)
+    finally:
+        serialization.clear_safe_globals()
+    assert serialization.get_safe_globals() == []
+
+
+def test_save_errors(tmp_path):
+    with pytest.raises(ValueError, match="format must be 'torch' or 'npgrad'"):
         npgrad.save({}, tmp_path / "a.pt", format="pickle")
-    assert not (tmp_path / "a.pt").exists()
+    with pytest.raises((pickle.PicklingError, AttributeError, TypeError)):
+        npgrad.save({"f": lambda: 1}, tmp_path / "a.pt")  # not picklable, as in PyTorch
+    assert not (tmp_path / "a.pt").exists()  # the failed save left nothing behind
+
+
+def test_legacy_format_files(tmp_path):
+    """``_use_new_zipfile_serialization=False`` files, built here without torch (the layout PyTorch writes)."""
+    def legacy(obj_pickle, storages, keys=None):
+        head = b"".join(pickle.dumps(v, protocol=2) for v in (0x1950A86A20F9469CFC6C, 1001,
+                        {"protocol_version": 1001, "little_endian": True, "type_sizes": {"short": 2, "int": 4,
+                                                                                           "long": 4}}))
+        keys = [k for k, _, _ in storages] if keys is None else keys
+        body = b"".join(struct.pack("<q", n) + raw for _, n, raw in storages)
+        return io.BytesIO(head + obj_pickle + pickle.dumps(keys, protocol=2) + body)
+
+    def t(key, numel, size, stride, storage="FloatStorage", offset=0):
+        return _tensor(key, numel, size, stride, storage, offset).replace(_i(numel) + b"t", _i(numel) + b"Nt", 1)
+
+    vals = np.arange(6, dtype="<f4")
+    f = legacy(_pkl(_dict((_s("a"), t("k1", 6, (2, 3), (3, 1))), (_s("b"), t("k1", 6, (3,), (1,), offset=3)),
+                          (_s("e"), t("k2", 2, (3, 2), (0, 1))), (_s("m"), t("k3", 2, (2,), (1,), "BoolStorage")))),
+               [("k1", 6, vals.tobytes()), ("k2", 2, vals[:2].tobytes()), ("k3", 2, b"\x00\x07")])
+    back = npgrad.load(f)
+    assert back["a"].tolist() == [[0, 1, 2], [3, 4, 5]] and back["b"].tolist() == [3, 4, 5]
+    assert np.shares_memory(back["a"].numpy(), back["b"].numpy())
+    assert back["e"].tolist() == [[0, 1]] * 3 and back["m"].tolist() == [False, True]
+    back["e"][0, 0] = 5.0  # an expanded tensor is its own copy
+    assert back["e"].tolist() == [[5, 1], [0, 1], [0, 1]]
+    one = _pkl(t("k", 2, (2,), (1,)))
+    for bad, match in [(legacy(one, [("k", 2, bytes(4))]), "truncated"),
+                       (legacy(one, [("k", 3, bytes(12))]), "does not start with its 2 elements"),
+                       (legacy(one, [("k", 2, bytes(8))], keys=["k", "j"]), "storage list does not match"),
+                       (legacy(_pkl(t("k", 10 ** 12, (2,), (1,))), [("k", 2, bytes(8))]), "declare .* bytes but only"),
+                       (legacy(_pkl(b"cos\nsystem\n"), []), "GLOBAL posix.system|GLOBAL os.system")]:
+        with pytest.raises(serialization.CheckpointError, match=match):
+            npgrad.load(bad)
+    # npgrad writes the format too; read back here, and by PyTorch when it is installed
+    x = npgrad.arange(6.0).reshape(2, 3)
+    obj = {"x": x, "t": x.t(), "p": npgrad.nn.Parameter(npgrad.ones(2)), "m": npgrad.tensor([True, False]), "n": 3}
+    buf = io.BytesIO()
+    npgrad.save(obj, buf, _use_new_zipfile_serialization=False)
+    assert not buf.getvalue().startswith(b"PK")
+    back = npgrad.load(io.BytesIO(buf.getvalue()))
+    _assert_same(obj, back)
+    assert np.shares_memory(back["t"].numpy(), back["x"].numpy())
+    if HAS_TORCH:
+        theirs = torch.load(io.BytesIO(buf.getvalue()), weights_only=True)
+        assert theirs["t"].tolist() == x.t().tolist() and isinstance(theirs["p"], torch.nn.Parameter)
+        assert theirs["t"].untyped_storage().data_ptr() == theirs["x"].untyped_storage().data_ptr()
 
 
 # -- against PyTorch -----------------------------------------------------------------------------------------
@@ -474,7 +580,188 @@ def test_pytorch_file_with_payload_never_runs(tmp_path):
     marker = tmp_path / "pwned"
     path = tmp_path / "t.pt"
     torch.save({"w": torch.ones(2), "evil": _payloads(marker)["builtins.exec"]}, path)
-    with pytest.raises(pickle.UnpicklingError):
+    with pytest.raises(pickle.UnpicklingError) as theirs:
         torch.load(path, weights_only=True)  # PyTorch's own safe loader refuses it too
-    _refused(path, "the global builtins.exec, which is not on the allow list")
+    ours = _refused(path, "Unsupported global: GLOBAL exec was not an allowed global")
+    assert ours.startswith(str(theirs.value))  # PyTorch's message, then the file's name
     assert not marker.exists()
+    # a dataclass: refused the same way by both, then allowed the same way
+    cfg = tmp_path / "cfg.pt"
+    torch.save({"cfg": _Config(5), "w": torch.ones(2)}, cfg)
+    with pytest.raises(pickle.UnpicklingError) as theirs:
+        torch.load(cfg)
+    assert _refused(cfg, "_Config was not an allowed global").startswith(str(theirs.value))
+    with serialization.safe_globals([_Config]), torch.serialization.safe_globals([_Config]):
+        assert npgrad.load(cfg)["cfg"] == torch.load(cfg)["cfg"] == _Config(5)
+    assert npgrad.load(cfg, weights_only=False)["cfg"] == _Config(5)
+
+
+@pytest.mark.parametrize("weights_only", [True, False])
+def test_malformed_files_on_both_paths(tmp_path, weights_only):
+    """Whatever weights_only says, a crafted file is a CheckpointError using little memory, never a
+    MemoryError, a crash or a hang."""
+    good = _tensor("0", 2, (2,), (1,))
+    cases = [
+        (_pkl(_tensor("0", 10 ** 12, (10 ** 12,), (1,))), "declares 4000000000000 bytes but the archive holds 8"),
+        (_pkl(_tensor("0", 2, (2 ** 20, 2 ** 20), (0, 0))), "expanded tensor"),
+        (_pkl(_tensor("0", 2, (2 ** 62, 2 ** 62), (0, 0))), "too large for any array"),
+        (_pkl(_tensor("0", 2, (3,), (1,))), "reaches element 2 of a storage of 2"),
+        (b"\x80\x02\x8e" + struct.pack("<Q", 2 ** 60) + b"abc.", "cannot be read"),  # a 2**60-byte string
+        (b"\x80\x02r" + struct.pack("<I", 2 ** 31) + b".", "cannot be read"),  # a memo index of 2**31
+        (_pkl(good)[:-1], "cannot be read"),  # no STOP
+    ]
+    tracemalloc.start()
+    try:
+        for i, (pkl, match) in enumerate(cases):
+            path = _zip(tmp_path / f"{i}.pt", pkl, [("0", bytes(8))])
+            _refused(path, match, weights_only=weights_only)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20
+    # deep nesting (a recursion bomb for a recursive reader) loads, as in PyTorch, or fails cleanly
+    deep = _zip(tmp_path / "deep.pt", b"\x80\x02" + b"]" * 200_000 + b"a" * 199_999 + b".")
+    out = npgrad.load(deep, weights_only=weights_only)
+    depth = 0
+    while out:
+        out, depth = out[0], depth + 1
+    assert depth == 199_999
+    # a zip bomb and a truncated archive
+    bomb = tmp_path / "bomb.pt"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("archive/data.pkl", _pkl(_tensor("0", 10 ** 6, (10 ** 6,), (1,))))
+        zf.writestr("archive/data/0", bytes(4 * 10 ** 6))
+    _refused(bomb, "max_ratio=100", weights_only=weights_only)
+    cut = tmp_path / "cut.pt"
+    cut.write_bytes(bomb.read_bytes()[:-40])
+    _refused(cut, "truncated|corrupted", weights_only=weights_only)
+
+
+_SCRIPT = """
+import sys
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+model(torch.randn(8, 3)).pow(2).mean().backward()
+opt.step()
+x = torch.arange(6.0).reshape(2, 3)
+torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "config": {"hidden": 4},
+            "epoch": 3, "views": [x, x.t(), x[:, 1]], "flip": x.flip(0), "size": x.shape, "dtype": torch.int64,
+            "complex": torch.tensor([1 + 2j, -3j]), "scalar": torch.tensor(2.5), "empty": torch.zeros(0, 2)},
+           sys.argv[1])
+torch.save(model, sys.argv[1] + ".model")
+print(model(torch.ones(1, 3)).tolist())
+"""
+
+
+def test_a_file_written_under_npgrad_run_loads_in_pytorch(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(_SCRIPT)
+    path = tmp_path / "ck.pt"
+    out = subprocess.run([sys.executable, "-m", "npgrad", "run", str(script), str(path)], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    expected = np.array(eval(out.stdout.strip().splitlines()[-1]))
+    ours = npgrad.load(path)
+    assert ours["epoch"] == 3 and ours["size"] == (2, 3) and ours["dtype"] is npgrad.int64
+    assert ours["views"][1].tolist() == [[0, 3], [1, 4], [2, 5]] and ours["flip"].tolist() == [[3, 4, 5], [0, 1, 2]]
+    model = npgrad.load(str(path) + ".model", weights_only=False)
+    np.testing.assert_allclose(model(npgrad.ones(1, 3)).detach().numpy(), expected, rtol=1e-6)
+    if not HAS_TORCH:
+        return
+    for weights_only in (True, False):
+        ck = torch.load(path, weights_only=weights_only)
+        tm = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+        tm.load_state_dict(ck["model"])
+        np.testing.assert_allclose(tm(torch.ones(1, 3)).detach().numpy(), expected, rtol=1e-6)
+        topt = torch.optim.SGD(tm.parameters(), lr=0.1, momentum=0.9)
+        topt.load_state_dict(ck["optimizer"])  # the momentum buffers come along
+        assert ck["size"] == torch.Size([2, 3]) and ck["dtype"] is torch.int64 and ck["config"] == {"hidden": 4}
+        views = ck["views"]
+        assert views[1].untyped_storage().data_ptr() == views[0].untyped_storage().data_ptr()
+        assert views[2].tolist() == [1.0, 4.0] and ck["flip"].tolist() == [[3, 4, 5], [0, 1, 2]]
+        assert ck["complex"].dtype == torch.complex64 and ck["complex"].tolist() == [1 + 2j, -3j]
+        assert ck["scalar"].shape == () and ck["scalar"].item() == 2.5 and ck["empty"].shape == (0, 2)
+
+
+@needs_torch
+def test_pytorch_whole_modules_and_optimizers_load_in_npgrad(tmp_path):
+    torch.manual_seed(0)
+    tm = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2))
+    topt = torch.optim.Adam(tm.parameters())
+    tm(torch.randn(5, 3)).sum().backward()
+    topt.step()
+    path = tmp_path / "m.pt"
+    torch.save({"model": tm, "opt_state": topt.state_dict(), "cfg": _Config(2)}, path)
+    with pytest.raises(serialization.WeightsOnlyError, match="GLOBAL torch.nn.modules.container.Sequential"):
+        npgrad.load(path)  # the default refuses what PyTorch's default refuses
+    back = npgrad.load(path, weights_only=False)  # PyTorch's classes are read as npgrad's namesakes
+    assert type(back["model"]) is npgrad.nn.Sequential and back["cfg"] == _Config(2)
+    x = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
+    np.testing.assert_allclose(back["model"](npgrad.tensor(x)).detach().numpy(),
+                               tm(torch.tensor(x)).detach().numpy(), rtol=1e-6)
+    opt = npgrad.optim.Adam(back["model"].parameters())
+    opt.load_state_dict(back["opt_state"])
+    np.testing.assert_array_equal(opt.state_dict()["state"][0]["exp_avg"].numpy(),
+                                  topt.state_dict()["state"][0]["exp_avg"].numpy())
+    legacy = tmp_path / "legacy.pt"
+    torch.save({"model": tm.state_dict(), "step": 7}, legacy, _use_new_zipfile_serialization=False)
+    sd = npgrad.load(legacy)
+    assert sd["step"] == 7 and list(sd["model"]) == list(tm.state_dict())
+    for k, v in tm.state_dict().items():
+        np.testing.assert_array_equal(sd["model"][k].numpy(), v.numpy())
+
+
+def test_weights_only_environment_switches_and_byteorder_record(tmp_path, monkeypatch):
+    path = tmp_path / "cfg.pt"
+    npgrad.save({"cfg": _Config(1), "w": npgrad.ones(2)}, path, _disable_byteorder_record=True)
+    with zipfile.ZipFile(path) as zf:
+        assert "archive/byteorder" not in zf.namelist() and "archive/.data/serialization_id" in zf.namelist()
+    monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")  # the default becomes False, with a warning
+    with pytest.warns(UserWarning, match="TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected"):
+        assert npgrad.load(path)["cfg"] == _Config(1)
+    with pytest.raises(serialization.WeightsOnlyError):
+        npgrad.load(path, weights_only=True)  # an explicit True still holds
+    monkeypatch.setenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "1")  # forces True even over an explicit False
+    with pytest.raises(serialization.WeightsOnlyError):
+        npgrad.load(path, weights_only=False)
+
+
+def test_numpy_values_need_their_globals_allowed(tmp_path):
+    """A metric saved as a NumPy scalar: refused by default, loaded once its globals are allowed (the
+    recipe PyTorch's documentation gives), with __setstate__ run on the allowed np.dtype."""
+    path = tmp_path / "np.pt"
+    npgrad.save({"acc": np.float64(0.5), "arr": np.arange(3)}, path)
+    with pytest.raises(serialization.WeightsOnlyError, match=r"GLOBAL numpy\._core\.multiarray\.scalar|numpy\.core"):
+        npgrad.load(path)
+    core = getattr(np, "_core", None) or np.core  # NumPy 2 renamed it
+    allowed = [core.multiarray.scalar, np.dtype, np.dtypes.Float64DType, np.dtypes.Int64DType,
+               core.multiarray._reconstruct, np.ndarray]
+    with serialization.safe_globals(allowed):
+        back = npgrad.load(path)
+    assert type(back["acc"]) is np.float64 and back["acc"] == 0.5 and back["arr"].tolist() == [0, 1, 2]
+    if HAS_TORCH:
+        with torch.serialization.safe_globals(allowed):
+            theirs = torch.load(path)
+        assert theirs["acc"] == 0.5 and theirs["arr"].tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("protocol", [2, 4])
+def test_get_unsafe_globals_in_checkpoint(tmp_path, protocol):
+    marker = tmp_path / "pwned"
+    path = tmp_path / "u.pt"
+    npgrad.save({"cfg": _Config(1), "w": npgrad.ones(2), "evil": _payloads(marker)["builtins.exec"],
+                 "od": OrderedDict(a=1)}, path, pickle_protocol=protocol)
+    found = serialization.get_unsafe_globals_in_checkpoint(path)
+    assert sorted(found) == sorted([f"{__name__}._Config", "builtins.exec"]) and not marker.exists()
+    with serialization.safe_globals([_Config]):
+        assert serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(path.read_bytes())) == ["builtins.exec"]
+    if HAS_TORCH and protocol == 2:  # PyTorch's own reader of the opcodes stops at protocol 4's FRAME
+        assert sorted(torch.serialization.get_unsafe_globals_in_checkpoint(path)) == sorted(found)
+    legacy = io.BytesIO()
+    npgrad.save({"a": 1}, legacy, _use_new_zipfile_serialization=False)
+    legacy.seek(0)
+    with pytest.raises(ValueError, match="Expected input to be a checkpoint returned by torch.save"):
+        serialization.get_unsafe_globals_in_checkpoint(legacy)

@@ -40,7 +40,7 @@ ORIGINAL = {"w": npgrad.arange(12, dtype=npgrad.float32).reshape(3, 4), "b": npg
             "arr": np.arange(3, dtype=np.uint16), "step": 7, "lr": 0.1, "inf": float("inf"), "name": "m",
             "size": npgrad.Size([2, 3]), "nested": [(1, 2.5), {"k": None}]}
 _buf = io.BytesIO()
-npgrad.save(ORIGINAL, _buf)
+npgrad.save(ORIGINAL, _buf, format="npgrad")
 GOOD = _buf.getvalue()
 STRUCTURE = json.loads(H.members_of(GOOD)[0].data)
 ST_ORIGINAL = {"a": np.arange(6, dtype=np.float32).reshape(2, 3), "b": np.array([1, -2, 3, 4], dtype=np.int64),
@@ -49,7 +49,7 @@ ST_GOOD = H.safetensors_bytes(ST_ORIGINAL)
 
 BIG_ORIGINAL = {"w": npgrad.arange(1 << 18, dtype=npgrad.float32), "step": 1}  # 1 MiB of data
 _buf = io.BytesIO()
-npgrad.save(BIG_ORIGINAL, _buf)
+npgrad.save(BIG_ORIGINAL, _buf, format="npgrad")
 BIG = _buf.getvalue()
 
 # family -> Counter of outcomes; family -> [largest peak, file size at that peak]
@@ -353,7 +353,7 @@ def test_limits_let_a_trusted_compressed_file_load():
     """A deflated checkpoint over the ratio cap loads once the caller lifts it, and inflates exactly."""
     zeros = {"z": npgrad.zeros(1 << 16)}
     buf = io.BytesIO()
-    npgrad.save(zeros, buf)
+    npgrad.save(zeros, buf, format="npgrad")
     members = [H.Member(m.name, m.data, method=H.DEFLATED) for m in H.members_of(buf.getvalue())]
     data = H.build_zip(members)
     with pytest.raises(CheckpointError, match="max_ratio"):

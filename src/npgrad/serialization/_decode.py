@@ -74,12 +74,16 @@ class Decoder:
         key = ("tensor", idx)
         t = self._memo.get(key)
         if t is None:
+            requires_grad = bool(node.get("requires_grad"))
+            if requires_grad and not (dtype.is_floating_point or dtype.is_complex):
+                self._bad(f"a {dtype.name} tensor marked requires_grad (only Tensors of floating point and complex "
+                          "dtype can require gradients)")
             parameter = getattr(_nn(), "Parameter", None) if node.get("parameter") else None
             if parameter is not None:
-                t = parameter(Tensor._wrap(arr), requires_grad=bool(node.get("requires_grad")))
+                t = parameter(Tensor._wrap(arr), requires_grad=requires_grad)
             else:
                 t = Tensor._wrap(arr)
-                if node.get("requires_grad") and dtype.is_floating_point:
+                if requires_grad:
                     t.requires_grad = True
             self._memo[key] = t
         return t

@@ -1,6 +1,7 @@
 """``npgrad.load``: a validator first, a reader second.
 
-Order of work on a file: recognise it (zip, or a pickle / .npy / PyTorch file to explain); check every
+Order of work on a file: recognise it (npgrad's zip, PyTorch's zip (``_torch_format``), PyTorch's
+legacy pickle format (``_torch_legacy``), or a .npy / .npz / other file to explain); check every
 member of the zip before inflating any (``_zipcheck.inventory``: names, sizes against the archive, the
 compression-ratio cap ``max_ratio`` and the absolute cap ``max_bytes``); read the structure JSON within
 ``MAX_STRUCTURE_BYTES`` and validate its schema (``_schema``); check that every array it references is
@@ -33,11 +34,6 @@ def _describe_non_checkpoint(head, name, zf=None):
         fail(name, "is a zip archive but not an npgrad checkpoint (it has no npgrad/structure.json)")
     if not head:
         fail(name, "is empty")
-    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
-        fail(name, "is a pickle file (e.g. torch.save's legacy format). npgrad.load never unpickles arbitrary "
-                    "objects, because unpickling can run arbitrary code; if PyTorch wrote it, load it there and "
-                    "re-save it with a recent PyTorch (torch.save's zip format, the default since 1.6), which "
-                    "npgrad.load reads")
     if head.startswith(b"\x93NUMPY"):
         fail(name, "is a NumPy .npy file, not an npgrad checkpoint; read it with numpy.load(path, "
                     "allow_pickle=False)")
@@ -61,21 +57,48 @@ def _check_limit(value, keyword):
         raise ValueError(f"npgrad.load: {keyword} must be a positive number or None, got {value!r}")
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, max_bytes=MAX_BYTES,
-         max_ratio=MAX_RATIO, **pickle_load_args):
-    """Load an object written by ``npgrad.save`` from a path or binary file object.
+def _weights_only_default(weights_only, pickle_module):
+    """PyTorch's rule: True unless a pickle_module is given or the environment says otherwise."""
+    if os.environ.get("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0") not in ("0", ""):
+        return True
+    if weights_only is not None:
+        return bool(weights_only)
+    if os.environ.get("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0") not in ("0", ""):
+        import warnings
+        warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since the`weights_only` "
+                      "argument was not explicitly passed to `torch.load`, forcing weights_only=False.",
+                      UserWarning, stacklevel=3)
+        return False
+    return pickle_module is None
 
-    Never executes code from the file, whatever ``weights_only`` says (the format has no pickle), and
-    validates the whole file before trusting any size in it: a crafted file is refused, not obeyed.
-    Files written by ``torch.save`` (its zip format) are read too, through an unpickler that rebuilds only
-    tensors, Parameters, torch.Size/device/dtypes and plain containers (``_torch_format``: what
-    ``torch.load(..., weights_only=True)`` allows); for them ``weights_only=False`` is refused, since
-    npgrad never unpickles arbitrary objects. Their legacy non-zip format is refused.
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, max_bytes=MAX_BYTES,
+         max_ratio=MAX_RATIO, **pickle_load_args):
+    """Load an object saved by ``npgrad.save`` or ``torch.save`` from a path or binary file object.
+
+    The file's kind is recognised by its contents: PyTorch's zip format (what ``npgrad.save`` and
+    ``torch.save`` write), PyTorch's legacy format (``_use_new_zipfile_serialization=False``), or
+    npgrad's own format (``save(..., format="npgrad")``), which holds no pickle and never runs anything.
+
+    ``weights_only`` (the default, as PyTorch since 2.6; it turns False when a ``pickle_module`` is given,
+    or when the environment sets ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD``): the pickle is read by a
+    restricted unpickler that builds only what ``torch.load(..., weights_only=True)`` allows: tensors,
+    Parameters, storages, dtypes, ``torch.Size``, devices, numbers, strings, bytes, lists, tuples, sets,
+    dicts, ``OrderedDict``/``Counter``, plus the globals ``npgrad.serialization.add_safe_globals`` (or the
+    ``safe_globals`` context manager) allows. Any other global is refused with PyTorch's message, as a
+    ``WeightsOnlyError`` (a ``pickle.UnpicklingError`` and a ``CheckpointError``); nothing from the file
+    runs.
+
+    ``weights_only=False`` unpickles as PyTorch does: **the file can execute arbitrary code** (it names
+    the classes and functions to import and call), so use it only for files from a source you trust.
+    It restores whole modules, optimizers, dataclasses; PyTorch's tensor, storage and dtype globals are
+    read as npgrad's and other ``torch.*`` names as npgrad's namesakes.
+
     A missing file raises FileNotFoundError; anything else wrong with the file (not a checkpoint,
-    truncated, corrupted, over a limit, a pickle, a PyTorch checkpoint naming a global off the allow list)
-    raises ``CheckpointError`` (a
-    RuntimeError) naming the file and the problem. ``map_location`` may be None, ``'cpu'``, a device, a
-    dict or a callable; tensors always load on the CPU.
+    truncated, corrupted, over a limit, lying about its sizes) raises ``CheckpointError`` (a
+    RuntimeError) naming the file and the problem, on every path and whatever ``weights_only`` says.
+    ``map_location`` may be None, ``'cpu'``, a device, a dict or a callable; tensors always load on the
+    CPU. ``mmap`` is accepted for PyTorch compatibility; storages are read into memory.
 
     Limits (npgrad's keywords, not PyTorch's), for files from elsewhere:
 
@@ -84,10 +107,13 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     * ``max_bytes`` (default 2**34, 16 GiB): all members together may hold at most this many bytes.
 
     Pass ``None`` to lift either for a file you trust. With both in force, memory use is bounded by the
-    file's size: stored members never exceed it, deflated ones at most ``max_ratio`` times it, and the
-    structure description (at most 256 MiB of JSON) costs some tens of times its own size as Python
-    objects.
+    file's size: every size a file declares (zip members, storages, shapes) is checked against the bytes
+    present before anything is allocated, and the pickle is read by Python's unpickler, whose memo
+    grows only with what the file holds.
     """
+    weights_only = _weights_only_default(weights_only, pickle_module)
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     _check_map_location(map_location)
     _check_limit(max_bytes, "max_bytes")
     _check_limit(max_ratio, "max_ratio")
@@ -103,6 +129,29 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     return _load_from(f, getattr(f, "name", None) and repr(f.name) or f"<{type(f).__name__}>", limits, weights_only)
 
 
+def get_unsafe_globals_in_checkpoint(f):
+    """The globals a ``torch.save`` file names that ``load(..., weights_only=True)`` would refuse (those
+    neither on its allow list nor added with ``add_safe_globals``), read from the pickle's opcodes without
+    running anything: what to review before allowing them."""
+    import zipfile
+    from ._torch_format import torch_prefix, unsafe_globals
+    if isinstance(f, (str, bytes, os.PathLike)):
+        with open(os.fsdecode(f), "rb") as fh:
+            return get_unsafe_globals_in_checkpoint(fh)
+    if not (hasattr(f, "seek") and hasattr(f, "tell")):
+        f = io.BytesIO(f.read())
+    name = getattr(f, "name", None) and repr(f.name) or f"<{type(f).__name__}>"
+    try:
+        zf = zipfile.ZipFile(f)
+        prefix = torch_prefix(zf)
+    except zipfile.BadZipFile:
+        prefix = None
+    if prefix is None:
+        raise ValueError("Expected input to be a checkpoint returned by torch.save")
+    with zf:
+        return unsafe_globals(zf, f, name, prefix, {"max_bytes": MAX_BYTES, "max_ratio": MAX_RATIO})
+
+
 def _known(entry):
     return entry == STRUCTURE or DATA_RE.match(entry) is not None
 
@@ -112,6 +161,9 @@ def _load_from(fh, name, limits, weights_only=True):
     start = fh.tell()
     head = fh.read(8)
     fh.seek(start)
+    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+        from ._torch_legacy import load_legacy  # a pickle: PyTorch's format before 1.6, or not a checkpoint
+        return load_legacy(fh, name, weights_only)
     if not head.startswith(_ZIP_MAGIC):
         _describe_non_checkpoint(head, name)
     try:

@@ -13,20 +13,29 @@ import numpy as np
 from .. import dtypes as _dt
 from ..tensor import Device, Size, Tensor
 from ._errors import fail
+from ._npy import shape_fits
 
 _NP = {"float16": np.float16, "float32": np.float32, "float64": np.float64, "int8": np.int8,
        "int16": np.int16, "int32": np.int32, "int64": np.int64, "uint8": np.uint8, "bool": np.bool_,
        "complex64": np.complex64, "complex128": np.complex128,
        "bfloat16": _dt.bfloat16.np}
+# PyTorch's storage classes ("Float" -> torch.FloatStorage) and the dtype each holds: the one table both
+# the reader (GLOBALS) and the writer (STORAGE_OF: dtype name -> class name) use.
 _STORAGES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16",
              "Byte": "uint8", "Char": "int8", "Short": "int16", "Int": "int32", "Long": "int64", "Bool": "bool",
              "ComplexFloat": "complex64", "ComplexDouble": "complex128", "ComplexHalf": "complex32", "QInt8": "qint8",
              "QUInt8": "quint8",
              "QInt32": "qint32", "QUInt4x2": "quint4x2", "QUInt2x4": "quint2x4"}
+STORAGE_OF = {}
+for _k, _v in _STORAGES.items():
+    STORAGE_OF.setdefault(_v, f"{_k}Storage")
 _TORCH_DTYPES = ("float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "bool",
                  "uint16", "uint32", "uint64", "complex32", "complex64", "complex128", "float8_e4m3fn",
                  "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "qint8", "quint8", "qint32")
 _context = contextvars.ContextVar("npgrad_torch_load")
+# An expanded tensor (a stride 0) loads as a copy, which may be this large, or 100 times its storage: a
+# file's few bytes cannot declare gigabytes.
+MAX_EXPANDED_BYTES = 1 << 28
 
 
 class StorageType:
@@ -51,12 +60,16 @@ class TorchDtype:
         return f"torch.{self.name}"
 
 
-def set_context(name, typed):
-    return _context.set((name, typed))
+_deferred = contextvars.ContextVar("npgrad_torch_load_deferred", default=None)
 
 
-def reset_context(token):
-    _context.reset(token)
+def set_context(name, typed, deferred=None):
+    return _context.set((name, typed)), _deferred.set(deferred)
+
+
+def reset_context(tokens):
+    _context.reset(tokens[0])
+    _deferred.reset(tokens[1])
 
 
 def np_dtype_of(dtype, name):
@@ -92,6 +105,9 @@ def _tensor(storage, offset, size, stride, requires_grad, dtype):
             or any(s < 0 for s in size) or any(s < 0 for s in stride):
         fail(name, f"is corrupted: a tensor has offset {offset!r:.40}, size {size} and stride {stride}")
     arr = typed(storage, dtype)
+    if not shape_fits(size, arr.itemsize):
+        fail(name, f"is corrupted: a tensor has a size {size} too large for any array")
+    overlapping = False
     if 0 in size:
         data = np.empty(size, arr.dtype)
     else:
@@ -101,12 +117,28 @@ def _tensor(storage, offset, size, stride, requires_grad, dtype):
                        f"element {last} of a storage of {arr.size}")
         item = arr.itemsize
         data = np.lib.stride_tricks.as_strided(arr[offset:], size, tuple(st * item for st in stride))
-        if not _non_overlapping(size, stride):
+        overlapping = not _non_overlapping(size, stride)
+        if overlapping and data.nbytes > max(MAX_EXPANDED_BYTES, 100 * arr.nbytes):
+            fail(name, f"is refused: an expanded tensor of size {size} (stride {stride}) would take {data.nbytes} "
+                       f"bytes as a copy of its {arr.nbytes}-byte storage")
+        deferred = _deferred.get()
+        if overlapping and deferred is None:
             data = data.copy()  # an expanded tensor: a writable view would write one element many times
     t = Tensor._wrap(data)
-    if requires_grad is True and data.dtype.kind == "f":
+    if overlapping and deferred is not None:
+        deferred.append(t)
+    if type(requires_grad) is not bool:
+        fail(name, f"is corrupted: a tensor's requires_grad is {requires_grad!r:.40}")
+    if requires_grad:
+        _check_grad_dtype(data.dtype, name)
         t.requires_grad = True
     return t
+
+
+def _check_grad_dtype(np_dtype, name):
+    if np_dtype.kind not in "fc":  # PyTorch refuses such a file too (its loader fails setting requires_grad)
+        fail(name, f"is corrupted: it holds a {np_dtype} tensor marked requires_grad (only Tensors of floating "
+                   "point and complex dtype can require gradients)")
 
 
 def _check_hooks(hooks, name):
@@ -140,8 +172,10 @@ def rebuild_parameter(data, requires_grad, backward_hooks):
     _check_hooks(backward_hooks, name)
     if not isinstance(data, Tensor) or type(requires_grad) is not bool:
         fail(name, "is corrupted: a Parameter is rebuilt from something other than a tensor")
+    if requires_grad:
+        _check_grad_dtype(data._data.dtype, name)
     from ..nn import Parameter
-    return Parameter(data, requires_grad=requires_grad and data.dtype.is_floating_point)
+    return Parameter(data, requires_grad=requires_grad)
 
 
 def rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
@@ -172,14 +206,35 @@ def _container(cls):
     return make
 
 
+def _encode(text, encoding="latin1"):
+    """``_codecs.encode``: how protocol 2 pickles ``bytes`` (as latin-1 text)."""
+    if type(text) is not str or encoding not in ("latin1", "latin-1"):
+        raise TypeError("_codecs.encode takes a str and 'latin1'")
+    return text.encode("latin1")
+
+
+def _bytearray(data=b""):
+    if type(data) not in (bytes, list):
+        raise TypeError("bytearray takes bytes")
+    return bytearray(data)
+
+
+def _complex(real=0.0, imag=0.0):
+    if not all(type(v) in (int, float) for v in (real, imag)):
+        raise TypeError("complex takes two numbers")
+    return complex(real, imag)
+
+
 _ordered_dict, _counter, _set = _container(OrderedDict), _container(Counter), _container(set)
+CONTAINERS = (_ordered_dict, _counter, _set)
 REBUILDERS = (rebuild_tensor_v2, rebuild_tensor_v3, rebuild_parameter, rebuild_parameter_with_state, _size, _device,
-              _ordered_dict, _counter, _set)
+              _encode, _bytearray, _complex) + CONTAINERS
 GLOBALS = {"torch._utils._rebuild_tensor_v2": rebuild_tensor_v2, "torch._utils._rebuild_tensor_v3": rebuild_tensor_v3,
            "torch._utils._rebuild_parameter": rebuild_parameter,
            "torch._utils._rebuild_parameter_with_state": rebuild_parameter_with_state,
            "torch.Size": _size, "torch.device": _device, "collections.OrderedDict": _ordered_dict,
-           "collections.Counter": _counter, "builtins.set": _set,
+           "collections.Counter": _counter, "builtins.set": _set, "_codecs.encode": _encode,
+           "builtins.bytearray": _bytearray, "builtins.complex": _complex,
            "torch.storage.UntypedStorage": StorageType(None)}
 GLOBALS.update({f"torch.{k}Storage": StorageType(v) for k, v in _STORAGES.items()})
 GLOBALS.update({f"torch.{n}": getattr(_dt, n) if n in _NP else TorchDtype(n)

@@ -1,10 +1,12 @@
-"""``npgrad.save(obj, f, format="torch")``: a file in ``torch.save``'s zip layout that
-``torch.load(f, weights_only=True)`` reads.
+"""``torch.save`` / ``npgrad.save``: any picklable object, in PyTorch's zip layout.
 
-The pickle is written opcode by opcode (protocol 2, as ``torch.save``), because the globals it names
-(``torch._utils._rebuild_tensor_v2``, ``torch.FloatStorage``...) must not need PyTorch installed here.
-Tensors become ``_rebuild_tensor_v2`` calls on a persistent storage record, Parameters
-``_rebuild_parameter`` around one (as PyTorch pickles them), a state_dict's ``_metadata`` a ``BUILD``.
+The object is pickled (protocol 2 by default, as PyTorch) by a subclass of the pure-Python pickler:
+its ``reducer_override`` turns tensors into ``torch._utils._rebuild_tensor_v2`` calls on a persistent
+storage record, Parameters into ``_rebuild_parameter`` around one, and ``Size``/``device``/dtypes into
+``torch.Size``/``torch.device``/``torch.float32``. Those globals are written by name (``_Global``) so
+neither PyTorch nor an import of ``torch`` is needed here, and a file written under ``npgrad run``
+(where ``torch`` is npgrad) names PyTorch's functions, not npgrad's. Everything else (dicts, dataclasses,
+modules, optimizers) pickles as Python pickles it: a whole npgrad module pickles as npgrad's classes.
 
 Storage: a tensor that is a view of a C-contiguous NumPy array of its own dtype (a slice, a transpose,
 ``view``/``reshape`` of another tensor) is written as that base array plus its offset and strides, so
@@ -12,184 +14,111 @@ tensors sharing a base share one storage in the file and in PyTorch after loadin
 negative-stride view, a view through a dtype reinterpretation, an array not owned by NumPy) is written
 as its own contiguous copy. Each storage starts at a multiple of 64 bytes in the archive, like PyTorch's.
 """
+import hashlib
+import io
+import pickle
 import struct
 import sys
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 
 import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import Device, Size, Tensor
+from ._torch_globals import STORAGE_OF
 
-_STORAGE_CLASS = {"float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage",
-                  "bfloat16": "BFloat16Storage",
-                  "uint8": "ByteStorage", "int8": "CharStorage", "int16": "ShortStorage", "int32": "IntStorage",
-                  "int64": "LongStorage", "bool": "BoolStorage", "complex64": "ComplexFloatStorage",
-                  "complex128": "ComplexDoubleStorage"}
 _ALIGN = 64
 ARCHIVE = "archive"
 
 
-def _global(module, name):
-    return b"c" + module.encode() + b"\n" + name.encode() + b"\n"
+class _Global:
+    """A global written by name: ``torch._utils._rebuild_tensor_v2``, ``torch.FloatStorage``, ``torch.int64``..."""
+    __slots__ = ("module", "name")
+    _cache = {}
+
+    def __new__(cls, module, name):
+        key = (module, name)
+        g = cls._cache.get(key)
+        if g is None:
+            g = cls._cache[key] = object.__new__(cls)
+            g.module, g.name = module, name
+        return g
+
+    def __call__(self, *args):  # pickle's save_reduce wants a callable; this one only ever names one
+        raise TypeError(f"{self.module}.{self.name} is written by name, not called")
 
 
-class _Pickler:
-    def __init__(self):
-        self.out = []
-        self._memo = {}      # id(obj) -> memo index, for tensors (the same tensor twice loads as one)
-        self._keep = []      # keeps memoised objects alive so ids stay unique
-        self._active = set()
+_REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
+_SIZE, _DEVICE = _Global("torch", "Size"), _Global("torch", "device")
+
+
+class _Storage:
+    __slots__ = ("pid",)
+
+    def __init__(self, pid):
+        self.pid = pid
+
+
+class _Data:
+    """A Parameter's tensor as ``_rebuild_parameter`` receives it (a plain tensor without requires_grad)."""
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+
+def _is_parameter(t):
+    return type(t).__name__ == "Parameter" and type(t).__module__.startswith("npgrad.")
+
+
+class _Pickler(pickle._Pickler):
+    dispatch = dict(pickle._Pickler.dispatch)
+
+    def __init__(self, fh, protocol, legacy=False):
+        super().__init__(fh, protocol)
+        self._legacy = legacy  # the legacy format's storage records carry a sixth entry (no view: None)
         self.storages = []   # (key, contiguous ndarray)
         self._roots = {}     # id(base array) -> key
+        self._keep = []      # keeps base arrays alive so their ids stay unique
 
-    def _put(self, obj):
-        idx = self._memo[id(obj)] = len(self._memo)
-        self._keep.append(obj)
-        self.out.append(b"q" + bytes([idx]) if idx < 256 else b"r" + struct.pack("<I", idx))
+    def save_marker(self, obj):
+        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
+        self.memoize(obj)
+    dispatch[_Global] = save_marker
 
-    def _get(self, idx):
-        self.out.append(b"h" + bytes([idx]) if idx < 256 else b"j" + struct.pack("<I", idx))
+    def save_dtype(self, obj):
+        self.save_marker(_Global("torch", obj.name))
+    dispatch[_dt.dtype] = save_dtype
 
-    def dump(self, obj):
-        self.out.append(b"\x80\x02")
-        self.save(obj, "obj")
-        self.out.append(b".")
-        return b"".join(self.out)
+    def persistent_id(self, obj):
+        return obj.pid if type(obj) is _Storage else None
 
-    def _int(self, v):
-        if 0 <= v < 256:
-            self.out.append(b"K" + bytes([v]))
-        elif 0 <= v < 65536:
-            self.out.append(b"M" + struct.pack("<H", v))
-        elif -2 ** 31 <= v < 2 ** 31:
-            self.out.append(b"J" + struct.pack("<i", v))
-        else:
-            raw = v.to_bytes((v.bit_length() + 8) // 8, "little", signed=True)
-            self.out.append(b"\x8a" + bytes([len(raw)]) + raw if len(raw) < 256 else
-                            b"\x8b" + struct.pack("<i", len(raw)) + raw)
+    def reducer_override(self, obj):
+        if isinstance(obj, Tensor):
+            if _is_parameter(obj):
+                return _REBUILD_PARAMETER, (_Data(obj), bool(obj._requires_grad), OrderedDict())
+            return self._tensor(obj, bool(obj._requires_grad))
+        t = type(obj)
+        if t is _Data:
+            return self._tensor(obj.tensor, False)
+        if t is Size:
+            return _SIZE, (tuple(int(s) for s in obj),)
+        if t is Device:
+            return _DEVICE, (obj.type,) if obj.index is None else (obj.type, obj.index)
+        if t is set or t is frozenset:  # in a fixed order: a set of strings iterates by the process's hash seed
+            return t, (_ordered(obj),)
+        return NotImplemented
 
-    def _str(self, v):
-        raw = v.encode("utf-8", "surrogatepass")
-        self.out.append(b"X" + struct.pack("<I", len(raw)) + raw)
-
-    def _tuple(self, items, where):
-        if not items:
-            self.out.append(b")")
-            return
-        if len(items) > 3:
-            self.out.append(b"(")
-        for i, v in enumerate(items):
-            self.save(v, f"{where}[{i}]")
-        self.out.append(b"t" if len(items) > 3 else b"\x84\x85\x86\x87"[len(items):len(items) + 1])
-
-    def save(self, obj, where):
-        if obj is None:
-            self.out.append(b"N")
-        elif obj is True or obj is False:
-            self.out.append(b"\x88" if obj else b"\x89")
-        elif isinstance(obj, int) and type(obj) is not bool:
-            self._int(int(obj))
-        elif isinstance(obj, float):
-            self.out.append(b"G" + struct.pack(">d", float(obj)))
-        elif isinstance(obj, str):
-            self._str(str(obj))
-        elif isinstance(obj, Tensor):
-            self._tensor(obj, where)
-        elif isinstance(obj, _dt.dtype):
-            if obj.name not in _STORAGE_CLASS:
-                raise TypeError(f"npgrad.save: unsupported dtype {obj} at {where}")
-            self.out.append(_global("torch", obj.name))
-        elif isinstance(obj, Device):
-            self.out.append(_global("torch", "device"))
-            self._tuple((str(obj),), where)
-            self.out.append(b"R")
-        elif id(obj) in self._active:
-            raise ValueError(f"npgrad.save cannot store a self-referencing container (at {where})")
-        else:
-            self._active.add(id(obj))
-            try:
-                self._container(obj, where)
-            finally:
-                self._active.discard(id(obj))
-
-    def _container(self, obj, where):
-        if isinstance(obj, Size):
-            self.out.append(_global("torch", "Size"))
-            self._tuple((tuple(int(s) for s in obj),), where)
-            self.out.append(b"R")
-        elif isinstance(obj, tuple):
-            self._tuple(tuple(obj), where)
-        elif isinstance(obj, list):
-            self.out.append(b"]")
-            if obj:
-                self.out.append(b"(")
-                for i, v in enumerate(obj):
-                    self.save(v, f"{where}[{i}]")
-                self.out.append(b"e")
-        elif isinstance(obj, (set, frozenset)) and type(obj) in (set, frozenset):
-            if type(obj) is frozenset:
-                raise TypeError(f"npgrad.save(format='torch') cannot store a frozenset (at {where}): "
-                                "torch.load(weights_only=True) does not read one")
-            self.out.append(_global("builtins", "set"))
-            self._tuple((sorted(obj, key=lambda v: (type(v).__name__, repr(v))),), where)
-            self.out.append(b"R")
-        elif isinstance(obj, dict) and type(obj) in (dict, OrderedDict, Counter):
-            self._dict(obj, where)
-        else:
-            raise TypeError(
-                f"npgrad.save(format='torch') cannot store an object of type {type(obj).__module__}."
-                f"{type(obj).__qualname__} (at {where}): it stores tensors, numbers, strings, None, dtypes, "
-                "torch.Size, devices and lists, tuples, sets and dicts of them (save a module's state_dict())")
-
-    def _dict(self, obj, where):
-        if type(obj) is dict:
-            self.out.append(b"}")
-        else:
-            self.out.append(_global("collections", type(obj).__name__) + b")R")
-        if obj:
-            self.out.append(b"(")
-            for k, v in obj.items():
-                if isinstance(k, Tensor):
-                    raise TypeError(f"npgrad.save cannot store a dict keyed by tensors (at {where})")
-                self.save(k, where)
-                self.save(v, f"{where}[{k!r}]")
-            self.out.append(b"u")
-        metadata = getattr(obj, "_metadata", None)  # a state_dict's per-module versions, as PyTorch keeps them
-        if type(obj) is OrderedDict and isinstance(metadata, dict):
-            self.out.append(b"}")
-            self._str("_metadata")
-            self.save(metadata, f"{where}._metadata")
-            self.out.append(b"sb")
-
-    def _tensor(self, t, where):
-        idx = self._memo.get(id(t))
-        if idx is not None:
-            self._get(idx)
-            return
+    def _tensor(self, t, requires_grad):
         arr = t._data
-        if arr.dtype.name not in _STORAGE_CLASS:
-            raise TypeError(f"npgrad.save: unsupported tensor dtype {arr.dtype} at {where}")
-        parameter = type(t).__name__ == "Parameter" and type(t).__module__.startswith("npgrad.")
-        if parameter:
-            self.out.append(_global("torch._utils", "_rebuild_parameter") + b"(")
+        cls = STORAGE_OF.get(arr.dtype.name)
+        if cls is None:
+            raise TypeError(f"npgrad.save: a tensor of dtype {arr.dtype} has no PyTorch storage type")
         key, numel, offset, stride = self._storage(arr)
-        self.out.append(_global("torch._utils", "_rebuild_tensor_v2") + b"((")
-        self._str("storage")
-        self.out.append(_global("torch", _STORAGE_CLASS[arr.dtype.name]))
-        self._str(key)
-        self._str("cpu")
-        self._int(numel)
-        self.out.append(b"tQ")
-        self._int(offset)
-        self._tuple(tuple(int(s) for s in arr.shape), where)
-        self._tuple(stride, where)
-        self.out.append(b"\x89" if parameter or not t._requires_grad else b"\x88")
-        self.out.append(_global("collections", "OrderedDict") + b")Rt" + b"R")
-        if parameter:
-            self.out.append(b"\x88" if t._requires_grad else b"\x89")
-            self.out.append(_global("collections", "OrderedDict") + b")Rt" + b"R")
-        self._put(t)
+        pid = ("storage", _Global("torch", cls), key, "cpu", numel) + ((None,) if self._legacy else ())
+        return _REBUILD_TENSOR, (_Storage(pid), offset, tuple(int(s) for s in arr.shape), stride, requires_grad,
+                                 OrderedDict())
 
     def _storage(self, arr):
         """(key, numel, element offset, element strides) of the storage ``arr`` is written into."""
@@ -214,6 +143,13 @@ class _Pickler:
         return key, own.size, 0, tuple(_c_stride(arr.shape, i) for i in range(arr.ndim))
 
 
+def _ordered(items):
+    try:
+        return sorted(items)
+    except TypeError:
+        return sorted(items, key=lambda v: (type(v).__name__, repr(v)))
+
+
 def _c_stride(shape, i):
     s = 1
     for n in shape[i + 1:]:
@@ -221,10 +157,32 @@ def _c_stride(shape, i):
     return s
 
 
-def write_torch(fh, obj):
+def pickle_with_storages(obj, protocol=2, legacy=False):
+    """(pickle bytes, [(key, array)]) for ``obj``."""
+    buf = io.BytesIO()
+    p = _Pickler(buf, protocol, legacy)
+    p.dump(obj)
+    return buf.getvalue(), p.storages
+
+
+def write_legacy(fh, obj, protocol=2):
+    """``_use_new_zipfile_serialization=False``: the layout ``_torch_legacy`` reads (PyTorch's before 1.6)."""
+    from ._torch_legacy import MAGIC, PROTOCOL
+    data, storages = pickle_with_storages(obj, protocol, legacy=True)
+    info = {"protocol_version": PROTOCOL, "little_endian": sys.byteorder == "little",
+            "type_sizes": {"short": 2, "int": 4, "long": 4}}
+    for head in (MAGIC, PROTOCOL, info):
+        pickle.dump(head, fh, protocol=protocol)
+    fh.write(data)
+    pickle.dump([key for key, _ in storages], fh, protocol=protocol)
+    for _, arr in storages:
+        fh.write(struct.pack("=q", arr.size))
+        fh.write(memoryview(arr.reshape(-1).view(np.uint8)) if arr.size else b"")
+
+
+def write_torch(fh, obj, protocol=2, byteorder_record=True):
     import zipfile
-    p = _Pickler()
-    data = p.dump(obj)
+    data, storages = pickle_with_storages(obj, protocol)
     stamp = (1980, 1, 1, 0, 0, 0)
     with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
         start = zf.fp.tell()  # offsets (and so alignment) count from the archive's first byte
@@ -235,8 +193,10 @@ def write_torch(fh, obj):
         record("data.pkl", data)
         record(".format_version", b"1")
         record(".storage_alignment", str(_ALIGN).encode())
-        record("byteorder", sys.byteorder.encode())
-        for key, arr in p.storages:
+        if byteorder_record:
+            record("byteorder", sys.byteorder.encode())
+        digest = hashlib.sha1(data)  # with each storage's CRC, which zipfile computes anyway
+        for key, arr in storages:
             name = f"{ARCHIVE}/data/{key}"
             info = zipfile.ZipInfo(name, date_time=stamp)
             info.file_size = arr.nbytes
@@ -245,4 +205,8 @@ def write_torch(fh, obj):
             info.extra = b"FB" + struct.pack("<H", -here % _ALIGN) + b"Z" * (-here % _ALIGN)
             with zf.open(info, "w", force_zip64=zip64) as out:
                 out.write(memoryview(arr.reshape(-1).view(np.uint8)) if arr.size else b"")
+            digest.update(struct.pack("<IQ", info.CRC, arr.nbytes))
         record("version", b"3\n")
+        # PyTorch records a 40-digit id per file; here it is derived from the contents, so the same
+        # object always saves to the same bytes
+        record(".data/serialization_id", str(int(digest.hexdigest(), 16) % 10 ** 40).zfill(40).encode())
