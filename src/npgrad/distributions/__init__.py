@@ -4,20 +4,20 @@ Loaded on first access of ``npgrad.distributions``; samples come from npgrad's g
 """
 from . import constraints, transforms  # noqa: F401
 from .bernoulli import Bernoulli
-from .beta import Beta
+from ._continuous import Beta
 from .binomial import Binomial
 from .categorical import Categorical
-from .cauchy import Cauchy
-from .chi2 import Chi2
+from ._continuous import Cauchy
+from ._continuous import Chi2
 from .constraint_registry import biject_to, transform_to
 from .continuous_bernoulli import ContinuousBernoulli
-from .dirichlet import Dirichlet
+from ._continuous import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .exponential import Exponential
-from .fishersnedecor import FisherSnedecor
-from .gamma import Gamma
-from .generalized_pareto import GeneralizedPareto
+from ._continuous import Exponential
+from ._continuous import FisherSnedecor
+from ._continuous import Gamma
+from ._continuous import GeneralizedPareto
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
@@ -27,7 +27,7 @@ from .inverse_gamma import InverseGamma
 from .kumaraswamy import Kumaraswamy
 from .lkj_cholesky import LKJCholesky
 from .kl import kl_divergence, register_kl
-from .laplace import Laplace
+from ._continuous import Laplace
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -35,18 +35,18 @@ from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .negative_binomial import NegativeBinomial
-from .normal import Normal
+from ._continuous import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .pareto import Pareto
-from .poisson import Poisson
+from ._continuous import Poisson
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
-from .studentT import StudentT
+from ._continuous import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F401,F403
 from .transforms import __all__ as _transforms_all
-from .uniform import Uniform
-from .von_mises import VonMises
+from ._continuous import Uniform
+from ._continuous import VonMises
 from .weibull import Weibull
 from .wishart import Wishart
 

@@ -9,18 +9,18 @@ import math
 
 from . import _torch as torch
 from .bernoulli import Bernoulli
-from .beta import Beta
+from ._continuous import Beta
 from .binomial import Binomial
 from .continuous_bernoulli import ContinuousBernoulli
-from .exponential import Exponential
-from .gamma import Gamma
+from ._continuous import Exponential
+from ._continuous import Gamma
 from .gumbel import Gumbel
 from .kl import register_kl
-from .laplace import Laplace
-from .normal import Normal
+from ._continuous import Laplace
+from ._continuous import Normal
 from .pareto import Pareto
-from .poisson import Poisson
-from .uniform import Uniform
+from ._continuous import Poisson
+from ._continuous import Uniform
 from .utils import euler_constant
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)

@@ -8,7 +8,7 @@ from . import _torch as torch
 from . import constraints
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, ExpTransform
-from .uniform import Uniform
+from ._continuous import Uniform
 from .utils import broadcast_all, euler_constant
 
 __all__ = ["Gumbel"]

@@ -3,7 +3,7 @@ import math
 
 from . import _torch as torch
 from . import constraints
-from .cauchy import Cauchy
+from ._continuous import Cauchy
 from .transformed_distribution import TransformedDistribution
 from .transforms import AbsTransform
 

@@ -3,7 +3,7 @@ import math
 
 from . import _torch as torch
 from . import constraints
-from .normal import Normal
+from ._continuous import Normal
 from .transformed_distribution import TransformedDistribution
 from .transforms import AbsTransform
 

@@ -3,7 +3,7 @@ import math
 
 from . import _torch as torch
 from . import constraints
-from .gamma import Gamma
+from ._continuous import Gamma
 from .transformed_distribution import TransformedDistribution
 from .transforms import PowerTransform
 

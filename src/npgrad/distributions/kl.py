@@ -5,23 +5,23 @@ from functools import total_ordering
 
 from . import _torch as torch
 from .bernoulli import Bernoulli
-from .beta import Beta
+from ._continuous import Beta
 from .binomial import Binomial
 from .categorical import Categorical
-from .cauchy import Cauchy
-from .dirichlet import Dirichlet
+from ._continuous import Cauchy
+from ._continuous import Dirichlet
 from .distribution import Distribution
-from .exponential import Exponential
-from .gamma import Gamma
+from ._continuous import Exponential
+from ._continuous import Gamma
 from .gumbel import Gumbel
 from .independent import Independent
-from .laplace import Laplace
+from ._continuous import Laplace
 from .multivariate_normal import MultivariateNormal
-from .normal import Normal
+from ._continuous import Normal
 from .one_hot_categorical import OneHotCategorical
-from .poisson import Poisson
+from ._continuous import Poisson
 from .transformed_distribution import TransformedDistribution
-from .uniform import Uniform
+from ._continuous import Uniform
 from .utils import _sum_rightmost, euler_constant
 
 __all__ = ["register_kl", "kl_divergence"]

@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _torch as torch
 from . import constraints
-from .beta import Beta
+from ._continuous import Beta
 from .distribution import Distribution
 from .utils import broadcast_all
 

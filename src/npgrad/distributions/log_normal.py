@@ -1,6 +1,6 @@
 """LogNormal(loc, scale): exp of a Normal."""
 from . import constraints
-from .normal import Normal
+from ._continuous import Normal
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform
 

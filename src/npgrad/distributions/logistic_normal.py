@@ -1,6 +1,6 @@
 """LogisticNormal(loc, scale): the stick-breaking image of a Normal, a distribution on the simplex."""
 from . import constraints
-from .normal import Normal
+from ._continuous import Normal
 from .transformed_distribution import TransformedDistribution
 from .transforms import StickBreakingTransform
 

@@ -3,7 +3,7 @@ from . import _torch as torch
 from . import constraints
 from ._binary_param import BinaryParameter
 from .distribution import Distribution
-from .gamma import Gamma
+from ._continuous import Gamma
 from .utils import lazy_property
 
 __all__ = ["NegativeBinomial"]

@@ -1,6 +1,6 @@
 """Pareto(scale, alpha) (type I): scale * exp(E) for E ~ Exponential(alpha)."""
 from . import constraints
-from .exponential import Exponential
+from ._continuous import Exponential
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, ExpTransform
 from .utils import broadcast_all

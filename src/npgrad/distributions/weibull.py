@@ -1,7 +1,7 @@
 """Weibull(scale, concentration): scale * E^(1/k) for E ~ Exponential(1)."""
 from . import _torch as torch
 from . import constraints
-from .exponential import Exponential
+from ._continuous import Exponential
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, PowerTransform
 from .utils import broadcast_all, euler_constant

@@ -5,7 +5,7 @@ import warnings
 
 from . import _torch as torch
 from . import constraints
-from .chi2 import Chi2
+from ._continuous import Chi2
 from .exp_family import ExponentialFamily
 from .multivariate_normal import _precision_to_scale_tril
 from .utils import _eps, lazy_property
