@@ -3,14 +3,14 @@
 Loaded on first access of ``npgrad.distributions``; samples come from npgrad's generator.
 """
 from . import constraints, transforms  # noqa: F401
-from .bernoulli import Bernoulli
+from ._discrete import Bernoulli
 from ._continuous import Beta
-from .binomial import Binomial
-from .categorical import Categorical
+from ._discrete import Binomial
+from ._discrete import Categorical
 from ._continuous import Cauchy
 from ._continuous import Chi2
 from .constraint_registry import biject_to, transform_to
-from .continuous_bernoulli import ContinuousBernoulli
+from ._discrete import ContinuousBernoulli
 from ._continuous import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -18,7 +18,7 @@ from ._continuous import Exponential
 from ._continuous import FisherSnedecor
 from ._continuous import Gamma
 from ._continuous import GeneralizedPareto
-from .geometric import Geometric
+from ._discrete import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
@@ -32,11 +32,11 @@ from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
-from .multinomial import Multinomial
+from ._discrete import Multinomial
 from .multivariate_normal import MultivariateNormal
-from .negative_binomial import NegativeBinomial
+from ._discrete import NegativeBinomial
 from ._continuous import Normal
-from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from ._discrete import OneHotCategorical, OneHotCategoricalStraightThrough
 from .pareto import Pareto
 from ._continuous import Poisson
 from .relaxed_bernoulli import RelaxedBernoulli

@@ -8,10 +8,10 @@ q has none are +inf.
 import math
 
 from . import _torch as torch
-from .bernoulli import Bernoulli
+from ._discrete import Bernoulli
 from ._continuous import Beta
-from .binomial import Binomial
-from .continuous_bernoulli import ContinuousBernoulli
+from ._discrete import Binomial
+from ._discrete import ContinuousBernoulli, _cb_log_norm
 from ._continuous import Exponential
 from ._continuous import Gamma
 from .gumbel import Gumbel
@@ -51,7 +51,7 @@ def _gumbel_cross(mean, log_mgf, q):
 
 def _cb_cross(mean, q):
     # log q(x) = x logit(r) + log(1 - r) + log C(r)
-    return -(mean * q.logits + torch.log1p(-q.probs) + q._cont_bern_log_norm())
+    return -(mean * q.logits + torch.log1p(-q.probs) + _cb_log_norm(q))
 
 
 def _beta_cross(mean_log, mean_log1m, q):

@@ -6,7 +6,7 @@ from . import _torch as torch
 from ..autograd import enable_grad, is_grad_enabled
 from ..autograd import grad as _grad
 from .exp_family import ExponentialFamily
-from .geometric import Geometric
+from ._discrete import Geometric
 from .half_normal import HalfNormal
 from .kl import _kl_multivariatenormal_multivariatenormal, _kl_normal_normal, register_kl
 from .lowrank_multivariate_normal import LowRankMultivariateNormal

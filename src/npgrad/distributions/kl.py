@@ -4,10 +4,10 @@ import warnings
 from functools import total_ordering
 
 from . import _torch as torch
-from .bernoulli import Bernoulli
+from ._discrete import Bernoulli
 from ._continuous import Beta
-from .binomial import Binomial
-from .categorical import Categorical
+from ._discrete import Binomial
+from ._discrete import Categorical
 from ._continuous import Cauchy
 from ._continuous import Dirichlet
 from .distribution import Distribution
@@ -18,7 +18,7 @@ from .independent import Independent
 from ._continuous import Laplace
 from .multivariate_normal import MultivariateNormal
 from ._continuous import Normal
-from .one_hot_categorical import OneHotCategorical
+from ._discrete import OneHotCategorical
 from ._continuous import Poisson
 from .transformed_distribution import TransformedDistribution
 from ._continuous import Uniform

@@ -1,7 +1,7 @@
 """MixtureSameFamily: a Categorical mixture over the rightmost batch dimension of a component distribution."""
 from . import _torch as torch
 from . import constraints
-from .categorical import Categorical
+from ._discrete import Categorical
 from .constraints import MixtureSameFamilyConstraint
 from .distribution import Distribution
 

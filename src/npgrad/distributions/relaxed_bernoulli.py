@@ -1,7 +1,7 @@
 """RelaxedBernoulli (binary Concrete / Gumbel-sigmoid) and its logit-space base LogitRelaxedBernoulli."""
 from . import _torch as torch
 from . import constraints
-from ._binary_param import BinaryParameter
+from ._discrete import _Odds
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
@@ -10,24 +10,16 @@ from .utils import broadcast_all, clamp_probs
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
-class LogitRelaxedBernoulli(BinaryParameter, Distribution):
+class LogitRelaxedBernoulli(_Odds):
     """(logit(p) + Logistic noise) / temperature."""
+    _params = (("probs", 0), ("logits", 0))
+    _carry = ("_given", "temperature")
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        _, batch_shape = self._set_binary_param(probs, logits)
-        super().__init__(batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.temperature = self.temperature
-        self._expand_binary_param(new, batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        self._store_odds(validate_args, probs, logits)
 
     def rsample(self, sample_shape=torch.Size()):
         shape = self._extended_shape(sample_shape)

@@ -1,7 +1,7 @@
 """RelaxedOneHotCategorical (Concrete / Gumbel-softmax) and its log-space base ExpRelaxedCategorical."""
 from . import _torch as torch
 from . import constraints
-from .categorical import Categorical
+from ._discrete import Categorical
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform

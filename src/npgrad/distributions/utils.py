@@ -15,6 +15,10 @@ def _eps(dtype):
     return float(np.finfo(np.dtype(str(dtype).split(".")[-1])).eps)
 
 
+def _lowest(dtype):
+    return float(np.finfo(np.dtype(str(dtype).split(".")[-1])).min)
+
+
 def _tiny(dtype):
     return float(np.finfo(np.dtype(str(dtype).split(".")[-1])).tiny)
 
