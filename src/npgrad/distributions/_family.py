@@ -40,18 +40,15 @@ class Family(Distribution):
         return next(c for c in type(self).__mro__ if "_params" in c.__dict__)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(self._owner(), _instance)
-        batch_shape = torch.Size(batch_shape)
-        for name, extra in self._params:
-            if name in self.__dict__:
-                value = self.__dict__[name]
-                setattr(new, name, value.expand(batch_shape + value.shape[value.dim() - extra:]))
-        for name in self._carry:
-            setattr(new, name, getattr(self, name))
-        self._expanded(new, batch_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        def fill(new, batch_shape):
+            for name, extra in self._params:
+                if name in self.__dict__:
+                    value = self.__dict__[name]
+                    setattr(new, name, value.expand(batch_shape + value.shape[value.dim() - extra:]))
+            for name in self._carry:
+                setattr(new, name, getattr(self, name))
+            self._expanded(new, batch_shape)
+        return self._expand_frame(self._owner(), batch_shape, _instance, fill)
 
     def _expanded(self, new, batch_shape):
         """Rebuild what else ``new`` needs (helper distributions built from the parameters)."""
