@@ -19,17 +19,17 @@ from ._continuous import FisherSnedecor
 from ._continuous import Gamma
 from ._continuous import GeneralizedPareto
 from ._discrete import Geometric
-from .gumbel import Gumbel
-from .half_cauchy import HalfCauchy
-from .half_normal import HalfNormal
+from ._pushforward import Gumbel
+from ._pushforward import HalfCauchy
+from ._pushforward import HalfNormal
 from .independent import Independent
-from .inverse_gamma import InverseGamma
-from .kumaraswamy import Kumaraswamy
+from ._pushforward import InverseGamma
+from ._pushforward import Kumaraswamy
 from .lkj_cholesky import LKJCholesky
 from .kl import kl_divergence, register_kl
 from ._continuous import Laplace
-from .log_normal import LogNormal
-from .logistic_normal import LogisticNormal
+from ._pushforward import LogNormal
+from ._pushforward import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from ._discrete import Multinomial
@@ -37,17 +37,17 @@ from .multivariate_normal import MultivariateNormal
 from ._discrete import NegativeBinomial
 from ._continuous import Normal
 from ._discrete import OneHotCategorical, OneHotCategoricalStraightThrough
-from .pareto import Pareto
+from ._pushforward import Pareto
 from ._continuous import Poisson
-from .relaxed_bernoulli import RelaxedBernoulli
-from .relaxed_categorical import RelaxedOneHotCategorical
+from ._pushforward import RelaxedBernoulli
+from ._pushforward import RelaxedOneHotCategorical
 from ._continuous import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F401,F403
 from .transforms import __all__ as _transforms_all
 from ._continuous import Uniform
 from ._continuous import VonMises
-from .weibull import Weibull
+from ._pushforward import Weibull
 from .wishart import Wishart
 
 # the KL pairs beyond kl.py's register themselves on import

@@ -14,11 +14,11 @@ from ._discrete import Binomial
 from ._discrete import ContinuousBernoulli, _cb_log_norm
 from ._continuous import Exponential
 from ._continuous import Gamma
-from .gumbel import Gumbel
+from ._pushforward import Gumbel
 from .kl import register_kl
 from ._continuous import Laplace
 from ._continuous import Normal
-from .pareto import Pareto
+from ._pushforward import Pareto
 from ._continuous import Poisson
 from ._continuous import Uniform
 from .utils import euler_constant

@@ -7,11 +7,11 @@ from ..autograd import enable_grad, is_grad_enabled
 from ..autograd import grad as _grad
 from .exp_family import ExponentialFamily
 from ._discrete import Geometric
-from .half_normal import HalfNormal
+from ._pushforward import HalfNormal
 from .kl import _kl_multivariatenormal_multivariatenormal, _kl_normal_normal, register_kl
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .multivariate_normal import MultivariateNormal
-from .pareto import Pareto
+from ._pushforward import Pareto
 from .utils import _sum_rightmost
 
 

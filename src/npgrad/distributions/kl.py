@@ -13,7 +13,7 @@ from ._continuous import Dirichlet
 from .distribution import Distribution
 from ._continuous import Exponential
 from ._continuous import Gamma
-from .gumbel import Gumbel
+from ._pushforward import Gumbel
 from .independent import Independent
 from ._continuous import Laplace
 from .multivariate_normal import MultivariateNormal
