@@ -224,6 +224,32 @@ def _kl_uniform_pareto(p, q):
     return _inf_where(p.low < q.scale, -p.entropy() + _pareto_cross(_uniform_mean_log(p), q))
 
 
+# -- the pairs PyTorch states in closed form directly ----------------------------------------------------------
+@register_kl(Uniform, Normal)
+def _kl_uniform_normal(p, q):
+    return -p.entropy() + _normal_cross(p.mean, p.variance, q)
+
+
+@register_kl(Exponential, Normal)
+def _kl_exponential_normal(p, q):
+    return -p.entropy() + _normal_cross(p.mean, p.variance, q)
+
+
+@register_kl(Exponential, Gamma)
+def _kl_exponential_gamma(p, q):
+    # E[log X] = -log(rate) - euler_constant
+    return -p.entropy() + _gamma_cross(p.mean, -p.rate.log() - euler_constant, q)
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p, q):
+    # -log q(x) = log(2 b) + |x - m| / b, and E|X - m| for X ~ N(mu, s^2) is the folded normal's mean
+    gap = p.loc - q.loc
+    folded = math.sqrt(2 / math.pi) * p.scale * torch.exp(-0.5 * (gap / p.scale).pow(2)) \
+        + gap * torch.erf(gap / (p.scale * math.sqrt(2)))
+    return -p.entropy() + torch.log(2 * q.scale) + folded / q.scale
+
+
 # -- discrete p ----------------------------------------------------------------------------------------------
 @register_kl(Bernoulli, Poisson)
 def _kl_bernoulli_poisson(p, q):
