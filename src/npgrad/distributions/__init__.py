@@ -30,10 +30,10 @@ from .kl import kl_divergence, register_kl
 from ._continuous import Laplace
 from ._pushforward import LogNormal
 from ._pushforward import LogisticNormal
-from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from ._gaussian import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from ._discrete import Multinomial
-from .multivariate_normal import MultivariateNormal
+from ._gaussian import MultivariateNormal
 from ._discrete import NegativeBinomial
 from ._continuous import Normal
 from ._discrete import OneHotCategorical, OneHotCategoricalStraightThrough

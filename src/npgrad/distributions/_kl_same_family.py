@@ -12,8 +12,8 @@ from ._pushforward import Gumbel, HalfNormal, Pareto
 from .exp_family import ExponentialFamily
 from .independent import Independent
 from .kl import kl_divergence, register_kl
-from .lowrank_multivariate_normal import LowRankMultivariateNormal
-from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
+from ._gaussian import LowRankMultivariateNormal
+from ._gaussian import MultivariateNormal, _batch_mahalanobis
 from .transformed_distribution import TransformedDistribution
 from .utils import _sum_rightmost, euler_constant
 
