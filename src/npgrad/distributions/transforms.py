@@ -4,7 +4,7 @@ Every transform is a ``Transform``: the base holds the cache (``cache_size=1`` r
 pair, so ``inv(f(x))`` gives x back exactly), the inverse view, equality and the default shapes. The
 parameterless ones are rows of one table (``_FIXED``: forward, inverse, log|det J|, sets, sign); the
 parameterised ones (affine, power, reshape, ...) and the combinators (compose, independent, cat, stack)
-are classes that say how to rebuild themselves with another cache size (``_args``).
+are classes whose constructors record their arguments (``_setup``), which is how with_cache rebuilds them.
 """
 import math
 import numbers
@@ -36,17 +36,22 @@ class Transform:
         self._cached_x_y = (None, None)
         self._inv = None
 
-    def _args(self):
-        """The constructor arguments (besides cache_size) that rebuild this transform; None: it has none."""
-        return None if type(self).__init__ is Transform.__init__ else NotImplemented
+    def _setup(self, cache_size, **args):
+        """The constructor of a parameterised transform: the cache, and ``args`` stored under their names and
+        remembered in order, so that with_cache can build the same transform with another cache size."""
+        Transform.__init__(self, cache_size)
+        self._rebuild_args = tuple(args.values())
+        for key, value in args.items():
+            setattr(self, key, value)
 
     def with_cache(self, cache_size=1):
         if self._cache_size == cache_size:
             return self
-        args = self._args()
-        if args is NotImplemented:
-            raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
-        return type(self)(*(args or ()), cache_size=cache_size)
+        if "_rebuild_args" in self.__dict__:
+            return type(self)(*self._rebuild_args, cache_size=cache_size)
+        if type(self).__init__ is Transform.__init__:
+            return type(self)(cache_size=cache_size)
+        raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
 
     def __getstate__(self):
         return {**self.__dict__, "_inv": None}
@@ -287,11 +292,7 @@ class AffineTransform(Transform):
     bijective = True
 
     def __init__(self, loc, scale, event_dim=0, cache_size=0):
-        super().__init__(cache_size=cache_size)
-        self.loc, self.scale, self._event_dim = loc, scale, event_dim
-
-    def _args(self):
-        return self.loc, self.scale, self._event_dim
+        self._setup(cache_size, loc=loc, scale=scale, _event_dim=event_dim)
 
     event_dim = property(lambda self: self._event_dim)
 
@@ -339,11 +340,7 @@ class PowerTransform(Transform):
     bijective = True
 
     def __init__(self, exponent, cache_size=0):
-        super().__init__(cache_size=cache_size)
-        (self.exponent,) = broadcast_all(exponent)
-
-    def _args(self):
-        return (self.exponent,)
+        self._setup(cache_size, exponent=broadcast_all(exponent)[0])
 
     sign = property(lambda self: self.exponent.sign())
 
@@ -372,11 +369,7 @@ class CumulativeDistributionTransform(Transform):
     sign = +1
 
     def __init__(self, distribution, cache_size=0):
-        super().__init__(cache_size=cache_size)
-        self.distribution = distribution
-
-    def _args(self):
-        return (self.distribution,)
+        self._setup(cache_size, distribution=distribution)
 
     domain = property(lambda self: self.distribution.support)
 
@@ -405,13 +398,10 @@ class ReshapeTransform(Transform):
     bijective = True
 
     def __init__(self, in_shape, out_shape, cache_size=0):
-        self.in_shape, self.out_shape = torch.Size(in_shape), torch.Size(out_shape)
-        if math.prod(self.in_shape) != math.prod(self.out_shape):
+        in_shape, out_shape = torch.Size(in_shape), torch.Size(out_shape)
+        if math.prod(in_shape) != math.prod(out_shape):
             raise ValueError("in_shape, out_shape have different numbers of elements")
-        super().__init__(cache_size=cache_size)
-
-    def _args(self):
-        return self.in_shape, self.out_shape
+        self._setup(cache_size, in_shape=in_shape, out_shape=out_shape)
 
     domain = C.dependent_property(lambda self: C.independent(C.real, len(self.in_shape)))
     codomain = C.dependent_property(lambda self: C.independent(C.real, len(self.out_shape)))
@@ -497,12 +487,7 @@ class ComposeTransform(Transform):
     """Apply ``parts`` in order; the log-det sums the parts', each summed over the event dims it adds."""
 
     def __init__(self, parts, cache_size=0):
-        parts = _cached_parts(parts, cache_size)
-        super().__init__(cache_size=cache_size)
-        self.parts = parts
-
-    def _args(self):
-        return (self.parts,)
+        self._setup(cache_size, parts=_cached_parts(parts, cache_size))
 
     def __eq__(self, other):
         return isinstance(other, ComposeTransform) and self.parts == other.parts
@@ -573,12 +558,8 @@ class IndependentTransform(Transform):
     """Treat ``reinterpreted_batch_ndims`` more dimensions as event dimensions of ``base_transform``."""
 
     def __init__(self, base_transform, reinterpreted_batch_ndims, cache_size=0):
-        super().__init__(cache_size=cache_size)
-        self.base_transform = base_transform.with_cache(cache_size)
-        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
-
-    def _args(self):
-        return self.base_transform, self.reinterpreted_batch_ndims
+        self._setup(cache_size, base_transform=base_transform.with_cache(cache_size),
+                    reinterpreted_batch_ndims=reinterpreted_batch_ndims)
 
     def _widen(self, space):
         return C.independent(space, self.reinterpreted_batch_ndims)
@@ -615,12 +596,10 @@ class _Piecewise(Transform):
     """Transforms ``transforms[i]`` applied to consecutive pieces of dimension ``dim``; a subclass says how
     to cut (``_cut``) and how to join (``_join``)."""
 
-    def __init__(self, tseq, dim, cache_size):
+    def _pieces(self, tseq, dim, cache_size, **more):
         if not all(isinstance(t, Transform) for t in tseq):
             raise AssertionError
-        tseq = _cached_parts(tseq, cache_size)
-        super().__init__(cache_size=cache_size)
-        self.transforms, self.dim = tseq, dim
+        self._setup(cache_size, transforms=_cached_parts(tseq, cache_size), dim=dim, **more)
 
     bijective = property(lambda self: all(t.bijective for t in self.transforms))
 
@@ -638,13 +617,10 @@ class CatTransform(_Piecewise):
     """``tseq[i]`` on the i-th block (of ``lengths[i]``) of dimension ``dim``, as torch.cat joins them."""
 
     def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
-        super().__init__(tseq, dim, cache_size)
-        self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
-        if len(self.lengths) != len(self.transforms):
+        lengths = [1] * len(tseq) if lengths is None else list(lengths)
+        if len(lengths) != len(tseq):
             raise AssertionError
-
-    def _args(self):
-        return self.transforms, self.dim, self.lengths
+        self._pieces(tseq, dim, cache_size, lengths=lengths)
 
     event_dim = property(lambda self: max(t.event_dim for t in self.transforms))
     length = property(lambda self: sum(self.lengths))
@@ -672,10 +648,7 @@ class StackTransform(_Piecewise):
     """``tseq[i]`` on the i-th slice of dimension ``dim``, as torch.stack joins them."""
 
     def __init__(self, tseq, dim=0, cache_size=0):
-        super().__init__(tseq, dim, cache_size)
-
-    def _args(self):
-        return self.transforms, self.dim
+        self._pieces(tseq, dim, cache_size)
 
     _join = staticmethod(lambda pieces, dim: torch.stack(pieces, dim=dim))
 
