@@ -97,7 +97,20 @@ class Distribution:
         warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning)
         return self.sample(torch.Size((n,)))
 
-    rsample = log_prob = cdf = icdf = entropy = _abstract
+    def rsample(self, sample_shape=torch.Size()):
+        raise NotImplementedError
+
+    def log_prob(self, value):
+        raise NotImplementedError
+
+    def cdf(self, value):
+        raise NotImplementedError
+
+    def icdf(self, value):
+        raise NotImplementedError
+
+    def entropy(self):
+        raise NotImplementedError
 
     def enumerate_support(self, expand=True):
         raise NotImplementedError
