@@ -40,6 +40,8 @@ class Transform:
         """The constructor of a parameterised transform: the cache, and ``args`` stored under their names and
         remembered in order, so that with_cache can build the same transform with another cache size."""
         Transform.__init__(self, cache_size)
+        # rebuilt as the library class (a user subclass's __init__ may take other arguments), as torch does
+        self._rebuild_class = next(c for c in type(self).__mro__ if c.__module__ == __name__)
         self._rebuild_args = tuple(args.values())
         for key, value in args.items():
             setattr(self, key, value)
@@ -48,7 +50,7 @@ class Transform:
         if self._cache_size == cache_size:
             return self
         if "_rebuild_args" in self.__dict__:
-            return type(self)(*self._rebuild_args, cache_size=cache_size)
+            return self._rebuild_class(*self._rebuild_args, cache_size=cache_size)
         if type(self).__init__ is Transform.__init__:
             return type(self)(cache_size=cache_size)
         raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
