@@ -250,3 +250,18 @@ def test_lkj_cholesky_correlations():
     a = 2.0 - 1 + 2.0
     assert np.all(np.abs(r.mean(0)) < 5 * np.sqrt(1 / (2 * a + 1) / (N // 4)))
     np.testing.assert_allclose(r.var(0), 1 / (2 * a + 1), rtol=0.05)
+
+
+def test_lkj_cholesky_correlation_marginals():
+    # every off-diagonal correlation of LKJ(eta) in d dims is 2 Beta(b, b) - 1 with b = eta - 1 + d / 2:
+    # mean 0, variance 1 / (2 eta + d - 1); the rows past the second are where a wrong onion step shows
+    npgrad.manual_seed(0)
+    d, eta, n = 4, 1.5, 40_000
+    L = D.LKJCholesky(d, eta).sample((n,)).numpy().astype(np.float64)
+    corr = L @ np.swapaxes(L, -1, -2)
+    np.testing.assert_allclose(np.diagonal(corr, axis1=-2, axis2=-1), 1.0, atol=1e-5)
+    rows, cols = np.tril_indices(d, -1)
+    r = corr[:, rows, cols]
+    var = 1 / (2 * eta + d - 1)
+    assert np.all(np.abs(r.mean(0)) <= 5 * np.sqrt(var / n))
+    np.testing.assert_allclose(r.var(0), var, rtol=0.05)

@@ -3,51 +3,51 @@
 Loaded on first access of ``npgrad.distributions``; samples come from npgrad's generator.
 """
 from . import constraints, transforms  # noqa: F401
-from .bernoulli import Bernoulli
-from .beta import Beta
-from .binomial import Binomial
-from .categorical import Categorical
-from .cauchy import Cauchy
-from .chi2 import Chi2
+from ._discrete import Bernoulli
+from ._continuous import Beta
+from ._discrete import Binomial
+from ._discrete import Categorical
+from ._continuous import Cauchy
+from ._continuous import Chi2
 from .constraint_registry import biject_to, transform_to
-from .continuous_bernoulli import ContinuousBernoulli
-from .dirichlet import Dirichlet
+from ._discrete import ContinuousBernoulli
+from ._continuous import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .exponential import Exponential
-from .fishersnedecor import FisherSnedecor
-from .gamma import Gamma
-from .generalized_pareto import GeneralizedPareto
-from .geometric import Geometric
-from .gumbel import Gumbel
-from .half_cauchy import HalfCauchy
-from .half_normal import HalfNormal
+from ._continuous import Exponential
+from ._continuous import FisherSnedecor
+from ._continuous import Gamma
+from ._continuous import GeneralizedPareto
+from ._discrete import Geometric
+from ._pushforward import Gumbel
+from ._pushforward import HalfCauchy
+from ._pushforward import HalfNormal
 from .independent import Independent
-from .inverse_gamma import InverseGamma
-from .kumaraswamy import Kumaraswamy
+from ._pushforward import InverseGamma
+from ._pushforward import Kumaraswamy
 from .lkj_cholesky import LKJCholesky
 from .kl import kl_divergence, register_kl
-from .laplace import Laplace
-from .log_normal import LogNormal
-from .logistic_normal import LogisticNormal
-from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from ._continuous import Laplace
+from ._pushforward import LogNormal
+from ._pushforward import LogisticNormal
+from ._gaussian import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
-from .multinomial import Multinomial
-from .multivariate_normal import MultivariateNormal
-from .negative_binomial import NegativeBinomial
-from .normal import Normal
-from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
-from .pareto import Pareto
-from .poisson import Poisson
-from .relaxed_bernoulli import RelaxedBernoulli
-from .relaxed_categorical import RelaxedOneHotCategorical
-from .studentT import StudentT
+from ._discrete import Multinomial
+from ._gaussian import MultivariateNormal
+from ._discrete import NegativeBinomial
+from ._continuous import Normal
+from ._discrete import OneHotCategorical, OneHotCategoricalStraightThrough
+from ._pushforward import Pareto
+from ._continuous import Poisson
+from ._pushforward import RelaxedBernoulli
+from ._pushforward import RelaxedOneHotCategorical
+from ._continuous import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F401,F403
 from .transforms import __all__ as _transforms_all
-from .uniform import Uniform
-from .von_mises import VonMises
-from .weibull import Weibull
+from ._continuous import Uniform
+from ._continuous import VonMises
+from ._pushforward import Weibull
 from .wishart import Wishart
 
 # the KL pairs beyond kl.py's register themselves on import

@@ -8,19 +8,19 @@ q has none are +inf.
 import math
 
 from . import _torch as torch
-from .bernoulli import Bernoulli
-from .beta import Beta
-from .binomial import Binomial
-from .continuous_bernoulli import ContinuousBernoulli
-from .exponential import Exponential
-from .gamma import Gamma
-from .gumbel import Gumbel
+from ._discrete import Bernoulli
+from ._continuous import Beta
+from ._discrete import Binomial
+from ._discrete import ContinuousBernoulli, _cb_log_norm
+from ._continuous import Exponential
+from ._continuous import Gamma
+from ._pushforward import Gumbel
 from .kl import register_kl
-from .laplace import Laplace
-from .normal import Normal
-from .pareto import Pareto
-from .poisson import Poisson
-from .uniform import Uniform
+from ._continuous import Laplace
+from ._continuous import Normal
+from ._pushforward import Pareto
+from ._continuous import Poisson
+from ._continuous import Uniform
 from .utils import euler_constant
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
@@ -51,7 +51,7 @@ def _gumbel_cross(mean, log_mgf, q):
 
 def _cb_cross(mean, q):
     # log q(x) = x logit(r) + log(1 - r) + log C(r)
-    return -(mean * q.logits + torch.log1p(-q.probs) + q._cont_bern_log_norm())
+    return -(mean * q.logits + torch.log1p(-q.probs) + _cb_log_norm(q))
 
 
 def _beta_cross(mean_log, mean_log1m, q):
@@ -222,6 +222,32 @@ def _kl_uniform_gumbel(p, q):
 @register_kl(Uniform, Pareto)
 def _kl_uniform_pareto(p, q):
     return _inf_where(p.low < q.scale, -p.entropy() + _pareto_cross(_uniform_mean_log(p), q))
+
+
+# -- the pairs PyTorch states in closed form directly ----------------------------------------------------------
+@register_kl(Uniform, Normal)
+def _kl_uniform_normal(p, q):
+    return -p.entropy() + _normal_cross(p.mean, p.variance, q)
+
+
+@register_kl(Exponential, Normal)
+def _kl_exponential_normal(p, q):
+    return -p.entropy() + _normal_cross(p.mean, p.variance, q)
+
+
+@register_kl(Exponential, Gamma)
+def _kl_exponential_gamma(p, q):
+    # E[log X] = -log(rate) - euler_constant
+    return -p.entropy() + _gamma_cross(p.mean, -p.rate.log() - euler_constant, q)
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p, q):
+    # -log q(x) = log(2 b) + |x - m| / b, and E|X - m| for X ~ N(mu, s^2) is the folded normal's mean
+    gap = p.loc - q.loc
+    folded = math.sqrt(2 / math.pi) * p.scale * torch.exp(-0.5 * (gap / p.scale).pow(2)) \
+        + gap * torch.erf(gap / (p.scale * math.sqrt(2)))
+    return -p.entropy() + torch.log(2 * q.scale) + folded / q.scale
 
 
 # -- discrete p ----------------------------------------------------------------------------------------------

@@ -7,58 +7,45 @@ from .utils import _sum_rightmost
 __all__ = ["Independent"]
 
 
+def _from_base(name):
+    return property(lambda self: getattr(self.base_dist, name))
+
+
 class Independent(Distribution):
+    """The rightmost ``reinterpreted_batch_ndims`` batch dims of ``base_distribution`` become event dims:
+    log_prob and entropy sum over them, everything else is the base's."""
     arg_constraints = {}
 
     def __init__(self, base_distribution, reinterpreted_batch_ndims, validate_args=None):
-        if reinterpreted_batch_ndims > len(base_distribution.batch_shape):
+        n, base = reinterpreted_batch_ndims, base_distribution
+        if n > len(base.batch_shape):
             raise ValueError("Expected reinterpreted_batch_ndims <= len(base_distribution.batch_shape), actual "
-                             f"{reinterpreted_batch_ndims} vs {len(base_distribution.batch_shape)}")
-        shape = base_distribution.batch_shape + base_distribution.event_shape
-        event_dim = reinterpreted_batch_ndims + len(base_distribution.event_shape)
-        batch_shape = shape[:len(shape) - event_dim]
-        event_shape = shape[len(shape) - event_dim:]
-        self.base_dist = base_distribution
-        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+                             f"{n} vs {len(base.batch_shape)}")
+        self.base_dist, self.reinterpreted_batch_ndims = base, n
+        shape = base.batch_shape + base.event_shape
+        cut = len(shape) - n - len(base.event_shape)
+        super().__init__(shape[:cut], shape[cut:], validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Independent, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.base_dist = self.base_dist.expand(batch_shape + self.event_shape[:self.reinterpreted_batch_ndims])
-        new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        def fill(new, batch_shape):
+            n = new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
+            new.base_dist = self.base_dist.expand(batch_shape + self.event_shape[:n])
+        return self._expand_frame(Independent, batch_shape, _instance, fill)
 
-    @property
-    def has_rsample(self):
-        return self.base_dist.has_rsample
+    has_rsample = _from_base("has_rsample")
+    mean = _from_base("mean")
+    mode = _from_base("mode")
+    variance = _from_base("variance")
 
     @property
     def has_enumerate_support(self):
-        if self.reinterpreted_batch_ndims > 0:
-            return False
-        return self.base_dist.has_enumerate_support
+        return self.reinterpreted_batch_ndims == 0 and self.base_dist.has_enumerate_support
 
     @constraints.dependent_property
     def support(self):
-        result = self.base_dist.support
-        if self.reinterpreted_batch_ndims:
-            result = constraints.independent(result, self.reinterpreted_batch_ndims)
-        return result
-
-    @property
-    def mean(self):
-        return self.base_dist.mean
-
-    @property
-    def mode(self):
-        return self.base_dist.mode
-
-    @property
-    def variance(self):
-        return self.base_dist.variance
+        inner = self.base_dist.support
+        n = self.reinterpreted_batch_ndims
+        return constraints.independent(inner, n) if n else inner
 
     def sample(self, sample_shape=torch.Size()):
         return self.base_dist.sample(sample_shape)
@@ -67,12 +54,10 @@ class Independent(Distribution):
         return self.base_dist.rsample(sample_shape)
 
     def log_prob(self, value):
-        log_prob = self.base_dist.log_prob(value)
-        return _sum_rightmost(log_prob, self.reinterpreted_batch_ndims)
+        return _sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
 
     def entropy(self):
-        entropy = self.base_dist.entropy()
-        return _sum_rightmost(entropy, self.reinterpreted_batch_ndims)
+        return _sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
 
     def enumerate_support(self, expand=True):
         if self.reinterpreted_batch_ndims > 0:
@@ -80,4 +65,4 @@ class Independent(Distribution):
         return self.base_dist.enumerate_support(expand=expand)
 
     def __repr__(self):
-        return self.__class__.__name__ + f"({self.base_dist}, {self.reinterpreted_batch_ndims})"
+        return f"{type(self).__name__}({self.base_dist}, {self.reinterpreted_batch_ndims})"

@@ -11,32 +11,33 @@ __all__ = ["broadcast_all", "clamp_probs", "logits_to_probs", "probs_to_logits",
 euler_constant = 0.57721566490153286060
 
 
+def _finfo(dtype):
+    return np.finfo(np.dtype(str(dtype).split(".")[-1]))
+
+
 def _eps(dtype):
-    return float(np.finfo(np.dtype(str(dtype).split(".")[-1])).eps)
+    return float(_finfo(dtype).eps)
+
+
+def _lowest(dtype):
+    return float(_finfo(dtype).min)
 
 
 def _tiny(dtype):
-    return float(np.finfo(np.dtype(str(dtype).split(".")[-1])).tiny)
+    return float(_finfo(dtype).tiny)
 
 
 def broadcast_all(*values):
-    """Broadcast numbers and Tensors to one shape; numbers become Tensors of the default dtype (or of the
-    Tensors' dtype when there is one)."""
+    """Broadcast numbers and Tensors to one shape; numbers become Tensors of the first Tensor's dtype (the
+    default dtype when all are numbers)."""
     if not all(isinstance(v, (torch.Tensor, Number)) for v in values):
         raise ValueError("Input arguments must all be instances of numbers.Number, torch.Tensor or objects "
                          "implementing __torch_function__.")
-    if not all(isinstance(v, torch.Tensor) for v in values):
-        dtype = torch.get_default_dtype()
-        for v in values:
-            if isinstance(v, torch.Tensor):
-                dtype = v.dtype
-                break
+    tensors = [v for v in values if isinstance(v, torch.Tensor)]
+    if len(tensors) < len(values):
+        dtype = tensors[0].dtype if tensors else torch.get_default_dtype()
         values = [v if isinstance(v, torch.Tensor) else torch.tensor(v, dtype=dtype) for v in values]
     return torch.broadcast_tensors(*values)
-
-
-def _standard_normal(shape, dtype):
-    return torch.randn(tuple(shape), dtype=dtype)
 
 
 def _sum_rightmost(value, dim):
@@ -47,26 +48,26 @@ def _sum_rightmost(value, dim):
 
 
 def logits_to_probs(logits, is_binary=False):
-    if is_binary:
-        return torch.sigmoid(logits)
-    return torch.functional.softmax(logits, dim=-1)
+    """sigmoid for one binary logit, softmax over the last dim for categorical logits."""
+    return torch.sigmoid(logits) if is_binary else torch.functional.softmax(logits, dim=-1)
 
 
 def clamp_probs(probs):
+    """Probabilities kept eps away from 0 and 1 (so that their logs and logits are finite)."""
     eps = _eps(probs.dtype)
     return probs.clamp(min=eps, max=1 - eps)
 
 
 def probs_to_logits(probs, is_binary=False):
-    ps_clamped = clamp_probs(probs)
-    if is_binary:
-        return torch.log(ps_clamped) - torch.log1p(-ps_clamped)
-    return torch.log(ps_clamped)
+    """The inverse of logits_to_probs (log-odds, or log-probabilities), from clamped probabilities."""
+    p = clamp_probs(probs)
+    return p.log() - (-p).log1p() if is_binary else p.log()
 
 
 class lazy_property:
     """A property computed on first access and then stored on the instance (the parameter a distribution
-    was not given, e.g. probs from logits)."""
+    was not given, e.g. probs from logits). Read on the class, it is a property-like object that still
+    answers isinstance(..., lazy_property), which is how argument validation knows to skip it."""
 
     def __init__(self, wrapped):
         self.wrapped = wrapped
@@ -76,14 +77,15 @@ class lazy_property:
         if instance is None:
             return _lazy_property_and_property(self.wrapped)
         with torch.enable_grad():
-            value = self.wrapped(instance)
-        setattr(instance, self.wrapped.__name__, value)
-        return value
+            computed = self.wrapped(instance)
+        instance.__dict__[self.wrapped.__name__] = computed
+        return computed
 
 
 class _lazy_property_and_property(lazy_property, property):
     def __init__(self, wrapped):
         property.__init__(self, wrapped)
+        self.wrapped = wrapped
 
 
 def tril_matrix_to_vec(mat, diag=0):

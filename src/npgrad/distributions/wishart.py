@@ -5,10 +5,10 @@ import warnings
 
 from . import _torch as torch
 from . import constraints
-from .chi2 import Chi2
+from ._continuous import Chi2
 from .exp_family import ExponentialFamily
-from .multivariate_normal import _precision_to_scale_tril
-from .utils import _eps, lazy_property
+from ._gaussian import _MatrixForms, _factor_of, _given_form
+from .utils import _eps
 
 __all__ = ["Wishart"]
 
@@ -23,7 +23,7 @@ def _mvdigamma(x, p):
     return torch.digamma(x.unsqueeze(-1) - halves).sum(-1)
 
 
-class Wishart(ExponentialFamily):
+class Wishart(_MatrixForms, ExponentialFamily):
     support = constraints.positive_definite
     has_rsample = True
     _mean_carrier_measure = 0
@@ -36,38 +36,29 @@ class Wishart(ExponentialFamily):
                 "df": constraints.greater_than(self.event_shape[-1] - 1)}
 
     def __init__(self, df, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
-        if (covariance_matrix is not None) + (scale_tril is not None) + (precision_matrix is not None) != 1:
-            raise AssertionError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
-        param = next(p for p in (covariance_matrix, precision_matrix, scale_tril) if p is not None)
-        if param.dim() < 2:
+        name, m = _given_form(covariance_matrix, precision_matrix, scale_tril, error=AssertionError)
+        if m.dim() < 2:
             raise ValueError("scale_tril must be at least two-dimensional, with optional leading batch dimensions")
         if isinstance(df, torch.Tensor):
-            batch_shape = torch.broadcast_shapes(tuple(param.shape[:-2]), tuple(df.shape))
-            self.df = df.expand(batch_shape)
+            batch = torch.broadcast_shapes(tuple(m.shape[:-2]), tuple(df.shape))
+            self.df = df.expand(batch)
         else:
-            batch_shape = torch.Size(param.shape[:-2])
-            self.df = torch.tensor(df, dtype=param.dtype)
-        event_shape = param.shape[-2:]
-        p = event_shape[-1]
+            batch = torch.Size(m.shape[:-2])
+            self.df = torch.tensor(df, dtype=m.dtype)
+        p = m.shape[-1]
         if self.df.le(p - 1).any():
             raise ValueError(f"Value of df={df} expected to be greater than ndim - 1 = {p - 1}.")
-        if scale_tril is not None:
-            self.scale_tril = param.expand(batch_shape + (-1, -1))
-        elif covariance_matrix is not None:
-            self.covariance_matrix = param.expand(batch_shape + (-1, -1))
-        else:
-            self.precision_matrix = param.expand(batch_shape + (-1, -1))
+        self._store_form(name, m, batch)
         if self.df.lt(p).any():
             warnings.warn("Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df "
                           "< ndim.", stacklevel=2)
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = torch.linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        super().__init__(batch, m.shape[-2:], validate_args=validate_args)
+        # factored after validation, so that a matrix that is not positive definite is reported as such
+        self._unbroadcasted_scale_tril = _factor_of(name, m)
         self._set_chi2()
+
+    def _matrix_shape(self):
+        return self._batch_shape + self._event_shape
 
     def _set_chi2(self):
         # Bartlett: the i-th diagonal entry of the triangular factor is sqrt(chi2(df - i)).
@@ -76,32 +67,14 @@ class Wishart(ExponentialFamily):
         self._dist_chi2 = Chi2(self.df.unsqueeze(-1) - steps.expand(self._batch_shape + (-1,)))
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Wishart, _instance)
-        batch_shape = torch.Size(batch_shape)
-        cov_shape = batch_shape + self.event_shape
-        new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril.expand(cov_shape)
-        new.df = self.df.expand(batch_shape)
-        for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
-            if name in self.__dict__:
-                setattr(new, name, getattr(self, name).expand(cov_shape))
-        ExponentialFamily.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        def fill(new, batch_shape):
+            matrices = batch_shape + self.event_shape
+            new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril.expand(matrices)
+            new.df = self.df.expand(batch_shape)
+            self._carry_forms(new, matrices)
+        new = self._expand_frame(Wishart, batch_shape, _instance, fill)
         new._set_chi2()
-        new._validate_args = self._validate_args
         return new
-
-    @lazy_property
-    def scale_tril(self):
-        return self._unbroadcasted_scale_tril.expand(self._batch_shape + self._event_shape)
-
-    @lazy_property
-    def covariance_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        return torch.matmul(L, L.mT).expand(self._batch_shape + self._event_shape)
-
-    @lazy_property
-    def precision_matrix(self):
-        eye = torch.eye(self._event_shape[-1], dtype=self._unbroadcasted_scale_tril.dtype)
-        return torch.cholesky_solve(eye, self._unbroadcasted_scale_tril).expand(self._batch_shape + self._event_shape)
 
     def _df_matrix(self):
         return self.df.reshape(self._batch_shape + (1, 1))
