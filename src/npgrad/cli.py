@@ -25,6 +25,8 @@ import os
 import sys
 import time
 
+from ._optional import install_hint
+
 __all__ = ["main"]
 
 HIDDEN = (256, 128)
@@ -35,7 +37,7 @@ def _progress_bar(kind, total, desc):
     try:
         return progress_bar(total, desc, kind)
     except ImportError:  # only --progress tqdm insists on tqdm
-        raise SystemExit("npgrad: --progress tqdm needs tqdm (pip install tqdm)") from None
+        raise SystemExit(f"npgrad: --progress tqdm needs tqdm ({install_hint('tqdm')})") from None
 
 
 # -- data ----------------------------------------------------------------------------------------------------
@@ -370,11 +372,11 @@ def main(argv=None):
             args.out = os.path.join("runs", args.dataset)
         if args.plot_backend == "matplotlib" and not args.no_plot and importlib.util.find_spec("matplotlib") is None:
             # Said before training, not after it.
-            raise SystemExit("npgrad: --plot-backend matplotlib needs matplotlib (pip install matplotlib)")
+            raise SystemExit(f"npgrad: --plot-backend matplotlib needs matplotlib ({install_hint('matplotlib')})")
         if args.onnx and importlib.util.find_spec("onnx") is None:
-            raise SystemExit("npgrad: --onnx needs the onnx package (pip install onnx)")
+            raise SystemExit(f"npgrad: --onnx needs the onnx package ({install_hint('onnx')})")
         if args.tensorboard and importlib.util.find_spec("tensorboard") is None:
-            raise SystemExit("npgrad: --tensorboard needs tensorboard (pip install npgrad[tensorboard])")
+            raise SystemExit(f"npgrad: --tensorboard needs tensorboard ({install_hint('tensorboard')})")
 
         def say(msg):
             print(msg, flush=True)

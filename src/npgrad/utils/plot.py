@@ -16,6 +16,8 @@ named ``"<title>/<label>"``; a series with no point at a row's x leaves that cel
 import csv
 import os
 
+from .._optional import require
+
 __all__ = ["save_curves"]
 
 
@@ -34,8 +36,8 @@ def _check_panels(panels):
 
 
 def _save_matplotlib(path, panels, panel_size):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg  # optional
-    from matplotlib.figure import Figure  # optional
+    FigureCanvasAgg = require("matplotlib.backends.backend_agg", "curves.png").FigureCanvasAgg
+    Figure = require("matplotlib.figure", "curves.png").Figure
 
     dpi = 100
     # The object API, not pyplot: no global figure state, no GUI backend chosen behind the caller's back.
