@@ -468,9 +468,13 @@ def _parser():
     p.add_argument("--version", action="version", version=f"npgrad {__version__}")
     sub = p.add_subparsers(dest="command", metavar="command")
     r = sub.add_parser("run", help="run an unmodified PyTorch script with `torch` resolving to npgrad",
-                       description="Run SCRIPT as `python SCRIPT ARGS...` would, with `import torch` and every "
-                                   "`import torch.<sub>` giving npgrad's modules (PyTorch itself is never loaded).")
-    r.add_argument("script", help="the PyTorch program to run")
+                       usage="npgrad run [-h] (script | -m module) [args ...]",
+                       description="Run SCRIPT as `python SCRIPT ARGS...` would (or MODULE as `python -m MODULE "
+                                   "ARGS...`), with `import torch` and every `import torch.<sub>` giving npgrad's "
+                                   "modules (PyTorch itself is never loaded). Everything after the script or "
+                                   "module is its own.")
+    r.add_argument("-m", dest="module", metavar="module", help="run a library module as a script, as python -m does")
+    r.add_argument("script", nargs="?", help="the PyTorch program to run")
     r.add_argument("args", nargs=argparse.REMAINDER, help="its own command-line arguments")
     t = sub.add_parser("train", help="train a model end to end",
                        description="Train an MLP (784-256-128-10) classifier and save it with its curves.")
@@ -515,18 +519,40 @@ def _parser():
     return p
 
 
+def _run_command(parser, rest):
+    """``npgrad run``'s arguments read as python reads its own: options up to the script (or -m module),
+    everything after it the program's."""
+    run_parser = parser.subcommands["run"]
+    if rest and rest[0] in ("-h", "--help"):
+        run_parser.print_help()
+        return 0
+    if not rest:
+        run_parser.error("a script to run is required (or -m module)")
+    from ._launch import export_torchrun_env
+    from ._torch_alias import run_module, run_path
+    export_torchrun_env()  # under mpiexec: RANK, WORLD_SIZE, LOCAL_RANK as torchrun sets them
+    if rest[0].startswith("-m"):
+        if len(rest[0]) > 2:  # -mpackage.module, as python takes it too
+            module, rest = rest[0][2:], rest[1:]
+        else:
+            module, rest = (rest[1] if len(rest) > 1 else None), rest[2:]
+        if not module:
+            run_parser.error("argument -m: expected one argument")
+        return run_module(module, rest)
+    if rest[0].startswith("-") and rest[0] != "-":
+        run_parser.error(f"unrecognized option {rest[0]!r} (the script comes first; its own options follow it)")
+    return run_path(rest[0], rest[1:])
+
+
 def main(argv=None):
     parser = _parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["run"]:
+        return _run_command(parser, argv[1:])
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
-    if args.command == "run":
-        from ._launch import export_torchrun_env
-        from ._torch_alias import run_path
-        export_torchrun_env()  # under mpiexec: RANK, WORLD_SIZE, LOCAL_RANK as torchrun sets them
-        run_path(args.script, args.args)
-        return 0
     if args.command == "distributed-run":
         from ._launch import distributed_run
         return distributed_run(args.nproc, args.script, args.args, args.mpiexec, args.hostfile)
@@ -558,7 +584,6 @@ def main(argv=None):
             if getattr(args, "saved_step", None) is None:
                 print("\ninterrupted before the first checkpoint", file=sys.stderr)
             else:
-                argv = sys.argv[1:] if argv is None else list(argv)
                 print(f"\ninterrupted; {checkpoint} holds step {args.saved_step}. Continue with:\n  "
                       f"{_resume_command(argv, checkpoint)}", file=sys.stderr)
             return 130
