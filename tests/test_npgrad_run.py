@@ -227,3 +227,13 @@ def test_npgrad_run_m_runs_a_module_as_python_m_does(tmp_path):
     missing = subprocess.run([sys.executable, "-m", "npgrad", "run", "-m", "no_such_module_here"], cwd=tmp_path,
                              capture_output=True, text=True, timeout=120, env=ENV)
     assert missing.returncode == 1 and missing.stderr == "npgrad run: No module named no_such_module_here\n"
+
+
+def test_reprs_under_npgrad_run_read_as_torchs(tmp_path):
+    script = tmp_path / "shapes.py"
+    script.write_text("import torch\nx = torch.zeros(256, 784, dtype=torch.float64)\n"
+                      "print(x.shape, x.dtype, repr(x[:1, :2]))\n")
+    out = _npgrad_run(str(script), cwd=tmp_path)
+    assert out.strip() == "torch.Size([256, 784]) torch.float64 tensor([[0., 0.]], dtype=torch.float64)", out
+    if HAS_TORCH:  # what PyTorch itself prints
+        assert _run([sys.executable, str(script)], tmp_path) == out

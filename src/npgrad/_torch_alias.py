@@ -91,11 +91,16 @@ def _send_alias_to_children():
     mp_spawn.get_preparation_data = get_preparation_data
 
 
+def _torch_dtype_repr(self):
+    return "torch." + self.name
+
+
 def alias_torch():
     """Make ``import torch`` (and every ``torch.<sub>``) import npgrad from now on, in this process and in
     the processes it starts with the "spawn" or "forkserver" start method (``fork`` copies it anyway).
 
-    For notebooks and scripts that cannot be launched with ``npgrad run``. PyTorch itself must not have
+    Dtypes then print as ``torch.float32``, matching ``torch.Size``. For notebooks and scripts that cannot be
+    launched with ``npgrad run``. PyTorch itself must not have
     been imported yet: modules that already hold the real ``torch`` would keep it, and mixing the two
     gives baffling errors, so that case raises instead."""
     import npgrad
@@ -106,6 +111,9 @@ def alias_torch():
     if not any(isinstance(f, TorchAlias) for f in sys.meta_path):
         sys.meta_path.insert(0, TorchAlias())
     sys.modules["torch"] = npgrad
+    # Where the program calls it torch, dtypes print as torch's (torch.float32), as torch.Size already does:
+    # `print(x.shape, x.dtype)` must not read "torch.Size([2]) npgrad.float32".
+    npgrad.dtypes.dtype.__repr__ = _torch_dtype_repr
     _send_alias_to_children()
     return npgrad
 
