@@ -4,6 +4,7 @@ leaves a checkpoint and the command that continues it (exactly), and a failed do
 
 All runs are on the embedded 8x8 digits (12 steps per epoch at batch 128), so each takes well under a second.
 """
+import json
 import os
 import shlex
 import signal
@@ -170,3 +171,15 @@ def test_help_says_which_schedule_a_resumed_run_follows(capsys):
         cli.main(["train", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "The run follows THIS command's schedule" in text
+
+
+def test_the_curves_carry_the_dataset_and_the_final_accuracy(capsys, monkeypatch):
+    figure = pytest.importorskip("matplotlib.figure", reason="curves.png is drawn by matplotlib")
+    titles = []
+    real = figure.Figure.suptitle
+    monkeypatch.setattr(figure.Figure, "suptitle", lambda self, t, **k: titles.append(t) or real(self, t, **k))
+    assert cli.main(["train", "digits", "--progress", "off", "--max-steps", "3", "--out", "r"]) == 0
+    metrics = json.loads(open(os.path.join("r", "metrics.json")).read())
+    assert titles == [f"npgrad train digits: MLP 64-256-128-10 on the embedded 8x8 digits, test accuracy "
+                      f"{metrics['test_accuracy']:.2f}% after 3 steps"]
+    assert open(os.path.join("r", "curves.png"), "rb").read(8) == b"\x89PNG\r\n\x1a\n"

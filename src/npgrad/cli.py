@@ -377,7 +377,8 @@ def train(args, say=print):
             {"title": "accuracy (%)", "xlabel": "epoch", "series": [
                 {"label": "train", "x": history["train_x"], "y": history["train_acc"]},
                 {"label": "test", "x": history["test_x"], "y": history["test_acc"], "marker": True}]},
-        ], backend=args.plot_backend)
+        ], backend=args.plot_backend, title=f"npgrad train {args.dataset}: MLP {arch} on {data['name']}, test "
+                                             f"accuracy {test_acc:.2f}% after {step} steps")
         if written.endswith(".png"):
             say(f"saved loss/accuracy curves to {written}")
         else:
