@@ -4,6 +4,7 @@ leaves a checkpoint and the command that continues it (exactly), and a failed do
 
 All runs are on the embedded 8x8 digits (12 steps per epoch at batch 128), so each takes well under a second.
 """
+import importlib.util
 import json
 import os
 import shlex
@@ -183,3 +184,26 @@ def test_the_curves_carry_the_dataset_and_the_final_accuracy(capsys, monkeypatch
     assert titles == [f"npgrad train digits: MLP 64-256-128-10 on the embedded 8x8 digits, test accuracy "
                       f"{metrics['test_accuracy']:.2f}% after 3 steps"]
     assert open(os.path.join("r", "curves.png"), "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("env, argv, expected", [({}, [], 1), ({}, ["--threads", "2"], 2),
+                                                 ({"OMP_NUM_THREADS": "3"}, [], 3)])
+def test_the_blas_threads_are_chosen_for_the_run_and_given_back(env, argv, expected, capsys, monkeypatch):
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.delenv(var, raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    before = npgrad.get_num_threads()
+    during = []
+    real_step = npgrad.optim.Adam.step
+
+    def step(self, *a, **k):
+        during.append(npgrad.get_num_threads())
+        return real_step(self, *a, **k)
+    monkeypatch.setattr(npgrad.optim.Adam, "step", step)
+    assert train("--max-steps", "2", "--out", "r", *argv) == 0
+    assert f"{expected} BLAS thread{'s' if expected > 1 else ''}" in capsys.readouterr().out
+    assert json.loads(open(os.path.join("r", "metrics.json")).read())["blas_threads"] == expected
+    if importlib.util.find_spec("threadpoolctl") is not None:  # (without it: recorded only)
+        assert during == [expected] * 2
+    assert npgrad.get_num_threads() == before  # the caller's setting is back

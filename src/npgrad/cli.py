@@ -192,8 +192,37 @@ def _stop_on_first_ctrl_c():
     return flag, lambda: signal.signal(signal.SIGINT, previous)
 
 
+_BLAS_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _blas_threads(args):
+    """--threads, else what the environment sets, else 1: this MLP's matrix products are small, so a second
+    thread gains little on an idle machine and, busy-waiting, costs ten times over on a busy one (see README);
+    and one thread makes the run repeat bit for bit everywhere."""
+    if args.threads is not None:
+        return args.threads
+    for var in _BLAS_ENV:
+        if os.environ.get(var, "").strip().isdigit() and int(os.environ[var]) > 0:
+            return int(os.environ[var])
+    return 1
+
+
 def train(args, say=print):
     """Run ``npgrad train``; returns a dict of what happened (also written to metrics.json)."""
+    from . import _runtime
+    saved = _runtime._state["threads"], _runtime.get_num_threads()
+    threads = _blas_threads(args)
+    if threads != saved[1]:
+        _runtime.set_num_threads(threads)
+    try:
+        return _train(args, say, threads)
+    finally:  # a process that calls train() (a test, a notebook) gets its own setting back
+        if threads != saved[1]:
+            _runtime.set_num_threads(saved[1])
+        _runtime._state["threads"] = saved[0]
+
+
+def _train(args, say, threads):
     import itertools
 
     import npgrad
@@ -244,7 +273,8 @@ def train(args, say=print):
 
     say(f"npgrad train {args.dataset}: MLP {arch} ({n_params:,} parameters) on {data['name']} "
         f"({len(data['x_train'])} train / {len(data['x_test'])} test), Adam lr {args.lr:g} with cosine decay, "
-        f"batch {args.batch_size}, {epochs} epoch{'s' if epochs != 1 else ''} ({total} steps)" +
+        f"batch {args.batch_size}, {epochs} epoch{'s' if epochs != 1 else ''} ({total} steps), "
+        f"{threads} BLAS thread{'s' if threads != 1 else ''}" +
         (f", data-parallel on {world} processes" if world > 1 else ""))
 
     history = {"train_x": [], "train_loss": [], "train_acc": [], "test_x": [], "test_loss": [], "test_acc": []}
@@ -365,6 +395,7 @@ def train(args, say=print):
     if getattr(args, "onnx", None):
         _export_onnx(model, n_in, args.onnx, say)
     result = {"dataset": data["source"], "architecture": arch, "parameters": n_params, "epochs": epochs,
+              "blas_threads": threads,
               "steps": step, "batch_size": args.batch_size, "lr": args.lr, "seed": args.seed,
               "normalize": {"mean": data["mean"], "std": data["std"]}, "seconds": seconds,
               "test_accuracy": test_acc, "test_loss": test_loss, "history": history, "model": model_path}
@@ -489,6 +520,10 @@ def _parser():
     t.add_argument("--download", action="store_true", help="download MNIST (md5-checked) when it is missing")
     t.add_argument("--out", default=None, help="output folder (default: runs/<dataset>, e.g. runs/mnist)")
     t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--threads", type=_positive_int, default=None,
+                   help="BLAS threads for the matrix products (default: OPENBLAS_NUM_THREADS / OMP_NUM_THREADS / "
+                        "MKL_NUM_THREADS when set, else 1, which is fastest for this small model on a busy machine "
+                        "and repeats bit for bit)")
     t.add_argument("--resume", default=None, metavar="CHECKPOINT",
                    help="continue from the checkpoint.npgrad an earlier run wrote (after every epoch, and where "
                         "Ctrl-C stopped it), on any number of processes. The run follows THIS command's schedule: "
