@@ -3,6 +3,7 @@ script.py`` runs an unmodified PyTorch program on npgrad.
 
     npgrad train mnist                      # MLP 784-256-128-10 on MNIST, 5 epochs
     npgrad run train.py --epochs 3          # a PyTorch script, `import torch` giving npgrad
+    npgrad run -m mypkg.train --epochs 3    # a module, as python -m runs it
     npgrad train mnist --epochs 1 --out runs/quick
     python -m npgrad train mnist            # the same, without the console script
     mpiexec -n 4 npgrad train mnist         # data-parallel on 4 processes (DistributedDataParallel over MPI)
@@ -10,10 +11,13 @@ script.py`` runs an unmodified PyTorch program on npgrad.
 
 MNIST is looked for in ``--data-dir``, then ``$NPGRAD_DATA``, then ``~/.cache/npgrad`` (each directly or
 in an ``mnist/`` subfolder). Nothing is downloaded unless ``--download`` is given: without the files the
-command says so and trains on the 8x8 digits that ship inside npgrad instead. The run writes
+command says so and trains on the 8x8 digits that ship inside npgrad instead (but a failed ``--download``
+stops the run, saying which URL failed and why). Every bad argument is an argparse error (exit code 2). The run writes
 ``model.npgrad`` (the state_dict, for ``model.load_state_dict(npgrad.load(path))``), ``metrics.json``
 and ``curves.png`` (loss and accuracy) to ``--out``, and after every epoch ``checkpoint.npgrad``, which
-``--resume`` continues from (on any number of processes; under mpiexec only rank 0 writes files). tqdm and matplotlib are used when installed
+``--resume`` continues from (on any number of processes; under mpiexec only rank 0 writes files) on the
+schedule its own command gives; the first Ctrl-C stops between two steps, writes the checkpoint and prints
+the command that continues the run. tqdm and matplotlib are used when installed
 (``pip install npgrad[examples]``); without tqdm a plain progress line takes its place, and without
 matplotlib the curves are written as numbers to ``curves.csv`` instead of ``curves.png``.
 """
