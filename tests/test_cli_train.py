@@ -63,6 +63,9 @@ def test_unwritable_out_and_unreadable_files(tmp_path, capsys):
     blocker.write_text("x")
     line = usage_error(capsys, "--out", str(blocker / "sub"))
     assert line.startswith(f"npgrad train: error: argument --out: cannot write to {blocker / 'sub'}: "), line
+    if importlib.util.find_spec("onnx") is not None:
+        line = usage_error(capsys, "--onnx", str(blocker / "m.onnx"))
+        assert line.startswith(f"npgrad train: error: argument --onnx: cannot write to {blocker}: "), line
     assert f"argument --data-dir: {blocker} is a file" in usage_error(capsys, "--data-dir", str(blocker))
     corrupt = tmp_path / "corrupt.npgrad"
     corrupt.write_bytes(b"not a checkpoint")

@@ -475,13 +475,20 @@ def _check_train_args(args):
             raise UsageError("--data-dir", f"no such folder: {args.data_dir} (add --download to fetch MNIST into it)")
     if args.resume:
         args.resume_state = _read_checkpoint(args.resume)
-    try:  # made now, so that a folder that cannot be written is said before training, not after it
-        os.makedirs(args.out, exist_ok=True)
-        import tempfile
-        with tempfile.TemporaryFile(dir=args.out):
-            pass
-    except OSError as e:
-        raise UsageError("--out", f"cannot write to {args.out}: {e.strerror or e}") from None
+    # Folders are made now, so that one that cannot be written is said before training, not after it.
+    folders = [("--out", args.out)]
+    if getattr(args, "tensorboard", None):
+        folders.append(("--tensorboard", args.tensorboard))
+    if getattr(args, "onnx", None):
+        folders.append(("--onnx", os.path.dirname(os.path.abspath(args.onnx))))
+    for option, folder in folders:
+        try:
+            os.makedirs(folder, exist_ok=True)
+            import tempfile
+            with tempfile.TemporaryFile(dir=folder):
+                pass
+        except OSError as e:
+            raise UsageError(option, f"cannot write to {folder}: {e.strerror or e}") from None
 
 
 def _resume_command(argv, checkpoint):
