@@ -187,6 +187,8 @@ def _stop_on_first_ctrl_c():
     if threading.current_thread() is not threading.main_thread():
         return flag, lambda: None
     previous = signal.getsignal(signal.SIGINT)
+    if previous is None:  # a handler installed outside Python: Python's own is what a second Ctrl-C should get
+        previous = signal.default_int_handler
 
     def handler(signum, frame):
         flag["stop"] = True
@@ -203,7 +205,7 @@ def _blas_threads(args):
     """--threads, else what the environment sets, else 1: this MLP's matrix products are small, so a second
     thread gains little on an idle machine and, busy-waiting, costs ten times over on a busy one (see README);
     and one thread makes the run repeat bit for bit everywhere."""
-    if args.threads is not None:
+    if getattr(args, "threads", None) is not None:
         return args.threads
     for var in _BLAS_ENV:
         if os.environ.get(var, "").strip().isdigit() and int(os.environ[var]) > 0:
