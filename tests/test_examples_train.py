@@ -241,10 +241,10 @@ def test_cli_refuses_a_missing_tqdm_or_matplotlib_it_was_told_to_use(tmp_path, n
     from npgrad import cli
     hide_modules(monkeypatch, "matplotlib", "tqdm")
     out = tmp_path / "run"
-    with pytest.raises(SystemExit, match=r"--plot-backend matplotlib needs matplotlib \(pip install matplotlib\)"):
+    with pytest.raises(SystemExit, match=r'--plot-backend matplotlib needs matplotlib \(pip install "npgrad\[examples\]"\)'):
         cli.main(["train", "digits", "--max-steps", "2", "--plot-backend", "matplotlib", "--out", str(out)])
     assert not out.exists()  # refused before training, not after it
-    with pytest.raises(SystemExit, match=r"--progress tqdm needs tqdm \(pip install tqdm\)"):
+    with pytest.raises(SystemExit, match=r'--progress tqdm needs tqdm \(pip install "npgrad\[examples\]"\)'):
         cli.main(["train", "digits", "--max-steps", "2", "--progress", "tqdm", "--out", str(out)])
 
 

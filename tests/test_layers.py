@@ -27,6 +27,8 @@ LAYERS = [
     ("npgrad._parallel", 0),
     # NumPy's floating-point error state while npgrad's kernels run: NumPy alone.
     ("npgrad._fp_quiet", 0),
+    # which extra installs each optional package (importlib alone).
+    ("npgrad._optional", 0),
     # 1: the graph, the engine, grad mode. gradcheck and autograd.functional (jacobian, hessian, ...) build
     # Tensors through the protocol, not by importing tensor/ops/factories.
     ("npgrad.autograd", 1),

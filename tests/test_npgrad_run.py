@@ -170,3 +170,70 @@ def test_spawned_children_script_is_pytorch_code(tmp_path):
     out = _run([sys.executable, os.path.join(HERE, "spawned_children.py"), "spawn"], tmp_path)
     assert "parent torch" in out and [row[2] for row in _children(out)] == [
         "torch True True [0.0, 0.0]", "torch True True [1.0, 1.0]"], out
+
+
+# -- npgrad run behaves as `python script.py` at its edges: errors, missing files, -m -------------------------
+def _both(args_python, args_npgrad, cwd):
+    return [subprocess.run(a, cwd=cwd, capture_output=True, text=True, timeout=120, env=ENV)
+            for a in (args_python, args_npgrad)]
+
+
+FAILING = "def inner():\n    raise ValueError('boom')\n\n\ndef outer():\n    inner()\n\n\nouter()\n"
+
+
+@pytest.mark.parametrize("source", [FAILING, "x = (\n", "raise SystemExit(3)\n"], ids=["raises", "syntax", "exit"])
+def test_a_failing_script_reports_as_python_does(tmp_path, source):
+    (tmp_path / "fails.py").write_text(source)
+    py, ours = _both([sys.executable, "fails.py"], [sys.executable, "-m", "npgrad", "run", "fails.py"], tmp_path)
+    assert ours.returncode == py.returncode != 0
+    assert ours.stderr == py.stderr  # the same traceback: not one frame of npgrad's launcher or runpy
+    assert "npgrad" not in ours.stderr and "runpy" not in ours.stderr
+
+
+def test_a_missing_script_is_one_line_and_exit_code_2(tmp_path):
+    py, ours = _both([sys.executable, "nope.py"], [sys.executable, "-m", "npgrad", "run", "nope.py"], tmp_path)
+    assert ours.returncode == py.returncode == 2
+    assert ours.stderr.splitlines() == [f"npgrad run: can't open file {str(tmp_path / 'nope.py')!r}: "
+                                        "[Errno 2] No such file or directory"]
+    assert py.stderr.split(": ", 1)[1] == ours.stderr.split(": ", 1)[1]  # python's words after the program name
+
+
+@pytest.mark.parametrize("argv, says", [([], "a script to run is required (or -m module)"),
+                                        (["-m"], "argument -m: expected one argument")])
+def test_npgrad_run_without_a_script_prints_its_usage(tmp_path, argv, says):
+    out = subprocess.run([sys.executable, "-m", "npgrad", "run", *argv], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120, env=ENV)
+    assert out.returncode == 2
+    assert out.stderr.splitlines() == ["usage: npgrad run [-h] (script | -m module) [args ...]",
+                                       f"npgrad run: error: {says}"]
+
+
+def test_npgrad_run_m_runs_a_module_as_python_m_does(tmp_path):
+    pkg = tmp_path / "mypkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "train.py").write_text("import sys, torch\nprint(__name__, sys.argv, torch.__name__, sys.path[0])\n"
+                                  "if '--fail' in sys.argv:\n    raise KeyError(3)\n")
+    for argv in (["-m", "mypkg.train"], ["-mmypkg.train"]):
+        out = subprocess.run([sys.executable, "-m", "npgrad", "run", *argv, "--epochs", "2"], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=120, env=ENV)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout == f"__main__ {[str(pkg / 'train.py'), '--epochs', '2']} npgrad {tmp_path}\n"
+    failed = subprocess.run([sys.executable, "-m", "npgrad", "run", "-m", "mypkg.train", "--fail"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120, env=ENV)
+    assert failed.returncode == 1
+    assert failed.stderr.splitlines()[:2] == ["Traceback (most recent call last):",
+                                              f'  File "{pkg / "train.py"}", line 4, in <module>']
+    missing = subprocess.run([sys.executable, "-m", "npgrad", "run", "-m", "no_such_module_here"], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=120, env=ENV)
+    assert missing.returncode == 1 and missing.stderr == "npgrad run: No module named no_such_module_here\n"
+
+
+def test_reprs_under_npgrad_run_read_as_torchs(tmp_path):
+    script = tmp_path / "shapes.py"
+    script.write_text("import torch\nx = torch.zeros(256, 784, dtype=torch.float64)\n"
+                      "print(x.shape, x.dtype, repr(x[:1, :2]))\n")
+    out = _npgrad_run(str(script), cwd=tmp_path)
+    assert out.strip() == "torch.Size([256, 784]) torch.float64 tensor([[0., 0.]], dtype=torch.float64)", out
+    if HAS_TORCH:  # what PyTorch itself prints
+        assert _run([sys.executable, str(script)], tmp_path) == out

@@ -1,8 +1,9 @@
 """The process-wide settings PyTorch scripts call at ``torch.*``: BLAS threads, float32 matmul precision,
 deterministic algorithms, and ``torch.compile``.
 
-``set_num_threads`` really changes how many threads the BLAS library NumPy calls uses (through
-threadpoolctl, an optional package: without it the call says how to get it). npgrad computes float32
+``set_num_threads`` really changes how many threads the BLAS library NumPy calls uses, through
+threadpoolctl (the `[threads]` extra, also installed by `[test]`; where it is missing, the call records the number, warns
+once that the BLAS threads stay as the environment set them, and never fails a program). npgrad computes float32
 matmuls at full precision and is deterministic by construction, so those two settings are recorded
 and reported back exactly as PyTorch does, and change no result. npgrad has no compiler: ``compile``
 returns the model or function itself, so a compiled script runs, with identical results.
@@ -27,16 +28,19 @@ def set_num_threads(int):  # noqa: A002 - PyTorch's parameter name
     if n <= 0:
         raise RuntimeError("set_num_threads expects a positive integer")
     controller = _threadpool_controller()
-    if controller is None:
-        raise RuntimeError("npgrad.set_num_threads changes NumPy's BLAS threads through threadpoolctl, which is not "
-                           "installed: `pip install threadpoolctl`, or set OPENBLAS_NUM_THREADS (or "
-                           "OMP_NUM_THREADS / MKL_NUM_THREADS) before starting Python")
-    controller.limit(limits=n, user_api="blas")
+    if controller is not None:
+        controller.limit(limits=n, user_api="blas")
+    elif n != get_num_threads():
+        # A PyTorch program must not die on this call: elementwise work (npgrad._parallel) still follows n.
+        warn_once("set_num_threads", "npgrad.set_num_threads could not change the BLAS library's threads: "
+                  "threadpoolctl is not installed (`pip install \"npgrad[threads]\"`); matrix "
+                  "products keep the count OPENBLAS_NUM_THREADS / OMP_NUM_THREADS / MKL_NUM_THREADS set at startup")
     _state["threads"] = n
 
 
 def get_num_threads():
-    """The number of threads NumPy's BLAS library uses."""
+    """The number of threads NumPy's BLAS library uses (without threadpoolctl: the last ``set_num_threads``
+    value, else the environment's, else the CPU count)."""
     controller = _threadpool_controller()
     if controller is not None:
         counts = [info["num_threads"] for info in controller.info() if info.get("user_api") == "blas"]
@@ -109,7 +113,8 @@ def init_num_threads():
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,  # noqa: A001
             disable=False):
     """``torch.compile``: npgrad has no compiler, so the model or function is returned as it is (and runs as
-    it would uncompiled). Usable as ``compile(model)``, ``@compile`` and ``@compile(mode=...)``."""
+    it would uncompiled), with a one-time notice saying so. Usable as ``compile(model)``, ``@compile`` and
+    ``@compile(mode=...)``."""
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
     if model is None:
@@ -117,6 +122,9 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
                                   options=options, disable=disable)
     if not callable(model):
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
+    if not disable:  # said once: a script timing its compiled model should know nothing was compiled
+        warn_once("compile", "torch.compile: npgrad has no compiler, so the model or function is returned "
+                  "unchanged (it runs eagerly, with the same results)")
     return model
 
 

@@ -91,11 +91,16 @@ def _send_alias_to_children():
     mp_spawn.get_preparation_data = get_preparation_data
 
 
+def _torch_dtype_repr(self):
+    return "torch." + self.name
+
+
 def alias_torch():
     """Make ``import torch`` (and every ``torch.<sub>``) import npgrad from now on, in this process and in
     the processes it starts with the "spawn" or "forkserver" start method (``fork`` copies it anyway).
 
-    For notebooks and scripts that cannot be launched with ``npgrad run``. PyTorch itself must not have
+    Dtypes then print as ``torch.float32``, matching ``torch.Size``. For notebooks and scripts that cannot be
+    launched with ``npgrad run``. PyTorch itself must not have
     been imported yet: modules that already hold the real ``torch`` would keep it, and mixing the two
     gives baffling errors, so that case raises instead."""
     import npgrad
@@ -106,15 +111,67 @@ def alias_torch():
     if not any(isinstance(f, TorchAlias) for f in sys.meta_path):
         sys.meta_path.insert(0, TorchAlias())
     sys.modules["torch"] = npgrad
+    # Where the program calls it torch, dtypes print as torch's (torch.float32), as torch.Size already does:
+    # `print(x.shape, x.dtype)` must not read "torch.Size([2]) npgrad.float32".
+    npgrad.dtypes.dtype.__repr__ = _torch_dtype_repr
     _send_alias_to_children()
     return npgrad
 
 
 def run_path(script, args=()):
-    """Run ``script`` as ``python script.py args...`` would, with ``torch`` resolving to npgrad."""
+    """Run ``script`` as ``python script.py args...`` would, with ``torch`` resolving to npgrad; returns the
+    exit code. As with ``python``: a file that cannot be opened is one line and exit code 2, and an uncaught
+    exception prints the script's traceback (no frame of npgrad's launcher in it) and gives exit code 1."""
     import os
     import runpy
+    path = os.path.abspath(script)
+    try:  # opened here so that a missing file is python's one line, not runpy's traceback
+        with open(path, "rb"):
+            pass
+    except OSError as e:
+        print(f"npgrad run: can't open file {path!r}: [Errno {e.errno}] {e.strerror}", file=sys.stderr)
+        return 2
     alias_torch()
     sys.argv = [script, *args]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-    runpy.run_path(script, run_name="__main__")
+    sys.path.insert(0, os.path.dirname(path))
+    # the absolute path, as python names the script in tracebacks and __file__
+    return _as_python_would(lambda: runpy.run_path(path, run_name="__main__"), path)
+
+
+def run_module(name, args=()):
+    """Run module ``name`` as ``python -m name args...`` would (sys.argv[0] its file, the working directory
+    first on sys.path), with ``torch`` resolving to npgrad; returns the exit code."""
+    import importlib.util
+    import os
+    import runpy
+    sys.path.insert(0, os.getcwd())
+    alias_torch()
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError) as e:
+        spec, why = None, f"{type(e).__name__}: {e}"
+    else:
+        why = f"No module named {name}"
+    if spec is None or spec.origin is None:
+        print(f"npgrad run: Error while finding module specification for {name!r} ({why})"
+              if spec is None and "." in name else f"npgrad run: {why}", file=sys.stderr)
+        return 1
+    sys.argv = [spec.origin, *args]
+    return _as_python_would(lambda: runpy.run_module(name, run_name="__main__", alter_sys=True), spec.origin)
+
+
+def _as_python_would(run, filename):
+    """Call ``run``; an uncaught exception is reported by ``sys.excepthook`` from the first frame of
+    ``filename`` on (the frames above it are npgrad's launcher and runpy), and gives python's exit code."""
+    try:
+        run()
+    except SystemExit:
+        raise
+    except BaseException as e:  # noqa: BLE001 - reported as the interpreter would, then the exit code
+        tb = e.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != filename:
+            tb = tb.tb_next
+        # a SyntaxError in the script has no frame of it: the exception alone, as python prints it
+        sys.excepthook(type(e), e.with_traceback(tb), tb)  # (the default hook prints e.__traceback__)
+        return 130 if isinstance(e, KeyboardInterrupt) else 1
+    return 0

@@ -507,16 +507,52 @@ class Tensor:
     def cpu(self):
         return self
 
+    # -- memory placement, as a CPU-only PyTorch has it: nothing is pinned (pinning is for an accelerator);
+    # share_memory_ moves the data into a MAP_SHARED mapping, which processes forked afterwards write in place.
+    def is_pinned(self, device=None):
+        if device is not None:
+            warnings.warn("The argument 'device' of Tensor.is_pinned() is deprecated. Please do not pass this "
+                           "argument.", DeprecationWarning, stacklevel=2)
+        return False
+
+    def pin_memory(self, device=None):
+        if device is not None:
+            warnings.warn("The argument 'device' of Tensor.pin_memory() is deprecated. Please do not pass this "
+                           "argument.", DeprecationWarning, stacklevel=2)
+            kind = Device(device).type
+            if kind != "cuda":
+                raise RuntimeError(f"{kind.upper()} device type not an accelerator.")
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+
+    def is_shared(self):
+        import mmap
+        base = self._data
+        while isinstance(base, np.ndarray):
+            base = base.base
+        return isinstance(base, memoryview) and isinstance(base.obj, mmap.mmap)
+
+    def share_memory_(self):
+        if self.is_shared():
+            return self
+        import mmap
+        import sys
+        # A view, or an array another tensor or a saved graph also holds, would keep the old memory: refused
+        # rather than silently split in two (PyTorch moves the whole storage, which npgrad does not track).
+        base = self._data.base  # (counted: the attribute or .base holding it, `base`, getrefcount's argument)
+        if sys.getrefcount(self._data) > 2 or (base is not None and sys.getrefcount(base) > 3):
+            raise RuntimeError("share_memory_: npgrad moves a tensor's data into shared memory only while no other "
+                               "tensor (a view, a detached alias) or autograd graph refers to it; call it first, "
+                               "e.g. model.share_memory() right after building the model")
+        data = self._data
+        shared = np.frombuffer(mmap.mmap(-1, max(data.nbytes, 1)), data.dtype, data.size).reshape(data.shape)
+        shared[...] = data
+        self._data = shared
+        return self
+
     def cuda(self, device=None, non_blocking=False, memory_format=None):
         _check_device(Device("cuda") if device is None else Device(device) if not isinstance(device, int)
                       else device)
         raise AssertionError("Torch not compiled with CUDA enabled")  # (unreachable: cuda is never available)
-
-    def pin_memory(self):
-        return self
-
-    def share_memory_(self):
-        return self
 
 
 _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",

@@ -5,6 +5,8 @@ mpi4py is imported only when a group is made, so ``import npgrad.distributed`` n
 import enum
 import sys
 
+from .._optional import require
+
 _NOT_INITIALIZED = ("Default process group has not been initialized, please make sure to call "
                     "init_process_group.")
 
@@ -88,11 +90,9 @@ def is_initialized():
 
 def _mpi():
     try:
-        from mpi4py import MPI  # optional
-    except ImportError:
-        raise RuntimeError("Distributed package doesn't have MPI built in: npgrad's collectives run on MPI "
-                           "through mpi4py (pip install npgrad[distributed], i.e. mpi4py and mpich)") from None
-    return MPI
+        return require("mpi4py.MPI", "npgrad.distributed")
+    except ModuleNotFoundError as e:  # PyTorch's RuntimeError, with the install hint
+        raise RuntimeError(f"Distributed package doesn't have MPI built in: {e}") from None
 
 
 def _abort_on_uncaught(MPI):

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from .._optional import require
 from ..tensor import Tensor
 from . import _ops
 from ._graph import Graph, export_error
@@ -38,7 +39,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     An operator with no ONNX mapping raises, naming it. ``dynamo`` is accepted for PyTorch's signature:
     npgrad has the one exporter. Returns None, as PyTorch's TorchScript-based exporter does.
     """
-    import onnx  # optional
+    onnx = require("onnx", "npgrad.onnx.export")
     opset = DEFAULT_OPSET if opset_version is None else int(opset_version)
     if not MIN_OPSET <= opset <= DEFAULT_OPSET:
         raise ValueError(f"Unsupported ONNX opset version: {opset}. Supported opset versions are "

@@ -6,6 +6,8 @@
 import sys
 import time
 
+from .._optional import require
+
 __all__ = ["progress_bar"]
 
 
@@ -19,8 +21,8 @@ def progress_bar(total, desc, kind="auto", unit="it", file=None):
         raise ValueError(f"progress_bar: kind must be 'auto', 'tqdm', 'plain' or 'off', got {kind!r}")
     if kind in ("auto", "tqdm"):
         try:
-            from tqdm import tqdm  # optional
-        except ImportError:
+            tqdm = require("tqdm", "a tqdm progress bar").tqdm
+        except ModuleNotFoundError:
             if kind == "tqdm":
                 raise
         else:

@@ -16,6 +16,8 @@ named ``"<title>/<label>"``; a series with no point at a row's x leaves that cel
 import csv
 import os
 
+from .._optional import require
+
 __all__ = ["save_curves"]
 
 
@@ -33,9 +35,9 @@ def _check_panels(panels):
     return panels
 
 
-def _save_matplotlib(path, panels, panel_size):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg  # optional
-    from matplotlib.figure import Figure  # optional
+def _save_matplotlib(path, panels, panel_size, title=None):
+    FigureCanvasAgg = require("matplotlib.backends.backend_agg", "curves.png").FigureCanvasAgg
+    Figure = require("matplotlib.figure", "curves.png").Figure
 
     dpi = 100
     # The object API, not pyplot: no global figure state, no GUI backend chosen behind the caller's back.
@@ -52,6 +54,8 @@ def _save_matplotlib(path, panels, panel_size):
         ax.grid(True, alpha=0.3)
         if any(s.get("label") for s in panel.get("series", [])):
             ax.legend()
+    if title:
+        fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, format="png")
 
@@ -73,12 +77,12 @@ def _save_csv(path, panels):
             out.writerow([repr(x)] + [repr(row[i]) if i in row else "" for i in range(len(columns))])
 
 
-def save_curves(path, panels, backend="auto", panel_size=(480, 400)):
+def save_curves(path, panels, backend="auto", panel_size=(480, 400), title=None):
     """Draw ``panels`` (see the module doc) side by side and write them to ``path`` as a PNG.
 
     ``backend``: ``"matplotlib"`` (an ImportError without it), ``"csv"`` (the numbers, to ``path`` with
     its suffix replaced by ``.csv``) or ``"auto"`` (matplotlib when it can be imported, else CSV).
-    Returns the path written.
+    ``title``: one line above the panels of the PNG (the CSV holds numbers only). Returns the path written.
     """
     if backend not in ("auto", "matplotlib", "csv"):
         raise ValueError(f"save_curves: backend must be 'auto', 'matplotlib' or 'csv', got {backend!r}")
@@ -86,7 +90,7 @@ def save_curves(path, panels, backend="auto", panel_size=(480, 400)):
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     if backend != "csv":
         try:
-            _save_matplotlib(path, panels, panel_size)
+            _save_matplotlib(path, panels, panel_size, title)
             return path
         except ImportError:
             if backend == "matplotlib":

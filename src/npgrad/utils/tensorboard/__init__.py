@@ -5,10 +5,10 @@ and the event-file writer; neither TensorFlow nor PyTorch is needed. ``import np
 module: it is imported on ``import npgrad.utils.tensorboard`` (or ``torch.utils.tensorboard`` under
 ``npgrad run``), and says so when tensorboard is missing, as PyTorch does.
 """
-try:
-    import tensorboard  # noqa: F401  # optional
-except ImportError:
-    raise ImportError("TensorBoard logging requires TensorBoard version 1.15 or above") from None
+from ..._optional import require
+
+# PyTorch's sentence, then what is really missing and how to install it.
+require("tensorboard", "npgrad.utils.tensorboard", "TensorBoard logging requires TensorBoard version 1.15 or above")
 
 from .writer import FileWriter, SummaryWriter
 

@@ -5,6 +5,7 @@ from tensorboard.compat.proto.summary_pb2 import HistogramProto, Summary, Summar
 from tensorboard.compat.proto.tensor_pb2 import TensorProto  # optional
 from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto  # optional
 
+from ..._optional import require
 from ...tensor import Tensor
 from ._png import encode_png
 
@@ -113,8 +114,8 @@ def image(tag, img, dataformats):
 
 
 def figure_to_chw(figure, close):
-    import matplotlib.pyplot as plt  # optional
-    from matplotlib.backends.backend_agg import FigureCanvasAgg  # optional
+    plt = require("matplotlib.pyplot", "SummaryWriter.add_figure")
+    FigureCanvasAgg = require("matplotlib.backends.backend_agg", "SummaryWriter.add_figure").FigureCanvasAgg
     canvas = FigureCanvasAgg(figure)
     canvas.draw()
     w, h = figure.canvas.get_width_height()
