@@ -276,8 +276,11 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
     """Deprecated in PyTorch: includes ``end``."""
     if end is None:
         start, end = 0, start
+    npd = _float_dtype(dtype)
+    if npd == np.bool_:
+        raise NotImplementedError("\"range_cpu\" not implemented for 'Bool'")
     n = int(math.floor((end - start) / step)) + 1
-    arr = (start + step * np.arange(n, dtype=np.float64)).astype(_float_dtype(dtype))
+    arr = (start + step * np.arange(n, dtype=np.float64)).astype(npd)
     return _make(arr, requires_grad)
 
 
@@ -295,11 +298,18 @@ def _space_args(fn, start, end, dtype):
     return complex(start), complex(end), (inferred if dtype is None else _dt.to_dtype(dtype)).np
 
 
+def _no_bool_kernel(fn, npd, steps):
+    # PyTorch has no bool kernel for these; 0 or 1 steps never reach it (the start point is written directly)
+    if npd == np.bool_ and steps > 1:
+        raise NotImplementedError(f"\"{fn}_cpu\" not implemented for 'Bool'")
+
+
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     _check_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     start, end, npd = _space_args("linspace", start, end, dtype)
+    _no_bool_kernel("linspace", npd, steps)
     wide = np.complex128 if np.dtype(npd).kind == "c" else np.float64
     arr = np.linspace(start, end, int(steps), dtype=wide).astype(npd)
     return _make(arr, requires_grad, out)
@@ -307,6 +317,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     start, end, npd = _space_args("logspace", start, end, dtype)
+    _no_bool_kernel("logspace", npd, steps)
     arr = np.logspace(start, end, int(steps), base=base).astype(npd)
     return _make(arr, requires_grad)
 

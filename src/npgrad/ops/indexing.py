@@ -75,14 +75,82 @@ def convert_index(index):
             advanced = True
         elif isinstance(i, (int, np.integer)):
             out.append(int(i))
-        elif isinstance(i, (list, np.ndarray, range)):
-            out.append(_index_array(i if not isinstance(i, list) or not any(isinstance(v, Tensor) for v in i)
-                                    else [int(v) for v in i]))
+        elif isinstance(i, (list, tuple, np.ndarray, range)):  # a sequence inside the index is an index tensor
+            out.append(_index_array(_sequence_array(i)))
             advanced = True
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                              f"valid indices (got {type(i).__name__})")
     return tuple(out), advanced
+
+
+def _sequence_array(seq):
+    """A (nested) list or tuple as the integer/bool array PyTorch would make of it; 0-d tensors inside count
+    as their values."""
+    if isinstance(seq, np.ndarray):
+        return seq
+    if isinstance(seq, (list, tuple)) and any(isinstance(v, (Tensor, list, tuple)) for v in seq):
+        seq = [_sequence_array(v) if isinstance(v, (list, tuple)) else
+               v._data if isinstance(v, Tensor) else v for v in seq]
+    try:
+        return np.asarray(seq)
+    except ValueError:  # ragged
+        raise ValueError(f"expected sequence of length {len(seq[0])} at dim 1 (got "
+                         f"{next(len(v) for v in seq if len(v) != len(seq[0]))})") from None
+
+
+class IntsFirst:
+    """An index PyTorch applies in two steps: its integers first (an int is a basic index there, not an
+    advanced one as in NumPy), then the rest. ``x[1, :, idx]`` is ``x[1][:, idx]``: idx's dims follow the
+    slice's, where NumPy would move them to the front. Reads and writes go through the view ``a[first]``."""
+
+    __slots__ = ("first", "rest")
+
+    def __init__(self, first, rest):
+        self.first, self.rest = first, rest
+
+    def read(self, a):
+        return a[self.first][self.rest]
+
+    def write(self, a, value):
+        a[self.first][self.rest] = value
+
+
+def ints_first(idx):
+    """The two-step form of a converted index whose advanced dims PyTorch places elsewhere than NumPy does:
+    its advanced parts sit together once the ints are taken out, but not with the ints in, and something
+    that keeps a dim comes before them. None otherwise (NumPy's single step agrees)."""
+    ints = [k for k, i in enumerate(idx) if type(i) is int]
+    if not ints:
+        return None
+    adv = [k for k, i in enumerate(idx) if isinstance(i, np.ndarray) or type(i) is bool]
+    together = all(type(idx[k]) is int or k in adv for k in range(adv[0], adv[-1] + 1))
+    lo, hi = min(adv[0], ints[0]), max(adv[-1], ints[-1])
+    if not together or all(type(idx[k]) is int or k in adv for k in range(lo, hi + 1)) or \
+            all(type(idx[k]) is int for k in range(adv[0])):
+        return None
+    first, rest = [], []
+    for i in idx:
+        if type(i) is int or i is Ellipsis:
+            first.append(i)
+        elif isinstance(i, np.ndarray):
+            first.extend([slice(None)] * (i.ndim if i.dtype.kind == "b" else 1))
+        elif isinstance(i, slice):
+            first.append(slice(None))
+        if type(i) is not int:
+            rest.append(i)
+    return IntsFirst(tuple(first), tuple(rest))
+
+
+def _read_at(a, index):
+    return index.read(a) if type(index) is IntsFirst else a[index]
+
+
+def _write_at(a, index, value):
+    if type(index) is IntsFirst:
+        index.write(a, value)
+    else:
+        a[index] = value
 
 
 def _index_error(e, shape, index):
@@ -150,7 +218,7 @@ def _explain_index(shape, index):
 
 def _value_shape_error(shape, index, advanced, vshape, dtype):
     """PyTorch's message for a value that does not fit ``x[index] = value``."""
-    target = list(np.broadcast_to(np.empty((), np.int8), shape)[index].shape)
+    target = list(_read_at(np.broadcast_to(np.empty((), np.int8), shape), index).shape)
     vshape = list(vshape)
     if advanced:
         return RuntimeError(f"shape mismatch: value tensor of shape {vshape} cannot be broadcast to indexing result "
@@ -183,8 +251,10 @@ def _basic_part_is_view(index, shape):
             if i.indices(shape[d]) != (0, shape[d], 1):
                 return True
             d += 1
-        elif i is Ellipsis:
-            d = len(shape) - (len(index) - 1 - index.index(Ellipsis))
+        elif i is Ellipsis:  # (found by identity: list.index would compare the index arrays with ==)
+            k = next(j for j, e in enumerate(index) if e is Ellipsis)
+            d = len(shape) - sum(e.ndim if isinstance(e, np.ndarray) and e.dtype.kind == "b" else 1
+                                 for e in index[k + 1:] if e is not None and not isinstance(e, bool))
         elif isinstance(i, np.ndarray):
             d += i.ndim if i.dtype.kind == "b" else 1
     return False
@@ -245,6 +315,10 @@ GetItem, IndexBackward = P.adjoint_pair("GetItem", _getitem_np, _scatter_index, 
 
 def _getitem(self, index):
     idx, advanced = convert_index(index)
+    if advanced:
+        two = ints_first(idx)
+        if two is not None:  # PyTorch's order: the ints' view, then the rest (see IntsFirst)
+            return _getitem(_getitem(self, two.first), two.rest)
     try:
         out = GetItem.apply(self, self._data.shape, idx, advanced)
     except IndexError as e:
@@ -267,7 +341,7 @@ class IndexPut(Op):
     @staticmethod
     def forward(ctx, x, value, index):
         ctx.index = index
-        x[index] = value  # x is the target tensor's own array: this is the in-place write
+        _write_at(x, index, value)  # x is the target tensor's own array: this is the in-place write
         return x
 
     @staticmethod
@@ -275,10 +349,18 @@ class IndexPut(Op):
         index = ctx.index
         gx = gv = None
         if ctx.needs_input_grad[0]:
-            gx = P.zero_at(g, index)
+            gx = _zero_at(g, index)
         if ctx.needs_input_grad[1]:
-            gv = g[index]
+            gv = _read_at(g, index)
         return gx, gv, None
+
+
+def _zero_at(g, index):
+    if type(index) is not IntsFirst:
+        return P.zero_at(g, index)
+    mask = np.ones(P.data_of(g).shape, P.data_of(g).dtype)
+    index.write(mask, 0)
+    return g * mask
 
 
 class _SliceCopy(IndexPut):
@@ -290,6 +372,7 @@ class _SliceCopy(IndexPut):
 def _setitem(self, index, value):
     from .inplace import check_inplace, rebase_after_inplace, bump_version, LEAF_MSG, VIEW_LEAF_MSG
     idx, advanced = convert_index(index)
+    at = (ints_first(idx) or idx) if advanced else idx  # where the write goes (PyTorch's order, see IntsFirst)
     if isinstance(value, Tensor):
         v = value
         if v._data.dtype != self._data.dtype:
@@ -308,10 +391,10 @@ def _setitem(self, index, value):
                 raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
                                    "refers to a single memory location. Please clone() the tensor before "
                                    "performing the operation.")
-            self._data[idx] = v._data if isinstance(v, Tensor) else v
+            _write_at(self._data, at, v._data if isinstance(v, Tensor) else v)
             bump_version(self)
             if DUAL_HOOK and DUAL_HOOK[2](self, v):  # forward AD: the tangent's region takes v's tangent
-                DUAL_HOOK[4](self, idx, v)
+                DUAL_HOOK[4](self, at, v)
             return
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(VIEW_LEAF_MSG if _basic_part_is_view(idx, self._data.shape) else LEAF_MSG)
@@ -323,11 +406,11 @@ def _setitem(self, index, value):
         if not isinstance(v, Tensor):
             v = Tensor._wrap(np.asarray(v, self._data.dtype))
         # PyTorch writes through a view when the index has a basic part (x[0] = v, x[0, [1, 2]] = v): CopySlices.
-        r = (_SliceCopy if _basic_part_is_view(idx, self._data.shape) else IndexPut).apply(old, v, idx)
+        r = (_SliceCopy if _basic_part_is_view(idx, self._data.shape) else IndexPut).apply(old, v, at)
     except IndexError as e:
         raise _index_error(e, self._data.shape, idx) from None
     except ValueError:
-        raise _value_shape_error(self._data.shape, idx, advanced, np.shape(P.data_of(v)), self._data.dtype) \
+        raise _value_shape_error(self._data.shape, at, advanced, np.shape(P.data_of(v)), self._data.dtype) \
             from None
     rebase_after_inplace(self, r)
 
@@ -507,9 +590,7 @@ def scatter_add(input, dim, index, src):
 @op(inplace="generic")
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     if reduce is not None:
-        if reduce == "add":
-            return scatter_add(input, dim, index, src if src is not None else value)
-        raise NotImplementedError(f"scatter(reduce={reduce!r}) is not supported by npgrad")
+        return _scatter_with_reduce(input, dim, index, src if src is not None else value, reduce)
     if src is None:
         src = value
     if input._data.ndim == 0:
@@ -518,6 +599,28 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     if not isinstance(src, Tensor):
         src = np.asarray(src, input._data.dtype)
     return Scatter.apply(input, d, idx, src)
+
+
+_SCATTER_REDUCE_DEPRECATED = ("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
+                              "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.")
+
+
+def _scatter_with_reduce(input, dim, index, src, reduce):
+    # scatter(reduce=) is scatter_reduce with the target's values included; a scalar value is written (in the
+    # target's dtype, as PyTorch casts it) at every position the index names, repeats accumulating
+    if isinstance(src, Tensor) and src._data.dtype != input._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    if isinstance(src, Tensor):
+        warnings.warn(_SCATTER_REDUCE_DEPRECATED, UserWarning, stacklevel=3)
+    else:
+        idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+        src = Tensor._wrap(np.full(idx.shape, _dt.checked_fill_value(src, input._data.dtype), input._data.dtype))
+    if reduce == "add":
+        return scatter_add(input, dim, index, src)
+    from .scatter_reduce import scatter_reduce
+    return scatter_reduce(input, dim, index, src, "prod")
 
 
 def _index_add(out, dim, index, g):
