@@ -601,8 +601,9 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     return Scatter.apply(input, d, idx, src)
 
 
-_SCATTER_REDUCE_DEPRECATED = ("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
-                              "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.")
+_SCATTER_REDUCE_DEPRECATED = ("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed "
+                              "in a future PyTorch release. Use torch.scatter_reduce instead for more reduction "
+                              "options.")
 
 
 def _scatter_with_reduce(input, dim, index, src, reduce):
@@ -619,8 +620,7 @@ def _scatter_with_reduce(input, dim, index, src, reduce):
         src = Tensor._wrap(np.full(idx.shape, _dt.checked_fill_value(src, input._data.dtype), input._data.dtype))
     if reduce == "add":
         return scatter_add(input, dim, index, src)
-    from .scatter_reduce import scatter_reduce
-    return scatter_reduce(input, dim, index, src, "prod")
+    return input.scatter_reduce(dim, index, src, "prod")  # (the method: its family loads lazily)
 
 
 def _index_add(out, dim, index, g):
