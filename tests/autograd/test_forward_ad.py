@@ -181,9 +181,16 @@ def test_jvp_matches_torch(case, dtype):
     arrays = make_arrays(case, dtype)
     tangents = _tangents(arrays, _diff_inputs(case, arrays), dtype)
     got = _torch_jvp(case, arrays, tangents)
-    primal, jt = _forward_ad(npgrad, fwAD, case, arrays, tangents)
     if got is None:  # PyTorch has no forward-AD formula for the op: its reverse mode's J t is still the oracle
+        try:
+            primal, jt = _forward_ad(npgrad, fwAD, case, arrays, tangents)
+        except NotImplementedError as e:  # or npgrad refuses as well, as PyTorch words it (ctc_loss in both)
+            assert str(e).startswith("Trying to use forward AD with ") and str(e).endswith(
+                "that does not support it because it has not been implemented yet."), f"{case.name}: {e}"
+            return
         got = (primal, None)
+    else:
+        primal, jt = _forward_ad(npgrad, fwAD, case, arrays, tangents)
     if got == "zero" and jt is None:
         return  # PyTorch's zero tangent for an output it does not differentiate through (slogdet's sign)
     checks = _torch_checks(case, arrays, tangents, None if got == "zero" else got[1], dtype)
