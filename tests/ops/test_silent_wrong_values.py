@@ -462,3 +462,33 @@ def test_other_0d_inputs():
     draw = npgrad.poisson(npgrad.tensor(3.0))
     assert draw.shape == () and draw.dtype == npgrad.float32 and draw.item() >= 0
     assert npgrad.poisson(npgrad.tensor(0.0)).item() == 0.0
+
+
+# -- factories writing into out= ----------------------------------------------------------------------------
+
+OUT_FACTORIES = [
+    ("zeros", lambda lib, o: lib.zeros(3, out=o), lambda: np.zeros(3)),
+    ("ones", lambda lib, o: lib.ones(3, out=o), lambda: np.ones(3)),
+    ("arange", lambda lib, o: lib.arange(3, out=o), lambda: np.arange(3)),
+    ("arange_float", lambda lib, o: lib.arange(0.0, 3.0, out=o), lambda: np.arange(3.0)),
+    ("linspace", lambda lib, o: lib.linspace(0, 2, 3, out=o), lambda: np.linspace(0, 2, 3)),
+    ("full", lambda lib, o: lib.full((3,), 2.5, out=o), lambda: np.full(3, 2.5)),
+]
+
+
+@pytest.mark.parametrize("out_dtype", ["int64", "float64", "float32"])
+@pytest.mark.parametrize("name, call, oracle", OUT_FACTORIES, ids=[r[0] for r in OUT_FACTORIES])
+def test_factories_write_in_outs_dtype(name, call, oracle, out_dtype):
+    out = npgrad.empty(3, dtype=getattr(npgrad, out_dtype))
+    r = call(npgrad, out)
+    assert r is out and r.dtype == getattr(npgrad, out_dtype)  # (out was silently retyped to the default dtype)
+    np.testing.assert_array_equal(r.numpy(), oracle().astype(out_dtype))
+    if HAS_TORCH:
+        np.testing.assert_array_equal(r.numpy(), call(torch, torch.empty(3, dtype=getattr(torch, out_dtype))).numpy())
+
+
+def test_factory_dtype_differing_from_out_is_refused():
+    _raises_as_torch(lambda lib: lib.zeros(3, dtype=lib.float32, out=lib.empty(3, dtype=lib.int64)), RuntimeError,
+                     r"dtype Float does not match dtype of out parameter \(Long\)")
+    _raises_as_torch(lambda lib: lib.rand(3, dtype=lib.float64, out=lib.empty(3)), RuntimeError,
+                     r"dtype Double does not match dtype of out parameter \(Float\)")
