@@ -492,3 +492,23 @@ def test_factory_dtype_differing_from_out_is_refused():
                      r"dtype Float does not match dtype of out parameter \(Long\)")
     _raises_as_torch(lambda lib: lib.rand(3, dtype=lib.float64, out=lib.empty(3)), RuntimeError,
                      r"dtype Double does not match dtype of out parameter \(Float\)")
+
+
+@pytest.mark.parametrize("index", INDICES[:4], ids=[str(k) for k in range(4)])
+def test_int_beside_advanced_index_forward_ad_and_vmap(index):
+    a, t = (np.random.RandomState(k).rand(*SHAPE) for k in (4, 5))
+    fw = npgrad.autograd.forward_ad
+    with fw.dual_level():
+        y = fw.make_dual(npgrad.tensor(a), npgrad.tensor(t))[_lib_index(npgrad, index)]
+        np.testing.assert_array_equal(fw.unpack_dual(y).tangent.numpy(), _index_oracle(t, index))
+        z = fw.make_dual(npgrad.zeros(SHAPE, dtype=npgrad.float64), npgrad.zeros(SHAPE, dtype=npgrad.float64))
+        shape = _index_oracle(a, index).shape
+        z[_lib_index(npgrad, index)] = fw.make_dual(npgrad.ones(shape, dtype=npgrad.float64),
+                                                    npgrad.full(shape, 2.0, dtype=npgrad.float64))
+        want = np.zeros(a.size)
+        want[_index_oracle(np.arange(a.size).reshape(SHAPE), index).ravel()] = 2.0
+        np.testing.assert_array_equal(fw.unpack_dual(z).tangent.numpy().ravel(), want)
+    # vmap prepends the batch dim's slice: the per-example index must still place its dims as PyTorch does
+    per_example = index[1:]  # (on one example: a dim fewer)
+    out = npgrad.func.vmap(lambda v: v[_lib_index(npgrad, per_example)])(npgrad.tensor(a))
+    np.testing.assert_array_equal(out.numpy(), np.stack([_index_oracle(v, per_example) for v in a]))
