@@ -120,15 +120,18 @@ def ints_first(idx):
     """The two-step form of a converted index whose advanced dims PyTorch places elsewhere than NumPy does:
     its advanced parts sit together once the ints are taken out, but not with the ints in, and something
     that keeps a dim comes before them. None otherwise (NumPy's single step agrees)."""
-    ints = [k for k, i in enumerate(idx) if type(i) is int]
-    if not ints:
+    if len(idx) < 3:  # an int and an advanced index need something between them to be placed differently
         return None
-    adv = [k for k, i in enumerate(idx) if isinstance(i, np.ndarray) or type(i) is bool]
-    together = all(type(idx[k]) is int or k in adv for k in range(adv[0], adv[-1] + 1))
-    lo, hi = min(adv[0], ints[0]), max(adv[-1], ints[-1])
-    if not together or all(type(idx[k]) is int or k in adv for k in range(lo, hi + 1)) or \
-            all(type(idx[k]) is int for k in range(adv[0])):
+    # each entry: 2 an int, 1 advanced (an index array, a bool), 0 anything else (a slice, None, ...)
+    kinds = [2 if type(i) is int else 1 if type(i) is bool or isinstance(i, np.ndarray) else 0 for i in idx]
+    if 2 not in kinds:
         return None
+    lo, hi = kinds.index(1), len(kinds) - kinds[::-1].index(1)
+    if 0 in kinds[lo:hi] or 0 not in kinds[:lo]:
+        return None  # apart with the ints out too (both put them first), or only ints before them
+    ints = [k for k, v in enumerate(kinds) if v == 2]
+    if 0 not in kinds[min(lo, ints[0]):max(hi, ints[-1] + 1)]:
+        return None  # together with the ints in as well: NumPy places them where PyTorch does
     first, rest = [], []
     for i in idx:
         if type(i) is int or i is Ellipsis:
