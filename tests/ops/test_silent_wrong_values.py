@@ -512,3 +512,24 @@ def test_int_beside_advanced_index_forward_ad_and_vmap(index):
     per_example = index[1:]  # (on one example: a dim fewer)
     out = npgrad.func.vmap(lambda v: v[_lib_index(npgrad, per_example)])(npgrad.tensor(a))
     np.testing.assert_array_equal(out.numpy(), np.stack([_index_oracle(v, per_example) for v in a]))
+
+
+@pytest.mark.parametrize("index, message", [
+    (lambda L: (0, L.tensor([True, False])),
+     r"The shape of the mask \[2\] at index 0 does not match the shape of the indexed tensor \[3, 4, 5\] at "
+     "index 0"),
+    (lambda L: (None, 0, L.tensor([True] * 4)),
+     r"The shape of the mask \[4\] at index 0 does not match the shape of the indexed tensor \[1, 3, 4, 5\] at "
+     "index 1"),
+    (lambda L: (slice(0, 1), L.tensor([True, False])),
+     r"The shape of the mask \[2\] at index 0 does not match the shape of the indexed tensor \[1, 3, 4, 5\] at "
+     "index 1"),
+    (lambda L: (L.tensor([True, False]), 9), "index 9 is out of bounds for dimension 1 with size 3"),
+    (lambda L: (L.tensor([[True, False, True]] * 2), 1, L.tensor([0, 7])),
+     r"shape mismatch: indexing tensors could not be broadcast together with shapes \[4\], \[4\], \[2\]"),
+    (lambda L: (slice(None), L.tensor([0, 3]), L.tensor([9, 0])),
+     "index 9 is out of bounds for dimension 1 with size 4"),
+])
+def test_index_errors_in_pytorchs_order(index, message):
+    # (PyTorch applies the basic part, ints, slices and None, first, then checks masks, broadcast and bounds)
+    _raises_as_torch(lambda lib: lib.zeros(2, 3, 4, 5)[index(lib)], IndexError, message)

@@ -173,49 +173,66 @@ def _index_error(e, shape, index):
 
 
 def _explain_index(shape, index):
-    """Walk the index against the dims it consumes and describe the first problem as PyTorch does (an
-    integer tensor's dimension is counted among the index tensors, as PyTorch reports it)."""
+    """Describe the first problem of an index NumPy refused as PyTorch does, in its order: the integers (it
+    applies the basic part, ints, slices and None, first), the masks against the dims that basic part leaves,
+    the index tensors' broadcast, then their bounds (an index tensor's dimension counted among the index
+    tensors, as PyTorch reports it)."""
     consumed = 0
     for i in index:
         if isinstance(i, np.ndarray):
             consumed += i.ndim if i.dtype.kind == "b" else 1
         elif i is not None and i is not Ellipsis and not isinstance(i, bool):
             consumed += 1
-    d = k = 0
-    tensor_shapes = []
+    d, placed, left = 0, [], []  # placed: (entry, first dim it consumes, its position in the basic part's result)
     for i in index:
         if i is Ellipsis:
+            left += shape[d:d + len(shape) - consumed]
             d += len(shape) - consumed
-        elif i is None or isinstance(i, bool):
-            continue
-        elif isinstance(i, slice):
-            d += 1
-        elif isinstance(i, int):
+        elif i is None:
+            left.append(1)
+        elif not isinstance(i, bool):
             size = shape[d] if d < len(shape) else 0
-            if not -size <= i < size:
-                return f"index {i} is out of bounds for dimension {d} with size {size}"
-            d += 1
-        elif i.dtype.kind == "b":
+            if type(i) is int:
+                if not -size <= i < size:
+                    return f"index {i} is out of bounds for dimension {d} with size {size}"
+                d += 1
+                continue
+            placed.append((i, d, len(left)))
+            n = i.ndim if isinstance(i, np.ndarray) and i.dtype.kind == "b" else 1
+            left += [len(range(*i.indices(size)))] if isinstance(i, slice) else list(shape[d:d + n])
+            d += n
+    left += shape[d:]
+    tensors = [(i, d, at) for i, d, at in placed if isinstance(i, np.ndarray)]
+    tensor_shapes = []
+    for i, d, at in tensors:
+        if i.dtype.kind == "b":
             for j, n in enumerate(i.shape):
-                if d + j >= len(shape) or shape[d + j] != n:
+                if at + j >= len(left) or left[at + j] != n:
                     return (f"The shape of the mask {list(i.shape)} at index {j} does not match the shape of the "
-                            f"indexed tensor {list(shape)} at index {d + j}")
+                            f"indexed tensor {left} at index {at + j}")
             tensor_shapes += [[int(np.count_nonzero(i))]] * i.ndim
-            d += i.ndim
-            k += i.ndim
         else:
-            size = shape[d] if d < len(shape) else 0
-            bad = i[(i < -size) | (i >= size)]
-            if bad.size:
-                return f"index {bad.flat[0]} is out of bounds for dimension {k} with size {size}"
             tensor_shapes.append(list(i.shape))
-            d += 1
-            k += 1
     try:
         np.broadcast_shapes(*[tuple(t) for t in tensor_shapes])
     except ValueError:
         return ("shape mismatch: indexing tensors could not be broadcast together with shapes "
                 + ", ".join(str(t) for t in tensor_shapes))
+    # bounds, in the order PyTorch meets them: result element by element, each element's indices in turn
+    checks, k = [], 0
+    for i, d, _ in tensors:
+        if i.dtype.kind != "b":
+            size = shape[d] if d < len(shape) else 0
+            checks.append((i, (i < -size) | (i >= size), k, size))
+        k += i.ndim if i.dtype.kind == "b" else 1
+    if any(bad.any() for _, bad, _, _ in checks):
+        full = np.broadcast_shapes(*[tuple(t) for t in tensor_shapes])
+        bads = [np.broadcast_to(bad, full).ravel() for _, bad, _, _ in checks]
+        first = min(int(np.argmax(b)) for b in bads if b.any())
+        for (i, _, k, size), b in zip(checks, bads):
+            if b[first]:
+                value = np.broadcast_to(i, full).ravel()[first]
+                return f"index {value} is out of bounds for dimension {k} with size {size}"
     return None
 
 
