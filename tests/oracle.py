@@ -107,16 +107,29 @@ def leaves(lib, case, arrays):
     return ts
 
 
-def run(lib, case, arrays, upstream_seed=1):
-    """Forward then backward with a fixed random upstream gradient; returns (out, [grads])."""
+def run(lib, case, arrays, upstream_seed=1, others=None):
+    """Forward then backward with a fixed random upstream gradient; returns (out, [grads]). The outputs after
+    the first (a tuple's: sort's indices, max's indices ...) are appended to ``others`` when given."""
     ts = leaves(lib, case, arrays)
-    out = first_output(case.fn(lib, *ts))
+    full = case.fn(lib, *ts)
+    out = first_output(full)
+    if others is not None and isinstance(full, (tuple, list)):
+        others.extend(_flat(full[1:]))
     grads = [None] * len(ts)
     if out.requires_grad:
         up = np.random.default_rng(upstream_seed).standard_normal(tuple(out.shape)).astype(to_numpy(out).dtype)
         out.backward(lib.tensor(up))
         grads = [None if t.grad is None else to_numpy(t.grad) for t in ts]
     return out, grads
+
+
+def _flat(outputs):
+    for o in outputs:
+        if isinstance(o, (tuple, list)) and not (HAS_TORCH and isinstance(o, torch.Size)) and \
+                not isinstance(o, npgrad.Size):
+            yield from _flat(o)
+        else:
+            yield o
 
 
 def to_numpy(t):
@@ -140,12 +153,19 @@ def check_against_torch(case, dtype, seed=0, tol=None):
     """Forward value and dtype, and each input's gradient, equal PyTorch's (within ``tol``, by default the
     dtype's; gradients within the case's ``grad_tol`` when it has one)."""
     arrays = make_arrays(case, dtype, seed)
-    out_n, grads_n = run(npgrad, case, arrays)
-    out_t, grads_t = run(torch, case, arrays)
+    rest_n, rest_t = [], []
+    out_n, grads_n = run(npgrad, case, arrays, others=rest_n)
+    out_t, grads_t = run(torch, case, arrays, others=rest_t)
     tol = tol or scaled_tol(dtype, *(a.shape for a in arrays), tuple(out_n.shape))
-    assert str(out_n.dtype).split(".")[-1] == str(out_t.dtype).split(".")[-1], \
-        f"{case.name}: dtype {out_n.dtype} != torch {out_t.dtype}"
-    assert_close(to_numpy(out_n), to_numpy(out_t), what=f"{case.name} forward", **tol)
+    assert len(rest_n) == len(rest_t), f"{case.name}: {len(rest_n) + 1} outputs != torch {len(rest_t) + 1}"
+    for k, (a, b) in enumerate([(out_n, out_t)] + list(zip(rest_n, rest_t))):
+        what = f"{case.name} forward" + (f" output {k}" if k else "")
+        if not isinstance(b, torch.Tensor):  # a plain value among the outputs (a count, a shape, None)
+            same = tuple(a) == tuple(b) if isinstance(b, torch.Size) else a == b
+            assert not isinstance(a, npgrad.Tensor) and same, f"{what}: {a!r} != torch {b!r}"
+            continue
+        assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1], f"{what}: dtype {a.dtype} != torch {b.dtype}"
+        assert_close(to_numpy(a), to_numpy(b), what=what, **tol)
     gtol = case.grad_tol or tol
     for i, (gn, gt) in enumerate(zip(grads_n, grads_t)):
         assert (gn is None) == (gt is None), f"{case.name}: input {i} grad presence {gn is None} vs torch {gt is None}"

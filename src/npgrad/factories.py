@@ -100,27 +100,32 @@ def _float_dtype(dtype):
     return _dt.get_default_dtype().np if dtype is None else _dt.note_dtype(_dt.to_dtype(dtype).np)
 
 
-def _make(arr, requires_grad, out=None):
+def _make(arr, requires_grad, out=None, dtype=None):
     if out is not None:
-        out.data = Tensor._wrap(arr)
+        # PyTorch writes in out's dtype, and refuses a dtype= that differs from it (never a silent retype of out)
+        have = out._data.dtype
+        if dtype is not None and _dt.to_dtype(dtype).np != have:
+            raise RuntimeError(f"dtype {_dt.scalar_name(_dt.to_dtype(dtype).np)} does not match dtype of out "
+                               f"parameter ({_dt.scalar_name(have)})")
+        out.data = Tensor._wrap(arr if arr.dtype == have else arr.astype(have))
         return out
     return _finish(arr, None, requires_grad, False)
 
 
 def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     _check_device(device)
-    return _make(np.zeros(_size(sizes, "zeros", size), _float_dtype(dtype)), requires_grad, out)
+    return _make(np.zeros(_size(sizes, "zeros", size), _float_dtype(dtype)), requires_grad, out, dtype)
 
 
 def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     _check_device(device)
-    return _make(np.ones(_size(sizes, "ones", size), _float_dtype(dtype)), requires_grad, out)
+    return _make(np.ones(_size(sizes, "ones", size), _float_dtype(dtype)), requires_grad, out, dtype)
 
 
 def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     _check_device(device)
-    return _make(np.empty(_size(sizes, "empty", size), _float_dtype(dtype)), requires_grad, out)
+    return _make(np.empty(_size(sizes, "empty", size), _float_dtype(dtype)), requires_grad, out, dtype)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
@@ -239,7 +244,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     npd = _scalar_dtype(fill_value) if dtype is None else _dt.note_dtype(_dt.to_dtype(dtype).np)
     fill_value = _dt.checked_fill_value(fill_value, npd)
     return _make(np.full(_size((size,)) if not isinstance(size, int) else (size,), fill_value, npd),
-                 requires_grad, out)
+                 requires_grad, out, dtype)
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
@@ -269,15 +274,18 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     # Computed in float64 then cast, as PyTorch does, so float32 ranges do not drift.
     arr = (start + step * np.arange(n, dtype=np.float64)).astype(npd) if np.dtype(npd).kind == "f" else \
         np.arange(start, end, step, dtype=npd)
-    return _make(arr, requires_grad, out)
+    return _make(arr, requires_grad, out, dtype)
 
 
 def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: A001
     """Deprecated in PyTorch: includes ``end``."""
     if end is None:
         start, end = 0, start
+    npd = _float_dtype(dtype)
+    if npd == np.bool_:
+        raise NotImplementedError("\"range_cpu\" not implemented for 'Bool'")
     n = int(math.floor((end - start) / step)) + 1
-    arr = (start + step * np.arange(n, dtype=np.float64)).astype(_float_dtype(dtype))
+    arr = (start + step * np.arange(n, dtype=np.float64)).astype(npd)
     return _make(arr, requires_grad)
 
 
@@ -295,18 +303,26 @@ def _space_args(fn, start, end, dtype):
     return complex(start), complex(end), (inferred if dtype is None else _dt.to_dtype(dtype)).np
 
 
+def _no_bool_kernel(fn, npd, steps):
+    # PyTorch has no bool kernel for these; 0 or 1 steps never reach it (the start point is written directly)
+    if npd == np.bool_ and steps > 1:
+        raise NotImplementedError(f"\"{fn}_cpu\" not implemented for 'Bool'")
+
+
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     _check_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     start, end, npd = _space_args("linspace", start, end, dtype)
+    _no_bool_kernel("linspace", npd, steps)
     wide = np.complex128 if np.dtype(npd).kind == "c" else np.float64
     arr = np.linspace(start, end, int(steps), dtype=wide).astype(npd)
-    return _make(arr, requires_grad, out)
+    return _make(arr, requires_grad, out, dtype)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     start, end, npd = _space_args("logspace", start, end, dtype)
+    _no_bool_kernel("logspace", npd, steps)
     arr = np.logspace(start, end, int(steps), base=base).astype(npd)
     return _make(arr, requires_grad)
 
@@ -317,7 +333,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    return _make(np.eye(n, n if m is None else m, dtype=_float_dtype(dtype)), requires_grad, out)
+    return _make(np.eye(n, n if m is None else m, dtype=_float_dtype(dtype)), requires_grad, out, dtype)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None):
@@ -371,7 +387,8 @@ def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, d
          pin_memory=False):
     _check_device(device)
     g = rng(generator)
-    return _make(_random_float(lambda s, d: g.random(s, dtype=d), _size(sizes, "rand", size), dtype), requires_grad, out)
+    arr = _random_float(lambda s, d: g.random(s, dtype=d), _size(sizes, "rand", size), dtype)
+    return _make(arr, requires_grad, out, dtype)
 
 
 def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -394,7 +411,7 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     npd = np.int64 if dtype is None else _dt.to_dtype(dtype).np
     _check_random_range(low, high, npd)
     arr = rng(generator).integers(low, high, size=_size((size,), "randint"))
-    return _make(arr.astype(npd), requires_grad, out)
+    return _make(arr.astype(npd), requires_grad, out, dtype)
 
 
 _C_TYPES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
@@ -420,7 +437,7 @@ def _check_random_range(low, high, npd):
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     npd = np.int64 if dtype is None else _dt.to_dtype(dtype).np
-    return _make(rng(generator).permutation(int(n)).astype(npd), requires_grad, out)
+    return _make(rng(generator).permutation(int(n)).astype(npd), requires_grad, out, dtype)
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
@@ -447,10 +464,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         shape = np.broadcast_shapes(np.shape(m), np.shape(s))
         ref = mean if isinstance(mean, Tensor) else std
         arr = (m + s * g.standard_normal(shape)).astype(ref._data.dtype)
-        return _make(arr, requires_grad, out)
+        return _make(arr, requires_grad, out, dtype)
     shape = _size((size,)) if size is not None and not isinstance(size, int) else ((size,) if size else ())
     arr = (mean + std * g.standard_normal(shape)).astype(_float_dtype(dtype))
-    return _make(arr, requires_grad, out)
+    return _make(arr, requires_grad, out, dtype)
 
 
 @op()

@@ -170,18 +170,27 @@ def _torch_checks(case, arrays, tangents, jt_t, dtype):
     return checks
 
 
+# only the (row, dtype) pairs the row is compared with PyTorch in: the others are no case of this test
+TORCH_CASES = [pytest.param(p.values[0], dtype, id=f"{p.id}-{dtype.__name__}") for dtype in (np.float32, np.float64)
+               for p in CASES if dtype in tuple(p.values[0].dtypes) and PARITY in p.values[0].checks]
+
+
 @pytest.mark.skipif(not HAS_TORCH, reason="PyTorch (the oracle) is not installed")
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case, dtype", TORCH_CASES)
 def test_jvp_matches_torch(case, dtype):
-    if dtype not in tuple(case.dtypes) or PARITY not in case.checks:
-        return
     arrays = make_arrays(case, dtype)
     tangents = _tangents(arrays, _diff_inputs(case, arrays), dtype)
     got = _torch_jvp(case, arrays, tangents)
-    if got is None:
-        return
-    primal, jt = _forward_ad(npgrad, fwAD, case, arrays, tangents)
+    if got is None:  # PyTorch has no forward-AD formula for the op: its reverse mode's J t is still the oracle
+        try:
+            primal, jt = _forward_ad(npgrad, fwAD, case, arrays, tangents)
+        except NotImplementedError as e:  # or npgrad refuses as well, as PyTorch words it (ctc_loss in both)
+            assert str(e).startswith("Trying to use forward AD with ") and str(e).endswith(
+                "that does not support it because it has not been implemented yet."), f"{case.name}: {e}"
+            return
+        got = (primal, None)
+    else:
+        primal, jt = _forward_ad(npgrad, fwAD, case, arrays, tangents)
     if got == "zero" and jt is None:
         return  # PyTorch's zero tangent for an output it does not differentiate through (slogdet's sign)
     checks = _torch_checks(case, arrays, tangents, None if got == "zero" else got[1], dtype)

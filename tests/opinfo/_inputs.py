@@ -10,8 +10,14 @@ V3 = In((3,))
 
 
 def mask(shape):
-    """A random bool condition (no grad)."""
-    return In(shape, dtype=np.bool_, grad=False, values=lambda r: r.random(shape) < 0.5)
+    """A random bool condition (no grad) holding both values (when it has two elements), so that both branches
+    of what it selects between are checked."""
+    def make(r):
+        m = r.random(shape) < 0.5
+        if m.size > 1 and (m.all() or not m.any()):
+            m.flat[0] = not m.flat[0]
+        return m
+    return In(shape, dtype=np.bool_, grad=False, values=make)
 
 
 def separated(shape, offset):

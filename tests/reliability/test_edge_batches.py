@@ -59,13 +59,25 @@ def test_batchnorm_training_needs_more_than_one_value_per_channel(layer, shape):
         layer(npgrad.ones(shape))
     assert str(e.value) == ("Expected more than 1 value per channel when training, got input size "
                             f"torch.Size([{', '.join(map(str, shape))}])")
-    layer.eval()
-    assert tuple(layer(npgrad.ones(shape)).shape) == shape  # evaluation uses the running stats: fine
+    layer.eval()  # evaluation uses the running stats (mean 0, variance 1 when fresh): fine
+    y = layer(npgrad.ones(shape) * 3).detach().numpy()
+    np.testing.assert_allclose(y, np.full(shape, 3 / np.sqrt(1 + layer.eps)), rtol=1e-6)
 
 
 @pytest.mark.parametrize("layer", [nn.LayerNorm(4), nn.GroupNorm(2, 4), nn.RMSNorm(4), nn.InstanceNorm1d(4)])
 def test_one_element_batches_normalize(layer):
     x = npgrad.tensor(np.arange(8, dtype=np.float32).reshape(1, 4, 2) if isinstance(layer, (nn.GroupNorm,
                       nn.InstanceNorm1d)) else np.arange(4, dtype=np.float32).reshape(1, 4))
-    y = layer(x)
-    assert tuple(y.shape) == tuple(x.shape) and np.isfinite(y.detach().numpy()).all()
+    y = layer(x).detach().numpy()
+    a = x.numpy().astype(np.float64)
+    # each layer's statistics over its own axes (its fresh affine parameters are 1 and 0)
+    if isinstance(layer, nn.RMSNorm):
+        want = a / np.sqrt(np.mean(a * a, -1, keepdims=True) + np.finfo(np.float32).eps)
+    else:
+        groups = a.reshape(1, 2, -1) if isinstance(layer, nn.GroupNorm) else a
+        axes = -1
+        mean, var = groups.mean(axes, keepdims=True), groups.var(axes, keepdims=True)
+        want = ((groups - mean) / np.sqrt(var + layer.eps)).reshape(a.shape)
+    assert y.shape == a.shape
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
+    assert np.ptp(want) > 1  # (a layer passing its input through would fail the comparison)

@@ -441,4 +441,8 @@ def _setitem(t, idx, v):
     if not tt._data.flags.writeable:
         _write_tangent(t, lvl, tt._data)
         tt = _get(t, lvl)
-    tt._data[idx] = 0 if tv is None else tv._data
+    value = 0 if tv is None else tv._data
+    if hasattr(idx, "write"):  # an index applied in two steps (ops/indexing.py's IntsFirst)
+        idx.write(tt._data, value)
+    else:
+        tt._data[idx] = value

@@ -173,6 +173,8 @@ def _flip(g, s):
     x, dims = s.args
     dims = [int(d) for d in dims]
     n = len(dims)
+    if not n:  # flip(()) reverses nothing
+        return [g.op("Identity", g.val(x))]
     return [g.op("Slice", g.val(x), g.ints([-1] * n), g.ints([INT_MIN] * n), g.ints(dims), g.ints([-1] * n))]
 
 

@@ -9,6 +9,8 @@ The conjugate bit: PyTorch's ``conj()`` is a lazy view that flips a flag. Here `
 conjugate values (NumPy has no conjugating view) and carries the flag, so ``is_conj``/``resolve_conj`` and
 ``view_as_real``'s refusal behave as PyTorch's while every value read is already right.
 """
+import warnings
+
 import numpy as np
 
 from ..autograd.function import Op
@@ -243,6 +245,9 @@ def resolve_neg(input):
 @op()
 def adjoint(input):
     nd = input._data.ndim
+    if nd == 0:  # PyTorch still takes a 0-d tensor (its conjugate), with a deprecation warning
+        warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        return input.conj()
     if nd < 2:
         raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got {nd}-D tensor.")
     return input.transpose(-2, -1).conj()

@@ -75,14 +75,85 @@ def convert_index(index):
             advanced = True
         elif isinstance(i, (int, np.integer)):
             out.append(int(i))
-        elif isinstance(i, (list, np.ndarray, range)):
-            out.append(_index_array(i if not isinstance(i, list) or not any(isinstance(v, Tensor) for v in i)
-                                    else [int(v) for v in i]))
+        elif isinstance(i, (list, tuple, np.ndarray, range)):  # a sequence inside the index is an index tensor
+            out.append(_index_array(_sequence_array(i)))
             advanced = True
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                              f"valid indices (got {type(i).__name__})")
     return tuple(out), advanced
+
+
+def _sequence_array(seq):
+    """A (nested) list or tuple as the integer/bool array PyTorch would make of it; 0-d tensors inside count
+    as their values."""
+    if isinstance(seq, np.ndarray):
+        return seq
+    if isinstance(seq, (list, tuple)) and any(isinstance(v, (Tensor, list, tuple)) for v in seq):
+        seq = [_sequence_array(v) if isinstance(v, (list, tuple)) else
+               v._data if isinstance(v, Tensor) else v for v in seq]
+    try:
+        return np.asarray(seq)
+    except ValueError:  # ragged
+        raise ValueError(f"expected sequence of length {len(seq[0])} at dim 1 (got "
+                         f"{next(len(v) for v in seq if len(v) != len(seq[0]))})") from None
+
+
+class IntsFirst:
+    """An index PyTorch applies in two steps: its integers first (an int is a basic index there, not an
+    advanced one as in NumPy), then the rest. ``x[1, :, idx]`` is ``x[1][:, idx]``: idx's dims follow the
+    slice's, where NumPy would move them to the front. Reads and writes go through the view ``a[first]``."""
+
+    __slots__ = ("first", "rest")
+
+    def __init__(self, first, rest):
+        self.first, self.rest = first, rest
+
+    def read(self, a):
+        return a[self.first][self.rest]
+
+    def write(self, a, value):
+        a[self.first][self.rest] = value
+
+
+def ints_first(idx):
+    """The two-step form of a converted index whose advanced dims PyTorch places elsewhere than NumPy does:
+    its advanced parts sit together once the ints are taken out, but not with the ints in, and something
+    that keeps a dim comes before them. None otherwise (NumPy's single step agrees)."""
+    if len(idx) < 3:  # an int and an advanced index need something between them to be placed differently
+        return None
+    # each entry: 2 an int, 1 advanced (an index array, a bool), 0 anything else (a slice, None, ...)
+    kinds = [2 if type(i) is int else 1 if type(i) is bool or isinstance(i, np.ndarray) else 0 for i in idx]
+    if 2 not in kinds:
+        return None
+    lo, hi = kinds.index(1), len(kinds) - kinds[::-1].index(1)
+    if 0 in kinds[lo:hi] or 0 not in kinds[:lo]:
+        return None  # apart with the ints out too (both put them first), or only ints before them
+    ints = [k for k, v in enumerate(kinds) if v == 2]
+    if 0 not in kinds[min(lo, ints[0]):max(hi, ints[-1] + 1)]:
+        return None  # together with the ints in as well: NumPy places them where PyTorch does
+    first, rest = [], []
+    for i in idx:
+        if type(i) is int or i is Ellipsis:
+            first.append(i)
+        elif isinstance(i, np.ndarray):
+            first.extend([slice(None)] * (i.ndim if i.dtype.kind == "b" else 1))
+        elif isinstance(i, slice):
+            first.append(slice(None))
+        if type(i) is not int:
+            rest.append(i)
+    return IntsFirst(tuple(first), tuple(rest))
+
+
+def _read_at(a, index):
+    return index.read(a) if type(index) is IntsFirst else a[index]
+
+
+def _write_at(a, index, value):
+    if type(index) is IntsFirst:
+        index.write(a, value)
+    else:
+        a[index] = value
 
 
 def _index_error(e, shape, index):
@@ -102,55 +173,72 @@ def _index_error(e, shape, index):
 
 
 def _explain_index(shape, index):
-    """Walk the index against the dims it consumes and describe the first problem as PyTorch does (an
-    integer tensor's dimension is counted among the index tensors, as PyTorch reports it)."""
+    """Describe the first problem of an index NumPy refused as PyTorch does, in its order: the integers (it
+    applies the basic part, ints, slices and None, first), the masks against the dims that basic part leaves,
+    the index tensors' broadcast, then their bounds (an index tensor's dimension counted among the index
+    tensors, as PyTorch reports it)."""
     consumed = 0
     for i in index:
         if isinstance(i, np.ndarray):
             consumed += i.ndim if i.dtype.kind == "b" else 1
         elif i is not None and i is not Ellipsis and not isinstance(i, bool):
             consumed += 1
-    d = k = 0
-    tensor_shapes = []
+    d, placed, left = 0, [], []  # placed: (entry, first dim it consumes, its position in the basic part's result)
     for i in index:
         if i is Ellipsis:
+            left += shape[d:d + len(shape) - consumed]
             d += len(shape) - consumed
-        elif i is None or isinstance(i, bool):
-            continue
-        elif isinstance(i, slice):
-            d += 1
-        elif isinstance(i, int):
+        elif i is None:
+            left.append(1)
+        elif not isinstance(i, bool):
             size = shape[d] if d < len(shape) else 0
-            if not -size <= i < size:
-                return f"index {i} is out of bounds for dimension {d} with size {size}"
-            d += 1
-        elif i.dtype.kind == "b":
+            if type(i) is int:
+                if not -size <= i < size:
+                    return f"index {i} is out of bounds for dimension {d} with size {size}"
+                d += 1
+                continue
+            placed.append((i, d, len(left)))
+            n = i.ndim if isinstance(i, np.ndarray) and i.dtype.kind == "b" else 1
+            left += [len(range(*i.indices(size)))] if isinstance(i, slice) else list(shape[d:d + n])
+            d += n
+    left += shape[d:]
+    tensors = [(i, d, at) for i, d, at in placed if isinstance(i, np.ndarray)]
+    tensor_shapes = []
+    for i, d, at in tensors:
+        if i.dtype.kind == "b":
             for j, n in enumerate(i.shape):
-                if d + j >= len(shape) or shape[d + j] != n:
+                if at + j >= len(left) or left[at + j] != n:
                     return (f"The shape of the mask {list(i.shape)} at index {j} does not match the shape of the "
-                            f"indexed tensor {list(shape)} at index {d + j}")
+                            f"indexed tensor {left} at index {at + j}")
             tensor_shapes += [[int(np.count_nonzero(i))]] * i.ndim
-            d += i.ndim
-            k += i.ndim
         else:
-            size = shape[d] if d < len(shape) else 0
-            bad = i[(i < -size) | (i >= size)]
-            if bad.size:
-                return f"index {bad.flat[0]} is out of bounds for dimension {k} with size {size}"
             tensor_shapes.append(list(i.shape))
-            d += 1
-            k += 1
     try:
         np.broadcast_shapes(*[tuple(t) for t in tensor_shapes])
     except ValueError:
         return ("shape mismatch: indexing tensors could not be broadcast together with shapes "
                 + ", ".join(str(t) for t in tensor_shapes))
+    # bounds, in the order PyTorch meets them: result element by element, each element's indices in turn
+    checks, k = [], 0
+    for i, d, _ in tensors:
+        if i.dtype.kind != "b":
+            size = shape[d] if d < len(shape) else 0
+            checks.append((i, (i < -size) | (i >= size), k, size))
+        k += i.ndim if i.dtype.kind == "b" else 1
+    if any(bad.any() for _, bad, _, _ in checks):
+        full = np.broadcast_shapes(*[tuple(t) for t in tensor_shapes])
+        bads = [np.broadcast_to(bad, full).ravel() for _, bad, _, _ in checks]
+        first = min(int(np.argmax(b)) for b in bads if b.any())
+        for (i, _, k, size), b in zip(checks, bads):
+            if b[first]:
+                value = np.broadcast_to(i, full).ravel()[first]
+                return f"index {value} is out of bounds for dimension {k} with size {size}"
     return None
 
 
 def _value_shape_error(shape, index, advanced, vshape, dtype):
     """PyTorch's message for a value that does not fit ``x[index] = value``."""
-    target = list(np.broadcast_to(np.empty((), np.int8), shape)[index].shape)
+    target = list(_read_at(np.broadcast_to(np.empty((), np.int8), shape), index).shape)
     vshape = list(vshape)
     if advanced:
         return RuntimeError(f"shape mismatch: value tensor of shape {vshape} cannot be broadcast to indexing result "
@@ -183,8 +271,10 @@ def _basic_part_is_view(index, shape):
             if i.indices(shape[d]) != (0, shape[d], 1):
                 return True
             d += 1
-        elif i is Ellipsis:
-            d = len(shape) - (len(index) - 1 - index.index(Ellipsis))
+        elif i is Ellipsis:  # (found by identity: list.index would compare the index arrays with ==)
+            k = next(j for j, e in enumerate(index) if e is Ellipsis)
+            d = len(shape) - sum(e.ndim if isinstance(e, np.ndarray) and e.dtype.kind == "b" else 1
+                                 for e in index[k + 1:] if e is not None and not isinstance(e, bool))
         elif isinstance(i, np.ndarray):
             d += i.ndim if i.dtype.kind == "b" else 1
     return False
@@ -245,6 +335,10 @@ GetItem, IndexBackward = P.adjoint_pair("GetItem", _getitem_np, _scatter_index, 
 
 def _getitem(self, index):
     idx, advanced = convert_index(index)
+    if advanced:
+        two = ints_first(idx)
+        if two is not None:  # PyTorch's order: the ints' view, then the rest (see IntsFirst)
+            return _getitem(_getitem(self, two.first), two.rest)
     try:
         out = GetItem.apply(self, self._data.shape, idx, advanced)
     except IndexError as e:
@@ -267,7 +361,7 @@ class IndexPut(Op):
     @staticmethod
     def forward(ctx, x, value, index):
         ctx.index = index
-        x[index] = value  # x is the target tensor's own array: this is the in-place write
+        _write_at(x, index, value)  # x is the target tensor's own array: this is the in-place write
         return x
 
     @staticmethod
@@ -275,10 +369,18 @@ class IndexPut(Op):
         index = ctx.index
         gx = gv = None
         if ctx.needs_input_grad[0]:
-            gx = P.zero_at(g, index)
+            gx = _zero_at(g, index)
         if ctx.needs_input_grad[1]:
-            gv = g[index]
+            gv = _read_at(g, index)
         return gx, gv, None
+
+
+def _zero_at(g, index):
+    if type(index) is not IntsFirst:
+        return P.zero_at(g, index)
+    mask = np.ones(P.data_of(g).shape, P.data_of(g).dtype)
+    index.write(mask, 0)
+    return g * mask
 
 
 class _SliceCopy(IndexPut):
@@ -290,6 +392,7 @@ class _SliceCopy(IndexPut):
 def _setitem(self, index, value):
     from .inplace import check_inplace, rebase_after_inplace, bump_version, LEAF_MSG, VIEW_LEAF_MSG
     idx, advanced = convert_index(index)
+    at = (ints_first(idx) or idx) if advanced else idx  # where the write goes (PyTorch's order, see IntsFirst)
     if isinstance(value, Tensor):
         v = value
         if v._data.dtype != self._data.dtype:
@@ -308,10 +411,10 @@ def _setitem(self, index, value):
                 raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
                                    "refers to a single memory location. Please clone() the tensor before "
                                    "performing the operation.")
-            self._data[idx] = v._data if isinstance(v, Tensor) else v
+            _write_at(self._data, at, v._data if isinstance(v, Tensor) else v)
             bump_version(self)
             if DUAL_HOOK and DUAL_HOOK[2](self, v):  # forward AD: the tangent's region takes v's tangent
-                DUAL_HOOK[4](self, idx, v)
+                DUAL_HOOK[4](self, at, v)
             return
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(VIEW_LEAF_MSG if _basic_part_is_view(idx, self._data.shape) else LEAF_MSG)
@@ -323,11 +426,11 @@ def _setitem(self, index, value):
         if not isinstance(v, Tensor):
             v = Tensor._wrap(np.asarray(v, self._data.dtype))
         # PyTorch writes through a view when the index has a basic part (x[0] = v, x[0, [1, 2]] = v): CopySlices.
-        r = (_SliceCopy if _basic_part_is_view(idx, self._data.shape) else IndexPut).apply(old, v, idx)
+        r = (_SliceCopy if _basic_part_is_view(idx, self._data.shape) else IndexPut).apply(old, v, at)
     except IndexError as e:
         raise _index_error(e, self._data.shape, idx) from None
     except ValueError:
-        raise _value_shape_error(self._data.shape, idx, advanced, np.shape(P.data_of(v)), self._data.dtype) \
+        raise _value_shape_error(self._data.shape, at, advanced, np.shape(P.data_of(v)), self._data.dtype) \
             from None
     rebase_after_inplace(self, r)
 
@@ -507,9 +610,7 @@ def scatter_add(input, dim, index, src):
 @op(inplace="generic")
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     if reduce is not None:
-        if reduce == "add":
-            return scatter_add(input, dim, index, src if src is not None else value)
-        raise NotImplementedError(f"scatter(reduce={reduce!r}) is not supported by npgrad")
+        return _scatter_with_reduce(input, dim, index, src if src is not None else value, reduce)
     if src is None:
         src = value
     if input._data.ndim == 0:
@@ -518,6 +619,28 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     if not isinstance(src, Tensor):
         src = np.asarray(src, input._data.dtype)
     return Scatter.apply(input, d, idx, src)
+
+
+_SCATTER_REDUCE_DEPRECATED = ("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed "
+                              "in a future PyTorch release. Use torch.scatter_reduce instead for more reduction "
+                              "options.")
+
+
+def _scatter_with_reduce(input, dim, index, src, reduce):
+    # scatter(reduce=) is scatter_reduce with the target's values included; a scalar value is written (in the
+    # target's dtype, as PyTorch casts it) at every position the index names, repeats accumulating
+    if isinstance(src, Tensor) and src._data.dtype != input._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    if isinstance(src, Tensor):
+        warnings.warn(_SCATTER_REDUCE_DEPRECATED, UserWarning, stacklevel=3)
+    else:
+        idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+        src = Tensor._wrap(np.full(idx.shape, _dt.checked_fill_value(src, input._data.dtype), input._data.dtype))
+    if reduce == "add":
+        return scatter_add(input, dim, index, src)
+    return input.scatter_reduce(dim, index, src, "prod")  # (the method: its family loads lazily)
 
 
 def _index_add(out, dim, index, g):

@@ -159,7 +159,12 @@ def squeeze(input, dim=None):
     if dim is None:
         new = tuple(s for s in shape if s != 1)
     else:
-        dims = canon_dims(dim, len(shape)) if isinstance(dim, (list, tuple)) else (canon_dim(dim, len(shape)),)
+        if isinstance(dim, (list, tuple)):
+            if not dim:  # no dims named: nothing to squeeze (canon_dims reads () as every dim, a reduction's sense)
+                return _reshape(input, shape)
+            dims = canon_dims(dim, len(shape))
+        else:
+            dims = (canon_dim(dim, len(shape)),)
         if not shape:
             return _reshape(input, ())
         new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
@@ -406,10 +411,12 @@ class Flip(Op):
 @op()
 def flip(input, *args, dims=None):
     args = sizes_arg(args, dims, "flip", "dims")
-    dims = canon_dims(_sizes(args), input._data.ndim) if args else ()
-    if not dims:
-        return input.clone()
-    return Flip.apply(input, dims)
+    if not args:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
+    named = _sizes(args)
+    if not named:  # flip(()) reverses nothing (canon_dims reads () as every dim, a reduction's sense)
+        return Flip.apply(input, ())
+    return Flip.apply(input, canon_dims(named, input._data.ndim))
 
 
 @op()
@@ -444,21 +451,22 @@ class Roll(Op):
 
 @op()
 def roll(input, shifts, dims=None):
-    if dims is None:
-        if isinstance(shifts, (tuple, list)) and len(shifts) != 1:
-            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
-        shifts = shifts[0] if isinstance(shifts, (tuple, list)) else shifts
-        shape = input._data.shape
-        flat = input.reshape(-1)
-        return Roll.apply(flat, int(shifts), None).reshape(shape)
-    if isinstance(dims, int):
-        dims = canon_dim(dims, input._data.ndim)
-        return Roll.apply(input, int(shifts) if not isinstance(shifts, (tuple, list)) else tuple(shifts), dims)
-    dims = tuple(canon_dim(d, input._data.ndim) for d in dims)
+    # PyTorch's checks: an int is a one-element list; no dims means the flattened tensor, with one shift
     shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
+    dims = () if dims is None else tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if not dims:
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        shape = input._data.shape
+        return Roll.apply(input.reshape(-1), int(shifts[0]), None).reshape(shape)
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-    return Roll.apply(input, shifts, dims)
+    if not input._data.ndim:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+    dims = tuple(canon_dim(d, input._data.ndim) for d in dims)
+    return Roll.apply(input, tuple(int(v) for v in shifts), dims)
 
 
 # -- slicing along a dim: narrow, select, split, chunk, unbind -------------------------------------------------

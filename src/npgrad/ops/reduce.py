@@ -639,14 +639,19 @@ def _empty_norm_check(input, p, dim):
 
 @op()
 def all(input, dim=None, keepdim=False):  # noqa: A001
-    dims = canon_dims(dim, input._data.ndim)
-    return _logical_result(np.all(input._data, axis=dims, keepdims=keepdim), input)
+    return _logical_result(np.all(input._data, axis=_logical_dims(dim, input), keepdims=keepdim), input)
 
 
 @op()
 def any(input, dim=None, keepdim=False):  # noqa: A001
-    dims = canon_dims(dim, input._data.ndim)
-    return _logical_result(np.any(input._data, axis=dims, keepdims=keepdim), input)
+    return _logical_result(np.any(input._data, axis=_logical_dims(dim, input), keepdims=keepdim), input)
+
+
+def _logical_dims(dim, input):
+    # PyTorch's all/any read an empty dim list as no dims (each element's truth), not as every dim
+    if isinstance(dim, (list, tuple)) and not dim:
+        return ()
+    return canon_dims(dim, input._data.ndim)
 
 
 def _logical_result(r, input):

@@ -21,7 +21,7 @@ class Poisson(Op):
 
     @staticmethod
     def forward(ctx, rates, generator):
-        return rng(generator).poisson(rates).astype(rates.dtype)
+        return np.asarray(rng(generator).poisson(rates), rates.dtype)  # (a 0-d rate draws a Python int)
 
     @staticmethod
     def backward(ctx, g):

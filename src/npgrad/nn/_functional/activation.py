@@ -253,7 +253,7 @@ class GELUOp(Op):
             # The same formula with one buffer: ~1.2x faster than the lines below on arrays (GELU backward of
             # 256x4096 float32: 2.5 vs 3.0 ms), and GPT-style models spend their MLPs here.
             # tests/autograd/test_two_formulas.py checks the two agree.
-            buf = np.multiply(x, x)
+            buf = np.multiply(x, x, out=np.empty_like(x))  # out=: an array for 0-d x too (exp writes into it)
             buf *= -0.5
             np.exp(buf, out=buf)
             buf *= _INV_SQRT_2PI
@@ -392,7 +392,7 @@ def tanhshrink(input):
 
 def _relu6_of_shifted(x):
     """clip(x + 3, 0, 6) in x's dtype, a new array (hardsigmoid's and hardswish's common factor)."""
-    y = np.add(x, np.asarray(3, x.dtype))
+    y = np.add(x, np.asarray(3, x.dtype), out=np.empty_like(x))  # out=: an array for 0-d x too (clip writes into it)
     return np.clip(y, np.asarray(0, x.dtype), np.asarray(6, x.dtype), out=y)
 
 
@@ -505,6 +505,11 @@ def glu(input, dim=-1):
 
 
 def prelu(input, weight):
+    a, b = input._data.dtype, weight._data.dtype
+    if a != b:  # PyTorch refuses to promote here (a float64 input with a float32 parameter would silently upcast)
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {_dt.scalar_name(a)} and {_dt.scalar_name(b)}")
+    if a.kind not in "fc":
+        raise NotImplementedError(f"\"prelu_cpu\" not implemented for '{_dt.scalar_name(a)}'")
     if weight.numel() != 1:
         if input.dim() < 2 or input.shape[1] != weight.numel():
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "

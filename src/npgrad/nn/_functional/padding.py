@@ -61,11 +61,35 @@ def _gather_index(n, b, a, mode, dim, shape):
         if n == 0:
             raise RuntimeError("padding size is too large for an empty dimension")
         i = np.clip(i, 0, n - 1)
-    else:  # circular
+    else:  # circular: PyTorch crops the negative sides first, then wraps the positive ones around what is left
         if b > n or a > n:
             raise RuntimeError("Padding value causes wrapping around more than once.")
-        i = np.mod(i, n)
+        lo, kept = max(-b, 0), n + min(b, 0) + min(a, 0)
+        if max(b, 0) > kept or max(a, 0) > kept:  # the cropped dimension would be wrapped around more than once
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        i = lo + np.mod(np.arange(-max(b, 0), kept + max(a, 0)), max(kept, 1))
     return i
+
+
+def _check_output_size(mode, shape, pads, n_padded):
+    """PyTorch's refusals of negative pads that leave too little: circular, a dim cropped below nothing;
+    reflect/replicate, every padded dim empty (and then any dim negative)."""
+    sizes = [s + b + a for s, (b, a) in zip(shape, pads)]
+    if mode == "circular":
+        if any(s + min(b, 0) + min(a, 0) < 0 for s, (b, a) in zip(shape, pads)):
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+        return
+    dims = range(len(shape) - n_padded, len(shape))
+    if all(sizes[d] < 1 for d in dims):
+        names = "DHW"[3 - n_padded:]
+        ins = [f"{c}: {shape[d]}" for c, d in zip(names, dims)]
+        inp = ins[0] if n_padded == 1 else " ".join(ins[:-1]) + ", " + ins[-1]
+        if mode == "replicate" and n_padded == 2:
+            inp += " "  # (sic: PyTorch's 2-d replicate message has this space)
+        outs = " ".join(f"{c}: {sizes[d]}" for c, d in zip(names, dims))
+        raise RuntimeError(f"input ({inp}) is too small. Calculated output {outs}")
+    if min(sizes) < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {sizes}")
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -75,10 +99,8 @@ def pad(input, pad, mode="constant", value=None):
     pads = _pads_per_dim(pad, input.dim())
     if mode == "constant":
         shape = input.shape
-        for d, (s, (b, a)) in enumerate(zip(shape, pads)):
-            if s + b + a < 0:
-                raise RuntimeError(f"The input size {s}, plus negative padding {b} and {a} resulted in a negative "
-                                   f"output size, which is invalid. Check dimension {d} of your input.")
+        if any(s + min(b, 0) + min(a, 0) < 0 for s, (b, a) in zip(shape, pads)):
+            raise RuntimeError("narrow(): length must be non-negative.")  # PyTorch crops with narrow first
         return ConstantPad.apply(input, pads, 0 if value is None else value)
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
@@ -87,6 +109,7 @@ def pad(input, pad, mode="constant", value=None):
     n_padded = len(pad) // 2
     if not 1 <= n_padded <= 3 or input.dim() not in (n_padded + 1, n_padded + 2):
         raise NotImplementedError("Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now")
+    _check_output_size(mode, input.shape, pads, n_padded)
     out = input
     for d, (b, a) in enumerate(pads):
         if b == 0 and a == 0:
