@@ -32,6 +32,7 @@ from ._runtime import (set_num_threads, get_num_threads, set_float32_matmul_prec
                        set_default_tensor_type,
                        set_deterministic_debug_mode, get_deterministic_debug_mode, init_num_threads)
 
+from ._legacy_types import *  # noqa: E402,F401,F403  (FloatTensor, ...; set_default_tensor_type taking them)
 from .torch_version import __version__  # noqa: E402  "2.13.0+npgrad.0.1.0": see npgrad.torch_version
 from math import inf, nan, pi, e  # noqa: E402,F401  (torch.inf, ...: the same Python floats)
 newaxis = None

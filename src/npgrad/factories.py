@@ -8,7 +8,7 @@ from . import dtypes as _dt
 from .random import rng
 from .ops._dims import sizes_arg
 from .ops._registry import method, op
-from ._convert import _finish, _infer_array, tensor  # noqa: F401 (tensor: public)
+from ._convert import _finish, _infer_array, check_python_cast, tensor  # noqa: F401 (tensor: public)
 from .tensor import Tensor, _check_device
 from . import _windows
 from ._windows import *  # noqa: F401,F403 (hann_window ...: public here, as in torch)
@@ -28,6 +28,8 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, Tensor):
         return data if dtype is None else data.to(dtype)
     arr = _infer_array(data, exact=dtype is not None)
+    if dtype is not None and not isinstance(data, (np.ndarray, np.generic)):
+        check_python_cast(arr, _dt.to_dtype(dtype).np)
     return _finish(arr, dtype, False, False)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._layout import strided as _strided
+from ._tensortype import CUDA_INIT_ERROR as _CUDA_INIT_ERROR, tensortype as _tensortype, tp_name as _tp_name
 from .autograd import engine as _engine
 from .autograd import _protocol
 from .autograd.views import refresh_view as _refresh_view
@@ -450,12 +451,29 @@ class Tensor:
         return _protocol.cast(self, dtype.np)  # ops' ToCopy, registered with autograd
 
     def type(self, dtype=None, non_blocking=False):
+        """The legacy type's name ("torch.FloatTensor"); or a cast to a dtype, a legacy type or its name."""
         if dtype is None:
             return _LEGACY_TYPE_NAMES.get(self._data.dtype.name, "torch.Tensor")
-        if isinstance(dtype, str):
-            rev = {v: k for k, v in _LEGACY_TYPE_NAMES.items()}
-            dtype = getattr(_dt, rev[dtype])
-        return self._cast(_dt.to_dtype(dtype))
+        if isinstance(dtype, _dt.dtype):
+            return self._cast(dtype)
+        if isinstance(dtype, _tensortype):
+            if dtype.is_cuda:
+                raise RuntimeError(_CUDA_INIT_ERROR)
+            return self._cast(dtype.dtype)
+        if isinstance(dtype, type):
+            if dtype is Tensor:
+                return self._cast(_dt.get_default_dtype())
+            raise ValueError(f"invalid type: '{_tp_name(dtype)}'")
+        if not isinstance(dtype, str):
+            raise TypeError("dtype must be a type, str, or dtype object")
+        if dtype == "torch.Tensor":
+            return self._cast(_dt.get_default_dtype())
+        if dtype.startswith("torch.cuda.") and "torch." + dtype[11:] in _LEGACY_TYPE_NAMES.values():
+            raise RuntimeError(_CUDA_INIT_ERROR)
+        for name, legacy in _LEGACY_TYPE_NAMES.items():
+            if legacy == dtype and hasattr(_dt, name):
+                return self._cast(getattr(_dt, name))
+        raise ValueError(f"invalid type: '{dtype}'")
 
     def type_as(self, other):
         return self._cast(other.dtype)
@@ -630,7 +648,7 @@ _LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTe
                       "float16": "torch.HalfTensor", "int64": "torch.LongTensor", "int32": "torch.IntTensor",
                       "int16": "torch.ShortTensor", "int8": "torch.CharTensor", "uint8": "torch.ByteTensor",
                       "bool": "torch.BoolTensor", "complex64": "torch.ComplexFloatTensor",
-                      "complex128": "torch.ComplexDoubleTensor"}
+                      "complex128": "torch.ComplexDoubleTensor", "bfloat16": "torch.BFloat16Tensor"}
 
 # How PyTorch's messages name dtypes: the C type, and the scalar type.
 _C_TYPE_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "int64": "long int", "int32": "int",
