@@ -94,3 +94,23 @@ def test_comparisons_match_torch_version(a):
         for op in OPS:
             assert _result(lambda: op(TorchVersion(a), b)) == _result(lambda: op(TorchTorchVersion(a), b)), \
                 (a, op.__name__, b)
+
+
+_SCRIPT = """
+import torch
+from packaging.version import parse
+print(torch.__version__, type(torch.__version__).__name__, torch.__version__ >= "2.1", parse(torch.__version__) >= parse("2.0"),
+      isinstance(torch.ones(1), torch.FloatTensor), -torch.inf < torch.pi)
+"""
+
+
+def test_under_npgrad_run(tmp_path):
+    pytest.importorskip("packaging")
+    import subprocess
+    import sys
+    script = tmp_path / "check_version.py"
+    script.write_text(_SCRIPT)
+    out = subprocess.run([sys.executable, "-m", "npgrad", "run", str(script)], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [npgrad.__version__, "TorchVersion", "True", "True", "True", "True"]
