@@ -157,8 +157,11 @@ _WARN_SCRIPT = """
 import sys, warnings
 lib = __import__(sys.argv[1])
 t, a, b = lib.tensor([1.0, 2.0]), lib.tensor([3.0, 4.0]), lib.tensor([5.0, 6.0])
+m, bm = lib.ones(2, 2), lib.ones(1, 2, 2)
 calls = {"i": lambda: t.clone().addcdiv_(2, a, b), "m": lambda: t.addcmul(2, a, b), "f": lambda: lib.add(t, 2, a),
-         "s": lambda: t.clone().sub_(2, a), "W": lambda: lib.set_warn_always(True)}
+         "s": lambda: t.clone().sub_(2, a), "W": lambda: lib.set_warn_always(True),
+         "a": lambda: m.addmm(2, 3, m, m), "b": lambda: lib.baddbmm(2, bm, 3, bm, bm), "r": lambda: m.clone().addr_(2, a, b),
+         "v": lambda: lib.addmv(2, a, m, a)}
 with warnings.catch_warnings(record=True) as w:
     warnings.simplefilter("always")
     for c in sys.argv[2]:
@@ -173,12 +176,43 @@ def _warnings(libname, sequence):
     return eval(out)  # noqa: S307 - our own script's repr of a list of strings
 
 
-@pytest.mark.parametrize("sequence", ["imf", "fsW", "mWii", "s"])
+@pytest.mark.parametrize("sequence", ["imf", "fsW", "mWii", "s", "aWbrv"])
 def test_deprecation_warning_once_per_process(sequence):
     got = _warnings("npgrad", sequence)
-    name = {"i": "addcdiv_", "m": "addcmul", "f": "add", "s": "sub_"}[sequence[0]]
+    name = {"i": "addcdiv_", "m": "addcmul", "f": "add", "s": "sub_", "a": "addmm"}[sequence[0]]
     assert got and got[0].startswith(f"This overload of {name} is deprecated:\n\t")
     assert "\nConsider using one of the following signatures instead:\n\t" in got[0]
     assert len(got) == 1 + (len(sequence.split("W")[1]) if "W" in sequence else 0)  # each one after set_warn_always
     if HAS_TORCH:
         assert got == _warnings("torch", sequence)
+
+
+# The beta-first orders of the products with a bias: (operand shapes, the forms), each against the current order.
+PRODUCTS = {"addmm": ((2, 2), (2, 3), (3, 2)), "addbmm": ((2, 2), (2, 2, 3), (2, 3, 2)),
+            "baddbmm": ((2, 2, 2), (2, 2, 3), (2, 3, 2)), "addmv": ((2,), (2, 3), (3,)), "addr": ((2, 3), (2,), (3,))}
+FORMS = {
+    "function beta, input, alpha": (lambda lib, n, i, x, y: getattr(lib, n)(2, i, 3, x, y), 2, 3),
+    "function beta, input": (lambda lib, n, i, x, y: getattr(lib, n)(2, i, x, y), 2, 1),
+    "method beta, alpha": (lambda lib, n, i, x, y: getattr(i, n)(2, 3, x, y), 2, 3),
+    "method beta": (lambda lib, n, i, x, y: getattr(i, n)(0.5, x, y), 0.5, 1),
+    "in place beta, alpha": (lambda lib, n, i, x, y: getattr(i.clone(), n + "_")(2, -1, x, y), 2, -1),
+    "in place beta": (lambda lib, n, i, x, y: getattr(i.clone(), n + "_")(3, x, y), 3, 1),
+}
+
+
+@pytest.mark.parametrize("form", list(FORMS))
+@pytest.mark.parametrize("name", list(PRODUCTS))
+def test_beta_first_orders(name, form):
+    call, beta, alpha = FORMS[form]
+    rng = np.random.default_rng(0)
+    i, x, y = [npgrad.tensor(rng.standard_normal(s)) for s in PRODUCTS[name]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        got = call(npgrad, name, i, x, y)
+    want = getattr(npgrad, name)(i, x, y, beta=beta, alpha=alpha)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+    if HAS_TORCH:
+        ti, tx, ty = [torch.tensor(t.numpy()) for t in (i, x, y)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            np.testing.assert_allclose(got.numpy(), call(torch, name, ti, tx, ty).numpy(), rtol=1e-12)

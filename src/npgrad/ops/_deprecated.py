@@ -37,20 +37,23 @@ def _is_number(x):
     return isinstance(x, (int, float, complex, np.number, np.bool_))
 
 
-def _positional_error(name, how, given):
+def _positional_error(name, how, given, takes=None):
     n = name + "_" if how == "inplace" else name
-    takes = len(_FORMS[name][1].split("*")[0].split(",")) - 1 + (how == "function")
+    if takes is None:
+        takes = len(_FORMS[name][1].split("*")[0].split(",")) - 1 + (how == "function")
     noun = "argument" if takes == 1 else "arguments"
     return TypeError(f"{n}() takes {takes} positional {noun} but {given} were given")
 
 
-def _warn(name, how):
-    old, new = _FORMS[name]
+def _warn(name, how, old=None, new=None):
+    if old is None:
+        old, new = _FORMS[name]
+        if how == "function":
+            old, new = f"Tensor input, {old}, *, Tensor out = None", f"Tensor input, {new}, Tensor out = None"
     n = name + "_" if how == "inplace" else name
-    if how == "function":
-        old, new = f"Tensor input, {old}, *, Tensor out = None", f"Tensor input, {new}, Tensor out = None"
+    news = "\n\t".join(f"{n}({x})" for x in ([new] if isinstance(new, str) else new))
     _runtime.warn_once("deprecated overload", f"This overload of {n} is deprecated:\n\t{n}({old})\nConsider using "
-                       "one of the following signatures instead:\n\t" + f"{n}({new})", stacklevel=5)
+                       "one of the following signatures instead:\n\t" + news, stacklevel=5)
 
 
 def alpha_first(name, other, deprecated, alpha, how=None):
@@ -75,3 +78,37 @@ def value_first(name, tensor1, tensor2, deprecated, value):
         raise _positional_error(name, how, 3 + len(deprecated) - (how != "function"))
     _warn(name, how)
     return tensor2, deprecated[0], tensor1
+
+
+# beta-first orders of the products with a bias: addmm(beta, [alpha,] mat1, mat2) as methods, and
+# torch.addmm(beta, input, [alpha,] mat1, mat2)
+_OPERANDS = {"addmm": ("mat1", "mat2"), "addbmm": ("batch1", "batch2"), "baddbmm": ("batch1", "batch2"),
+             "addmv": ("mat", "vec"), "addr": ("vec1", "vec2")}
+_WITH_OUT_DTYPE = ("addmm", "baddbmm")  # PyTorch lists their out_dtype overload among the current ones
+
+
+def beta_first(name, input, first, second, deprecated):
+    """``input.addmm(beta, alpha, mat1, mat2)`` and the rest: (input, mat1, mat2, beta, alpha) in the current
+    order; the operator passes its three named positions and the extra positional arguments."""
+    how = _how_called()
+    args = (input, first, second, *deprecated) if how == "function" else (first, second, *deprecated)
+    beta, rest = args[0], list(args[1:])
+    if how == "function":
+        input = rest.pop(0)
+    alpha = rest.pop(0) if len(rest) == 3 else 1
+    if len(rest) != 2 or not _is_number(beta) or not _is_number(alpha) or not isinstance(input, Tensor) or \
+            not all(isinstance(t, Tensor) for t in rest):
+        raise _positional_error(name, how, len(args), takes=3 if how == "function" else 2)
+    m1, m2 = _OPERANDS[name]
+    lead = "Tensor input, " if how == "function" else ""
+    tail = ", *, Tensor out = None" if how == "function" else ""
+    old = f"Number beta, {lead}" + ("Number alpha, " if len(args) - (how == "function") == 4 else "") + \
+        f"Tensor {m1}, Tensor {m2}{tail}"
+    current = f"{lead}Tensor {m1}, Tensor {m2}, *, Number beta = 1, Number alpha = 1" + (", Tensor out = None" if tail
+                                                                                       else "")
+    news = [current]
+    if how == "function" and name in _WITH_OUT_DTYPE:
+        news.append(f"{lead}Tensor {m1}, Tensor {m2}, torch.dtype out_dtype, *, Number beta = 1, Number alpha = 1, "
+                    "Tensor out = None")
+    _warn(name, how, old, news)
+    return input, rest[0], rest[1], beta, alpha
