@@ -43,6 +43,8 @@ LAYERS = [
     ("npgrad.fft", 3),
     # torch.strided and the memory formats: plain objects of their own types, importing nothing of npgrad.
     ("npgrad._layout", 0),
+    # torch.tensortype, the metaclass of the legacy FloatTensor-style types (CPU ones and torch.cuda's).
+    ("npgrad._tensortype", 0),
     ("npgrad.factories", 4),
     # the signal windows (hann_window, ...): factories computed from operators.
     ("npgrad._windows", 4),

@@ -33,7 +33,11 @@ from ._runtime import (set_num_threads, get_num_threads, set_float32_matmul_prec
                        set_default_tensor_type,
                        set_deterministic_debug_mode, get_deterministic_debug_mode, init_num_threads)
 
-__version__ = "0.1.0"
+from ._legacy_types import *  # noqa: E402,F401,F403  (FloatTensor, ...; set_default_tensor_type taking them)
+from .torch_version import __version__  # noqa: E402  "2.13.0+npgrad.0.1.0": see npgrad.torch_version
+from math import inf, nan, pi, e  # noqa: E402,F401  (torch.inf, ...: the same Python floats)
+newaxis = None
+has_lapack, has_spectral, has_mkl, has_openmp = True, True, False, False  # NumPy's LAPACK and FFT; no MKL/OpenMP
 
 
 
@@ -43,7 +47,7 @@ from . import _parallel  # noqa: E402
 _parallel.ENABLED = _BLAS_SPIN_SHORT and "openblas" in _process_tuning.blas_name()
 
 from ._layout import (layout, memory_format, strided, contiguous_format, preserve_format, channels_last,  # noqa: E402
-                      channels_last_3d)
+                      channels_last_3d, legacy_contiguous_format)
 cpu = device("cpu")
 
 

@@ -6,7 +6,7 @@ Like PyTorch's, neither type can be instantiated from Python: its values are the
 """
 
 __all__ = ["layout", "memory_format", "strided", "contiguous_format", "preserve_format", "channels_last",
-           "channels_last_3d"]
+           "channels_last_3d", "legacy_contiguous_format"]
 
 
 class _Constant:
@@ -46,3 +46,4 @@ contiguous_format = memory_format._make("contiguous_format")
 preserve_format = memory_format._make("preserve_format")
 channels_last = memory_format._make("channels_last")
 channels_last_3d = memory_format._make("channels_last_3d")
+legacy_contiguous_format = contiguous_format  # one object under two names, as in PyTorch

@@ -8,7 +8,7 @@ from . import dtypes as _dt
 from .random import rng
 from .ops._dims import sizes_arg
 from .ops._registry import method, op
-from ._convert import _finish, _infer_array, tensor  # noqa: F401 (tensor: public)
+from ._convert import _finish, _infer_array, check_python_cast, tensor  # noqa: F401 (tensor: public)
 from .tensor import Tensor, _check_device
 from . import _windows
 from ._windows import *  # noqa: F401,F403 (hann_window ...: public here, as in torch)
@@ -28,6 +28,8 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, Tensor):
         return data if dtype is None else data.to(dtype)
     arr = _infer_array(data, exact=dtype is not None)
+    if dtype is not None and not isinstance(data, (np.ndarray, np.generic)):
+        check_python_cast(arr, _dt.to_dtype(dtype).np)
     return _finish(arr, dtype, False, False)
 
 
@@ -399,18 +401,59 @@ def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, 
                                "normal_kernel_cpu", complex_scale=0.5 ** 0.5), requires_grad, out)
 
 
-def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
-            requires_grad=False):
+_RANDINT_FORMS = "".join(
+    f"\n * ({head}tuple of ints size, *, {gen}Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+    "torch.device device = None, bool pin_memory = False, bool requires_grad = False)"
+    for head in ("int high, ", "int low, int high, ") for gen in ("torch.Generator generator, ", ""))
+_UNSET = object()
+
+
+def _randint_error(args, given):
+    names = [_type_label(a) for a in args] + [f"{k}={_type_label(v)}" for k, v in sorted(given.items())]
+    return TypeError(f"randint() received an invalid combination of arguments - got ({', '.join(names)}), but "
+                     f"expected one of:{_RANDINT_FORMS}\n")
+
+
+def _type_label(v):
+    return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+
+
+def randint(*args, low=_UNSET, high=_UNSET, size=_UNSET, generator=None, out=None, dtype=None, layout=None,
+            device=None, requires_grad=False, pin_memory=False):
+    """``randint(high, size)`` or ``randint(low, high, size)``, each argument positional or by keyword."""
     _check_device(device)
-    if size is None:  # randint(high, size)
-        low, high, size = 0, low, high
-    if high is None:
-        raise TypeError("randint() missing required argument 'high'")
+    given = {k: v for k, v in (("low", low), ("high", high), ("size", size)) if v is not _UNSET}
+    names = ("low", "high", "size") if len(args) + len(given) == 3 else ("high", "size")
+    values = dict(zip(names, args))
+    if len(args) > len(names) or any(k not in names or k in values for k in given) or \
+            len(values) + len(given) != len(names):
+        raise _randint_error(args, given)
+    values.update(given)
+    bounds = []
+    for name in names[:-1]:
+        v = values[name]
+        if isinstance(v, Tensor) and v._data.size == 1 and v._data.dtype.kind in "iu":
+            v = int(v._data.reshape(()))
+        if not _is_int(v):
+            if len(names) == 3:
+                raise _randint_error(args, given)
+            raise TypeError(f"randint(): argument '{name}' (position 1) must be int, not {_type_label(v)}")
+        bounds.append(int(v))
+    low, high = bounds if len(bounds) == 2 else (0, bounds[0])
+    size = values["size"]
+    if not isinstance(size, (tuple, list)):
+        if len(names) == 3 or "size" in given:
+            raise _randint_error(args, given)
+        raise TypeError(f"randint(): argument 'size' (position 2) must be tuple of ints, not {_type_label(size)}")
+    bad = next((i for i, s in enumerate(size) if not _is_int(s)), None)
+    if bad is not None:
+        raise TypeError(f"randint(): argument 'size' (position {len(names)}) must be tuple of ints, but found element "
+                        f"of type {_type_label(size[bad])} at pos {bad}")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     npd = np.int64 if dtype is None else _dt.to_dtype(dtype).np
     _check_random_range(low, high, npd)
-    arr = rng(generator).integers(low, high, size=_size((size,), "randint"))
+    arr = rng(generator).integers(low, high, size=_size((tuple(size),), "randint"))
     return _make(arr.astype(npd), requires_grad, out, dtype)
 
 

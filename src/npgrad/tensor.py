@@ -4,6 +4,7 @@ This module holds the tensor's state and its non-operator API (properties, conve
 points). Operators (``+``, ``exp``, ``sum``, ``reshape``, indexing ...) are defined next to their
 gradients in ``npgrad.ops`` and attached to the class there, one family per module.
 """
+import threading
 import warnings
 import weakref
 
@@ -12,6 +13,7 @@ import numpy as np
 from . import dtypes as _dt
 from .dtypes import LOW_PRECISION_NP as _LOWP
 from ._layout import strided as _strided
+from ._tensortype import CUDA_INIT_ERROR as _CUDA_INIT_ERROR, tensortype as _tensortype, tp_name as _tp_name
 from .autograd import engine as _engine
 from .autograd import _protocol
 from .autograd.views import refresh_view as _refresh_view
@@ -458,12 +460,29 @@ class Tensor:
         return _protocol.cast(self, _dt.note_dtype(dtype.np))  # ops' ToCopy, registered with autograd
 
     def type(self, dtype=None, non_blocking=False):
+        """The legacy type's name ("torch.FloatTensor"); or a cast to a dtype, a legacy type or its name."""
         if dtype is None:
             return _LEGACY_TYPE_NAMES.get(self._data.dtype.name, "torch.Tensor")
-        if isinstance(dtype, str):
-            rev = {v: k for k, v in _LEGACY_TYPE_NAMES.items()}
-            dtype = getattr(_dt, rev[dtype])
-        return self._cast(_dt.to_dtype(dtype))
+        if isinstance(dtype, _dt.dtype):
+            return self._cast(dtype)
+        if isinstance(dtype, _tensortype):
+            if dtype.is_cuda:
+                raise RuntimeError(_CUDA_INIT_ERROR)
+            return self._cast(dtype.dtype)
+        if isinstance(dtype, type):
+            if dtype is Tensor:
+                return self._cast(_dt.get_default_dtype())
+            raise ValueError(f"invalid type: '{_tp_name(dtype)}'")
+        if not isinstance(dtype, str):
+            raise TypeError("dtype must be a type, str, or dtype object")
+        if dtype == "torch.Tensor":
+            return self._cast(_dt.get_default_dtype())
+        if dtype.startswith("torch.cuda.") and "torch." + dtype[11:] in _LEGACY_TYPE_NAMES.values():
+            raise RuntimeError(_CUDA_INIT_ERROR)
+        for name, legacy in _LEGACY_TYPE_NAMES.items():
+            if legacy == dtype and hasattr(_dt, name):
+                return self._cast(getattr(_dt, name))
+        raise ValueError(f"invalid type: '{dtype}'")
 
     def type_as(self, other):
         return self._cast(other.dtype)
@@ -600,6 +619,15 @@ class Device:
     def __hash__(self):
         return hash((self.type, self.index))
 
+    # ``with torch.device("cpu"):``: the default device of the factories (and so of modules) inside, in this
+    # thread; nests, and restores the one before on exit. Another device raises on entry the error a build
+    # without it gives its first tensor.
+    def __enter__(self):
+        return _enter_device(self)
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        _exit_device()
+
 
 def _type_name(x):
     return type(x).__name__
@@ -622,22 +650,46 @@ def _check_device(device):
         raise err() if err else RuntimeError(f"PyTorch is not linked with support for {d.type} devices")
 
 
-_default_device = [None]  # set_default_device's choice; None: the CPU
+class _DefaultDevice(threading.local):
+    """set_default_device's choice (None: the CPU) and the devices ``with device(...)`` replaced, per thread
+    as in PyTorch."""
+    device = None
+
+    def __init__(self):
+        self.entered = []
+
+
+_default_device = _DefaultDevice()
 
 
 def set_default_device(device):
     """The device factories use when given none. Only the CPU holds npgrad tensors: another device raises
     here the error a PyTorch build without it raises when its first tensor is made there."""
     if device is None:
-        _default_device[0] = None
+        _default_device.device = None
         return
     d = device if isinstance(device, Device) else Device(device)
     _check_device(d)
-    _default_device[0] = d
+    _default_device.device = d
 
 
 def get_default_device():
-    return _default_device[0] or _CPU
+    return _default_device.device or _CPU
+
+
+def _enter_device(d):
+    _check_device(d)
+    state = _default_device
+    state.entered.append(state.device)
+    state.device = d
+    return d
+
+
+def _exit_device():
+    state = _default_device
+    if not state.entered:
+        raise RuntimeError("trying to pop from empty mode stack")
+    state.device = state.entered.pop()
 
 
 _LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",

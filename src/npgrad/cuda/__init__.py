@@ -5,6 +5,8 @@ calls do nothing (there is no CUDA generator or cache to touch), and anything th
 raises PyTorch's own error, so a script written for "GPU if available, else CPU" takes its CPU path.
 """
 
+from .. import _tensortype, dtypes as _dtypes
+
 _NOT_COMPILED = "Torch not compiled with CUDA enabled"
 
 
@@ -78,6 +80,24 @@ def set_rng_state(new_state, device="cuda"):
 
 init = synchronize = current_device = get_device_name = get_device_capability = _no_cuda
 get_device_properties = get_rng_state = initial_seed = mem_get_info = current_stream = _no_cuda
+
+
+def _legacy_type(name, dtype_name):
+    """``torch.cuda.FloatTensor`` and its kin: names a script can test against or pick between ("cuda if
+    available"); constructing one raises PyTorch's error for a build without CUDA, and no tensor is one."""
+    def construct(*args, **kwargs):
+        raise TypeError(f"type torch.cuda.{name} not available. Torch not compiled with CUDA enabled.")
+
+    return _tensortype.make(name, getattr(_dtypes, dtype_name), __name__, True, construct, lambda obj: False)
+
+
+for _name, _dt_name in [("DoubleTensor", "float64"), ("FloatTensor", "float32"), ("HalfTensor", "float16"),
+                        ("BFloat16Tensor", "bfloat16"), ("LongTensor", "int64"), ("IntTensor", "int32"),
+                        ("ShortTensor", "int16"), ("CharTensor", "int8"), ("ByteTensor", "uint8"),
+                        ("BoolTensor", "bool")]:
+    if hasattr(_dtypes, _dt_name):
+        globals()[_name] = _legacy_type(_name, _dt_name)
+del _name, _dt_name
 
 
 def __getattr__(name):

@@ -12,6 +12,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..autograd.record import _apply_op
 from ..tensor import Tensor
+from . import _deprecated
 from . import _poly as P
 from ._registry import method, op
 
@@ -379,13 +380,17 @@ def _with_alpha(input, other, alpha):
 
 
 @op(inplace="ufunc")
-def add(input, other, *, alpha=1):
+def add(input, other, *deprecated, alpha=1):
+    if deprecated:  # add(input, alpha, other), still accepted by PyTorch
+        other, alpha = _deprecated.alpha_first("add", other, deprecated, alpha)
     other = _with_alpha(input, other, alpha)
     return _binary(Add, input, other) if isinstance(input, Tensor) else _rbinary(Add, input, other)
 
 
 @op("subtract", inplace="ufunc")
-def sub(input, other, *, alpha=1):
+def sub(input, other, *deprecated, alpha=1):
+    if deprecated:
+        other, alpha = _deprecated.alpha_first("sub", other, deprecated, alpha)
     return _sub(input, _with_alpha(input, other, alpha))
 
 

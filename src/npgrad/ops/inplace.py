@@ -16,6 +16,7 @@ from ..autograd import record as _record
 from ..autograd.record import DUAL_HOOK, relink_saved_output
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor
+from . import _deprecated
 from . import _poly as P
 from ._registry import METHODS, RECORDS, method, op
 from ..autograd.views import mark_current, multi_view_error, refresh_view, replay
@@ -174,16 +175,23 @@ _UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true
 def _arith_inplace(rec):
     name, ufunc, slow = rec.name, _UFUNCS[rec.name], rec.fn
 
-    def arith_(self, other, *, alpha=1, **kwargs):
+    def arith_(self, other, *deprecated, alpha=1, **kwargs):
+        if deprecated:  # add_(alpha, other): PyTorch's deprecated order, for add_ and sub_ only
+            if name not in ("add", "sub"):
+                raise TypeError(f"{name}_() takes 1 positional argument but {1 + len(deprecated)} were given")
+            other, alpha = _deprecated.alpha_first(name, other, deprecated, alpha, "inplace")
         if kwargs or (_grad_state.enabled and (self._requires_grad or (isinstance(other, Tensor) and
                                                                      other._requires_grad))) or \
                 (DUAL_HOOK and DUAL_HOOK[2](self, other)):
-            if alpha != 1:
+            if type(alpha) is not int or alpha != 1:  # (alpha=True is no 1: PyTorch refuses it for non-bool)
                 kwargs["alpha"] = alpha
             return inplace(self, slow, other, **kwargs)
         d = self._data
         o = other._data if isinstance(other, Tensor) else other
-        if alpha != 1:
+        if type(alpha) is not int or alpha != 1:
+            if d.dtype.kind in "biu" or isinstance(alpha, (bool, np.bool_)):
+                # PyTorch's checks of alpha against the result type (operators' _with_alpha)
+                return inplace(self, slow, other, alpha=alpha)
             o = o * alpha
         if isinstance(o, (np.ndarray, np.generic)) or not isinstance(o, (int, float, bool)):
             o = np.asarray(o)

@@ -541,8 +541,9 @@ def _split(input, d, bounds):
                  for o, (lo, hi) in zip(outs, bounds))
 
 
-@op()
-def split(input, split_size_or_sections, dim=0):
+@op(methods=())
+def split(tensor, split_size_or_sections, dim=0):
+    input = tensor
     d = canon_dim(dim, input._data.ndim)
     size = input._data.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -561,6 +562,15 @@ def split(input, split_size_or_sections, dim=0):
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
                                f"size at dimension {d}), but got split_sizes={sizes}")
     return mark_multi_view(_split(input, d, _split_bounds(size, sizes)), "Split")
+
+
+def _split_method(self, split_size, dim=0):
+    # The method's keyword is split_size, torch.split's split_size_or_sections (and its tensor is `tensor`).
+    return split(self, split_size, dim)
+
+
+_split_method.__name__, _split_method.__qualname__ = "split", "Tensor.split"
+method("split", _split_method)
 
 
 @op()

@@ -6,6 +6,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..tensor import Tensor
+from . import _deprecated
 from . import _poly as P
 from ._registry import op
 from .arith import promote, _apply2
@@ -418,7 +419,9 @@ class LerpTensorWeight(Lerp):
 
 
 @op(inplace="generic")
-def addcmul(input, tensor1, tensor2, *, value=1):
+def addcmul(input, tensor1, tensor2, *deprecated, value=1):
+    if deprecated:  # addcmul(input, value, tensor1, tensor2), still accepted by PyTorch
+        tensor1, tensor2, value = _deprecated.value_first("addcmul", tensor1, tensor2, deprecated, value)
     if _dt.result_type(input, tensor1, tensor2) is _dt.bool:
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     _check_shapes(input, tensor1, tensor2)
@@ -434,7 +437,9 @@ def _to_result_type(*xs):
 
 
 @op(inplace="generic")
-def addcdiv(input, tensor1, tensor2, *, value=1):
+def addcdiv(input, tensor1, tensor2, *deprecated, value=1):
+    if deprecated:
+        tensor1, tensor2, value = _deprecated.value_first("addcdiv", tensor1, tensor2, deprecated, value)
     _check_shapes(input, tensor1, tensor2)
     if (tensor1._data.dtype.kind not in "fc" and tensor2._data.dtype.kind not in "fc"
             and tensor1._data.dtype not in _dt.LOW_PRECISION_NP and tensor2._data.dtype not in _dt.LOW_PRECISION_NP):

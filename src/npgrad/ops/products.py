@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 
+from . import _deprecated
 from .. import _parallel
 from .. import dtypes as _dt
 from ..autograd.function import Op
@@ -300,7 +301,11 @@ def _scaled_sum(prod, input, beta, alpha):
 
 
 @op(inplace="generic")
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+def addmm(input, mat1, mat2, *deprecated, beta=1, alpha=1):
+    if deprecated:  # PyTorch's deprecated beta-first orders
+        if not (type(beta) is int and beta == 1 and type(alpha) is int and alpha == 1):
+            raise TypeError("addmm() received an invalid combination of arguments")
+        input, mat1, mat2, beta, alpha = _deprecated.beta_first("addmm", input, mat1, mat2, deprecated)
     for name, t in (("mat1", mat1), ("mat2", mat2)):
         if t._data.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {t._data.ndim}-D tensor")
@@ -309,7 +314,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 
 @op(inplace="generic")
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+def baddbmm(input, batch1, batch2, *deprecated, beta=1, alpha=1):
+    if deprecated:  # PyTorch's deprecated beta-first orders
+        if not (type(beta) is int and beta == 1 and type(alpha) is int and alpha == 1):
+            raise TypeError("baddbmm() received an invalid combination of arguments")
+        input, batch1, batch2, beta, alpha = _deprecated.beta_first("baddbmm", input, batch1, batch2, deprecated)
     _check_bmm(batch1._data.shape, batch2._data.shape)
     _check_bias(input._data.shape, (batch1._data.shape[0], batch1._data.shape[1], batch2._data.shape[2]))
     return _scaled_sum(matmul(batch1, batch2), input, beta, alpha)

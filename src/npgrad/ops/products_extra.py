@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 
+from . import _deprecated
 from .. import dtypes as _dt
 from ..tensor import Tensor
 from ._registry import op
@@ -22,7 +23,11 @@ def _dtname(t):
 # -- addbmm / addmv / addr ---------------------------------------------------------------------------------------------
 
 @op(inplace="generic")
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+def addbmm(input, batch1, batch2, *deprecated, beta=1, alpha=1):
+    if deprecated:  # PyTorch's deprecated beta-first orders
+        if not (type(beta) is int and beta == 1 and type(alpha) is int and alpha == 1):
+            raise TypeError("addbmm() received an invalid combination of arguments")
+        input, batch1, batch2, beta, alpha = _deprecated.beta_first("addbmm", input, batch1, batch2, deprecated)
     """beta * input + alpha * sum_b batch1[b] @ batch2[b]."""
     s1, s2 = batch1._data.shape, batch2._data.shape
     if len(s1) == 3 and len(s2) == 3:
@@ -41,7 +46,11 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 
 @op(inplace="generic")
-def addmv(input, mat, vec, *, beta=1, alpha=1):
+def addmv(input, mat, vec, *deprecated, beta=1, alpha=1):
+    if deprecated:  # PyTorch's deprecated beta-first orders
+        if not (type(beta) is int and beta == 1 and type(alpha) is int and alpha == 1):
+            raise TypeError("addmv() received an invalid combination of arguments")
+        input, mat, vec, beta, alpha = _deprecated.beta_first("addmv", input, mat, vec, deprecated)
     """beta * input + alpha * mat @ vec."""
     nd = (input._data.ndim, mat._data.ndim, vec._data.ndim)
     if mat._data.ndim != 2 or vec._data.ndim != 1 or input._data.ndim > 1:
@@ -58,7 +67,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 
 @op(inplace="generic")
-def addr(input, vec1, vec2, *, beta=1, alpha=1):
+def addr(input, vec1, vec2, *deprecated, beta=1, alpha=1):
+    if deprecated:  # PyTorch's deprecated beta-first orders
+        if not (type(beta) is int and beta == 1 and type(alpha) is int and alpha == 1):
+            raise TypeError("addr() received an invalid combination of arguments")
+        input, vec1, vec2, beta, alpha = _deprecated.beta_first("addr", input, vec1, vec2, deprecated)
     """beta * input + alpha * outer(vec1, vec2), with type promotion (as PyTorch's composite addr)."""
     for name, v in (("vec1", vec1), ("vec2", vec2)):
         if v._data.ndim != 1:
