@@ -86,6 +86,21 @@ if HAS_TORCH:
                                                l.nn.ELU(), l.nn.Hardtanh(), l.nn.Bilinear(2, 3, 4))]:
             assert repr(make(npgrad)) == repr(make(torch))
 
+    def test_activation_module_reprs_and_outputs_match_torch():
+        def mods(L):
+            n = L.nn
+            return [n.Threshold(0.1, 2.0, True), n.Threshold(0.1, 2), n.Hardtanh(-2, 3, True), n.ReLU6(True),
+                    n.ReLU6(), n.LeakyReLU(0.2, True), n.RReLU(0.1, 0.3), n.ELU(2.0), n.CELU(0.5, True),
+                    n.GELU("tanh"), n.Softplus(2, 10), n.Softshrink(0.3), n.Hardshrink(), n.GLU(1), n.PReLU()]
+        x = np.linspace(-3, 3, 12, dtype=np.float32).reshape(3, 4)
+        for ours, theirs in zip(mods(npgrad), mods(torch)):
+            assert repr(ours) == repr(theirs)
+            ours.eval(), theirs.eval()  # RReLU's slope is fixed in eval
+            np.testing.assert_allclose(ours(npgrad.tensor(x)).detach().numpy(),
+                                       theirs(torch.tensor(x)).detach().numpy(), rtol=1e-6, atol=1e-6)
+        with pytest.warns(FutureWarning, match="keyword argument `max_value` is deprecated and renamed to `max_val`"):
+            assert nn.Hardtanh(max_value=2.0).max_val == 2.0
+
     def test_load_torch_state_dict_and_back():
         m, t = Net(), _torch_net()
         t.bn.running_mean.fill_(0.5)
