@@ -85,7 +85,7 @@ class LogSigmoid(_Plain):
 
 
 class _WithSettings(Module):
-    """An activation computed as ``_fn(input, *settings)``, the settings being the attributes ``_fields`` names
+    """An activation computed as ``F.<_fn>(input, *settings)``, the settings being the attributes ``_fields`` names
     (in ``_fn``'s positional order); extra_repr shows the ``_shown`` ones, then ``inplace=True`` if set."""
 
     _fn = None
@@ -100,7 +100,8 @@ class _WithSettings(Module):
             cls._settings = staticmethod(get if len(cls._fields) > 1 else (lambda m: (get(m),)))
 
     def forward(self, input):
-        return self._fn(input, *self._settings(self))
+        # F's function is looked up at each call: vmap swaps nn.functional's functions for batching ones.
+        return getattr(F, self._fn)(input, *self._settings(self))
 
     def extra_repr(self):
         parts = [f"{name}={getattr(self, name)}" for name in self._shown]
@@ -110,7 +111,7 @@ class _WithSettings(Module):
 
 
 class Threshold(_WithSettings):
-    _fn, _fields, _shown = staticmethod(F.threshold), ("threshold", "value", "inplace"), ("threshold", "value")
+    _fn, _fields, _shown = "threshold", ("threshold", "value", "inplace"), ("threshold", "value")
 
     def __init__(self, threshold, value, inplace=False):
         super().__init__()
@@ -118,7 +119,7 @@ class Threshold(_WithSettings):
 
 
 class Hardtanh(_WithSettings):
-    _fn, _fields, _shown = staticmethod(F.hardtanh), ("min_val", "max_val", "inplace"), ("min_val", "max_val")
+    _fn, _fields, _shown = "hardtanh", ("min_val", "max_val", "inplace"), ("min_val", "max_val")
 
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
         super().__init__()
@@ -142,7 +143,7 @@ class ReLU6(Hardtanh):
 
 
 class LeakyReLU(_WithSettings):
-    _fn, _fields, _shown = staticmethod(F.leaky_relu), ("negative_slope", "inplace"), ("negative_slope",)
+    _fn, _fields, _shown = "leaky_relu", ("negative_slope", "inplace"), ("negative_slope",)
 
     def __init__(self, negative_slope=1e-2, inplace=False):
         super().__init__()
@@ -151,7 +152,7 @@ class LeakyReLU(_WithSettings):
 
 class RReLU(_WithSettings):
     # The slope is random in training and the mean of [lower, upper] in eval: training is a setting too.
-    _fn, _fields, _shown = staticmethod(F.rrelu), ("lower", "upper", "training", "inplace"), ("lower", "upper")
+    _fn, _fields, _shown = "rrelu", ("lower", "upper", "training", "inplace"), ("lower", "upper")
 
     def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
         super().__init__()
@@ -159,7 +160,7 @@ class RReLU(_WithSettings):
 
 
 class ELU(_WithSettings):
-    _fn, _fields, _shown = staticmethod(F.elu), ("alpha", "inplace"), ("alpha",)
+    _fn, _fields, _shown = "elu", ("alpha", "inplace"), ("alpha",)
 
     def __init__(self, alpha=1.0, inplace=False):
         super().__init__()
@@ -167,11 +168,11 @@ class ELU(_WithSettings):
 
 
 class CELU(ELU):
-    _fn = staticmethod(F.celu)
+    _fn = "celu"
 
 
 class GELU(_WithSettings):
-    _fn, _fields = staticmethod(F.gelu), ("approximate",)
+    _fn, _fields = "gelu", ("approximate",)
 
     def __init__(self, approximate="none"):
         super().__init__()
@@ -182,7 +183,7 @@ class GELU(_WithSettings):
 
 
 class Softplus(_WithSettings):
-    _fn, _fields = staticmethod(F.softplus), ("beta", "threshold")
+    _fn, _fields = "softplus", ("beta", "threshold")
     _shown = _fields
 
     def __init__(self, beta=1.0, threshold=20.0):
@@ -191,7 +192,7 @@ class Softplus(_WithSettings):
 
 
 class Softshrink(_WithSettings):
-    _fn, _fields = staticmethod(F.softshrink), ("lambd",)
+    _fn, _fields = "softshrink", ("lambd",)
 
     def __init__(self, lambd=0.5):
         super().__init__()
@@ -202,11 +203,11 @@ class Softshrink(_WithSettings):
 
 
 class Hardshrink(Softshrink):
-    _fn = staticmethod(F.hardshrink)
+    _fn = "hardshrink"
 
 
 class GLU(_WithSettings):
-    _fn, _fields, _shown = staticmethod(F.glu), ("dim",), ("dim",)
+    _fn, _fields, _shown = "glu", ("dim",), ("dim",)
 
     def __init__(self, dim=-1):
         super().__init__()
@@ -216,7 +217,7 @@ class GLU(_WithSettings):
 class PReLU(_WithSettings):
     """max(0, x) + a * min(0, x) with a learnable slope (one, or one per channel)."""
 
-    _fn, _fields, _shown = staticmethod(F.prelu), ("weight",), ("num_parameters",)
+    _fn, _fields, _shown = "prelu", ("weight",), ("num_parameters",)
 
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
         self.num_parameters = num_parameters
