@@ -101,6 +101,18 @@ if HAS_TORCH:
         with pytest.warns(FutureWarning, match="keyword argument `max_value` is deprecated and renamed to `max_val`"):
             assert nn.Hardtanh(max_value=2.0).max_val == 2.0
 
+    def test_resampling_module_reprs_match_torch():
+        def mods(L):
+            n = L.nn
+            return [n.Upsample(scale_factor=(2, 3)), n.Upsample(size=4, mode="bilinear"), n.Upsample(scale_factor=0),
+                    n.UpsamplingNearest2d(scale_factor=2), n.UpsamplingBilinear2d(size=(3, 3)), n.PixelShuffle(2),
+                    n.PixelUnshuffle(3)]
+        assert [repr(m) for m in mods(npgrad)] == [repr(m) for m in mods(torch)]
+        x = np.arange(36, dtype=np.float32).reshape(1, 4, 3, 3)
+        for ours, theirs in zip(mods(npgrad)[-2:], mods(torch)[-2:]):
+            y = x if isinstance(ours, nn.PixelShuffle) else np.tile(x, (1, 1, 2, 2))
+            np.testing.assert_array_equal(ours(npgrad.tensor(y)).numpy(), theirs(torch.tensor(y)).numpy())
+
     def test_load_torch_state_dict_and_back():
         m, t = Net(), _torch_net()
         t.bn.running_mean.fill_(0.5)
