@@ -113,6 +113,23 @@ if HAS_TORCH:
             y = x if isinstance(ours, nn.PixelShuffle) else np.tile(x, (1, 1, 2, 2))
             np.testing.assert_array_equal(ours(npgrad.tensor(y)).numpy(), theirs(torch.tensor(y)).numpy())
 
+    def test_pooling_module_reprs_and_outputs_match_torch():
+        def mods(L):
+            n = L.nn
+            return [n.MaxPool1d(3), n.MaxPool2d(2, 1, 1, 2, True, True), n.MaxPool3d(2), n.AvgPool1d(3, 2, 1, True, False),
+                    n.AvgPool2d(2, divisor_override=3), n.AvgPool3d(2, 1), n.AdaptiveAvgPool2d((2, None)),
+                    n.AdaptiveMaxPool1d(3, True), n.LPPool2d(2, 3, 2, True), n.LPPool1d(1, 2)]
+        x = np.random.default_rng(0).standard_normal((1, 2, 8, 8)).astype(np.float32)
+        for ours, theirs in zip(mods(npgrad), mods(torch)):
+            assert repr(ours) == repr(theirs)
+            kind = type(ours).__name__
+            xs = x[..., 0, :] if "1d" in kind else np.repeat(x[:, :, None], 2, 2) if "3d" in kind else x
+            xs = np.abs(xs) if kind.startswith("LP") else xs
+            got, want = ours(npgrad.tensor(xs)), theirs(torch.tensor(xs))
+            got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
+            for g, w in zip(got, want):
+                np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)
+
     def test_load_torch_state_dict_and_back():
         m, t = Net(), _torch_net()
         t.bn.running_mean.fill_(0.5)
