@@ -142,6 +142,20 @@ def test_compare_envs_gaps_and_warnings_like_torch(colorize):
     assert ours == table(tb) and "(! " in ours and "(e1)" in ours
 
 
+@needs_torch
+def test_measurement_statistics_and_warnings_like_torch():
+    import torch.utils.benchmark as tb
+    for times in ([1e-5], [1e-5, 3e-5], [1e-5, 2e-5, 3e-5], [1e-3, 1.1e-3, 5e-3, 1e-3, 1.2e-3],
+                  [2.0, 2.01, 2.02, 2.5, 2.03, 2.04, 2.0]):
+        spec = dict(stmt="a\nb", setup="s\nt", label="L", sub_label="s", description="d", num_threads=4)
+        ours, theirs = Measurement(10, times, TaskSpec(**spec)), tb.Measurement(10, times, tb.TaskSpec(**spec))
+        assert repr(ours).split("\n", 1)[1] == repr(theirs).split("\n", 1)[1]
+        assert (ours.significant_figures, ours.has_warnings, ours.median, ours.iqr, ours.mean) == \
+            (theirs.significant_figures, theirs.has_warnings, theirs.median, theirs.iqr, theirs.mean)
+    g = {"torch": "mine"}
+    assert Timer("pass", globals=g)._globals["torch"] == "mine"  # a caller's own torch wins
+
+
 def test_reachable_as_torch_utils_benchmark():
     import subprocess
     import sys
