@@ -352,7 +352,7 @@ def test_samplers_are_lazy_on_huge_datasets():
 
 def test_split_chain_and_subset_edges():
     with pytest.raises(ValueError, match="Fraction at index 1 is not between 0 and 1"):
-        D.random_split(list(range(4)), [1.5, -0.5])
+        D.random_split(list(range(4)), [0.5, 1.5, -1.0])
     with pytest.raises(AssertionError, match="ChainDataset only supports IterableDataset"):
         len(D.ChainDataset([list(range(3))]))
     with pytest.raises(AssertionError, match="ConcatDataset does not support IterableDataset"):
