@@ -112,6 +112,50 @@ def test_compare_table_like_torch():
         Compare([1])
 
 
+@needs_torch
+@pytest.mark.parametrize("colorize", [None, "row", "col"])
+def test_compare_envs_gaps_and_warnings_like_torch(colorize):
+    # Two envs per thread group, a missing cell, a second label and high-variance rows (flagged when highlighting).
+    import torch.utils.benchmark as tb
+
+    def table(lib_b):
+        ms = []
+        for threads in (1, 4):
+            for env in ("e1", "env2"):
+                for k, sub in enumerate(("a", "bb", "c")):
+                    for n, base in ((10, 3e-9), (1000, 5e-3)):
+                        if (sub, n, env) == ("bb", 1000, "e1"):
+                            continue
+                        times = [base * (k + 1) * (1 + 0.1 * k * j) for j in range(6)]
+                        spec = lib_b.TaskSpec(stmt="x.sum()", setup="pass", label="L" if k < 2 else None,
+                                              sub_label=sub, description=f"n={n}", env=env, num_threads=threads)
+                        ms.append(lib_b.Measurement(1, times, spec))
+        c = lib_b.Compare(ms[:-3])
+        c.extend_results(ms[-3:])
+        c.highlight_warnings()
+        c.trim_significant_figures()
+        if colorize:
+            c.colorize(rowwise=colorize == "row")
+        return str(c)
+
+    ours = table(npgrad.utils.benchmark)
+    assert ours == table(tb) and "(! " in ours and "(e1)" in ours
+
+
+@needs_torch
+def test_measurement_statistics_and_warnings_like_torch():
+    import torch.utils.benchmark as tb
+    for times in ([1e-5], [1e-5, 3e-5], [1e-5, 2e-5, 3e-5], [1e-3, 1.1e-3, 5e-3, 1e-3, 1.2e-3],
+                  [2.0, 2.01, 2.02, 2.5, 2.03, 2.04, 2.0]):
+        spec = dict(stmt="a\nb", setup="s\nt", label="L", sub_label="s", description="d", num_threads=4)
+        ours, theirs = Measurement(10, times, TaskSpec(**spec)), tb.Measurement(10, times, tb.TaskSpec(**spec))
+        assert repr(ours).split("\n", 1)[1] == repr(theirs).split("\n", 1)[1]
+        assert (ours.significant_figures, ours.has_warnings, ours.median, ours.iqr, ours.mean) == \
+            (theirs.significant_figures, theirs.has_warnings, theirs.median, theirs.iqr, theirs.mean)
+    g = {"torch": "mine"}
+    assert Timer("pass", globals=g)._globals["torch"] == "mine"  # a caller's own torch wins
+
+
 def test_reachable_as_torch_utils_benchmark():
     import subprocess
     import sys

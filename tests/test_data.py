@@ -348,3 +348,19 @@ def test_samplers_are_lazy_on_huge_datasets():
     assert len(drawn) == 3 and all(0 <= v < 10 ** 12 for b in drawn for v in b.tolist())
     assert len(sampler) == 10 ** 10
     assert peak < 10 * 2 ** 20, f"{peak / 2 ** 20:.1f} MiB for a few batches"
+
+
+def test_split_chain_and_subset_edges():
+    with pytest.raises(ValueError, match="Fraction at index 1 is not between 0 and 1"):
+        D.random_split(list(range(4)), [0.5, 1.5, -1.0])
+    with pytest.raises(AssertionError, match="ChainDataset only supports IterableDataset"):
+        len(D.ChainDataset([list(range(3))]))
+    with pytest.raises(AssertionError, match="ConcatDataset does not support IterableDataset"):
+        D.ConcatDataset([D.ChainDataset([])])
+    sub = D.Subset(list(range(10, 20)), [5, 1, 7])
+    assert sub.__getitems__([0, 2]) == [15, 17]
+
+    class Batched(D.Dataset):
+        def __getitems__(self, idx):
+            return ("batch", idx)
+    assert D.Subset(Batched(), [4, 6]).__getitems__([1, 0]) == ("batch", [6, 4])

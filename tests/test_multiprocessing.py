@@ -10,7 +10,7 @@ import pytest
 
 import npgrad
 import npgrad.multiprocessing as mp
-from _mp_workers import echo_tensor, exit_with, put_tensors, raise_in_one
+from _mp_workers import echo_tensor, exit_with, kill_self, put_tensors, raise_in_one
 from oracle import HAS_TORCH, torch
 
 needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="PyTorch is not installed: no oracle to compare with")
@@ -91,6 +91,17 @@ def test_exit_code_and_join_false():
         while not ctx.join():
             pass
     assert info.value.exit_code == 3 and info.value.error_index == 0 and info.value.signal_name is None
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no SIGKILL on Windows")
+def test_killed_child_reports_its_signal_and_the_rest_are_stopped():
+    import signal
+    ctx = mp.start_processes(kill_self, args=(int(signal.SIGKILL),), nprocs=2, join=False, start_method="spawn")
+    with pytest.raises(mp.ProcessExitedException, match="^process 0 terminated with signal SIGKILL$") as info:
+        while not ctx.join(grace_period=0.1):
+            pass
+    assert info.value.signal_name == "SIGKILL" and info.value.exit_code == -signal.SIGKILL
+    assert not any(p.is_alive() for p in ctx.processes) and info.value.error_pid == ctx.pids()[0]
 
 
 def test_spawn_warns_for_other_start_methods():

@@ -66,6 +66,10 @@ CASES = {
     "stride": (lambda L: (L.ones(2, 3).t(), L.ones(2, 3).t().contiguous()), dict(check_stride=True)),
     "requires_grad": (lambda L: (L.tensor([1., 2.], requires_grad=True), L.tensor([1., 2.5])), {}),
     "size_tuples": (lambda L: (L.ones(2, 3).shape, (2, 4)), {}),
+    "bool_vs_int": (lambda L: ([0, True], [0, 1]), {}),  # no leaf kind takes the pair cleanly: RuntimeError
+    "unsortable_keys_path": (lambda L: ({1: [L.tensor([1.])], "k": 2}, {1: [L.tensor([2.])], "k": 2}), {}),
+    "second_of_two_mismatches": (lambda L: ([1.0, L.tensor([1, 2])], [1.0, L.tensor([1, 3])]), dict(msg=str.upper)),
+    "only_atol_on_numbers": (lambda L: (1.0, 1.0), dict(atol=1e-3)),
 }
 
 

@@ -104,3 +104,59 @@ if HAS_TORCH:
         sd_keys = lambda l: list(l.nn.Sequential(l.nn.ModuleList([l.nn.Linear(2, 2)]),
                                                  l.nn.ModuleDict({"k": l.nn.Linear(2, 1)})).state_dict())
         assert sd_keys(npgrad) == sd_keys(torch)
+
+
+def _container_ops(L):
+    """Container edits whose outcome (keys, types, reprs, errors) is compared with PyTorch's."""
+    nn_ = L.nn
+    out = []
+
+    def attempt(fn):
+        try:
+            out.append(fn())
+        except Exception as e:
+            out.append(f"{type(e).__name__}: {e}")
+
+    ml = nn_.ModuleList([nn_.ReLU(), nn_.Tanh()])
+    ml.insert(5, nn_.Sigmoid())
+    out.append(list(ml._modules))
+    attempt(lambda: nn_.ModuleList([nn_.ReLU()]).insert(-1, nn_.Tanh()))
+    out.append(repr(nn_.ModuleList([nn_.ReLU(), nn_.ReLU(), nn_.Tanh(), nn_.ReLU(), nn_.ReLU(), nn_.ReLU()])))
+    seq = nn_.Sequential(OrderedDict([("a", nn_.ReLU()), ("b", nn_.Tanh()), ("c", nn_.Sigmoid())]))
+    out += [list(seq[1:]._modules), list((seq * 2)._modules), repr(seq[::2])]
+    del seq[0:2]
+    out.append(list(seq._modules))
+    attempt(lambda: seq.insert(3, nn_.ReLU()))
+    attempt(lambda: seq + [nn_.ReLU()])
+    attempt(lambda: seq * 0)
+    out.append([k for k in dir(nn_.Sequential(nn_.ReLU())) if k.isdigit()])
+    md = nn_.ModuleDict()
+    attempt(lambda: md.update([("x", nn_.ReLU()), ("y",)]))
+    out.append(list(md))
+    attempt(lambda: md.update([("z", nn_.ReLU()), 3]))
+    attempt(lambda: md.update(5))
+    md.update(nn_.ModuleDict({"w": nn_.Tanh()}))
+    out.append(list(md))
+    pd = nn_.ParameterDict({"b": L.ones(1), "a": L.zeros(2)})
+    out.append(pd.popitem()[0])
+    pd.setdefault("c", L.ones(3))
+    out += [list(pd.copy()), list(pd.fromkeys(["p", "q"])), repr(pd)]
+    attempt(lambda: pd.update(7))
+    attempt(lambda: pd.update([("k", L.ones(1), 1)]))
+    pl = nn_.ParameterList([L.ones(2), L.zeros(1, 3), L.ones(4)])
+    out += [repr(pl[1:]), len(pl[::2])]
+    attempt(lambda: pl[3])
+    attempt(lambda: pl.extend(L.ones(2)))
+    return out
+
+
+def test_container_edits_without_torch():
+    got = _container_ops(npgrad)
+    assert got[0] == ["0", "1", "5"] and got[1].startswith("KeyError") and "(3-5): 3 x ReLU()" in got[2]
+    assert got[3] == ["b", "c"] and got[4] == [str(i) for i in range(6)]
+
+
+if HAS_TORCH:
+    def test_container_edits_match_torch():
+        ours = [o.replace("npgrad.", "torch.") if isinstance(o, str) else o for o in _container_ops(npgrad)]
+        assert ours == _container_ops(torch)

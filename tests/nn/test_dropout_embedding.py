@@ -122,3 +122,23 @@ def test_conv_transpose_output_size_argument():
     assert m(x, output_size=(1, 3, 8, 7)).shape == (1, 3, 8, 7)
     with pytest.raises(ValueError, match="requested an output size of"):
         m(x, output_size=[10, 10])
+
+
+def _embedding_modules(L):
+    n = L.nn
+    return [n.Embedding(5, 3, padding_idx=-1, max_norm=1.0, norm_type=1.0, scale_grad_by_freq=True, sparse=True),
+            n.Embedding(5, 3), n.EmbeddingBag(5, 3, mode="sum", padding_idx=2, max_norm=2.0), n.EmbeddingBag(5, 3),
+            n.Embedding.from_pretrained(L.ones(5, 3), padding_idx=0, freeze=False),
+            n.EmbeddingBag(4, 2, _weight=L.ones(4, 2))]
+
+
+def test_embedding_padding_row_and_pretrained_without_torch():
+    mods = _embedding_modules(npgrad)
+    assert mods[0].padding_idx == 4 and (mods[0].weight.detach().numpy()[4] == 0).all()
+    assert mods[4].weight.requires_grad and (mods[4].weight.detach().numpy() == 1).all()  # no padding zeroing
+    assert npgrad.nn.Embedding.from_pretrained(npgrad.ones(2, 2)).weight.requires_grad is False
+
+
+if HAS_TORCH:
+    def test_embedding_reprs_match_torch():
+        assert [repr(m) for m in _embedding_modules(npgrad)] == [repr(m) for m in _embedding_modules(torch)]

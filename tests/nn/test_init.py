@@ -201,3 +201,20 @@ if HAS_TORCH:
                 rel = 0.05 if va.size >= 2000 else 0.3
                 assert abs(va.std() - vb.std()) <= rel * vb.std(), k
                 assert abs(va.mean() - vb.mean()) <= 4 * vb.std() / math.sqrt(va.size), k
+
+
+@pytest.mark.parametrize("shape,groups", [((6, 3, 3, 3), 2), ((6, 5, 2, 3, 3), 3), ((2, 4, 5), 1), ((8, 2, 3, 4), 4)])
+def test_dirac_groups(shape, groups):
+    got = init.dirac_(npgrad.empty(*shape), groups).numpy()
+    if HAS_TORCH:
+        np.testing.assert_array_equal(got, torch.nn.init.dirac_(torch.empty(*shape), groups).numpy())
+    per = shape[0] // groups
+    # each group's first min(per, in) output channels copy input channel d at the centre: one 1 each
+    assert got.sum() == groups * min(per, shape[1]) and got.max() == 1
+
+
+def test_deprecated_aliases_warn_and_delegate():
+    with pytest.warns(FutureWarning, match=r"`nn.init.kaiming_normal` is now deprecated in favor of "
+                                           r"`nn.init.kaiming_normal_`"):
+        t = init.kaiming_normal(npgrad.empty(3, 4))
+    assert init.kaiming_normal.__name__ == "kaiming_normal" and t.std().item() > 0

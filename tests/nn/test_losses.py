@@ -150,3 +150,40 @@ def test_legacy_size_average_and_reduce():
     np.testing.assert_allclose(s.item(), F.mse_loss(x, y, reduction="sum").item(), rtol=1e-6)
     with pytest.warns(UserWarning):
         assert npgrad.nn.MSELoss(reduce=False).reduction == "none"
+
+
+_RNG = np.random.default_rng(3)
+_A, _B, _C = (_RNG.standard_normal((4, 3)) for _ in range(3))
+_SIGN = np.array([1.0, -1.0, 1.0, -1.0])
+_VAR = _RNG.uniform(0.5, 2.0, (4, 3))
+# Every other loss module, with settings off their defaults, called with its forward's keyword names.
+KEYWORD_MODULES = [
+    ("PoissonNLLLoss", lambda l: l.nn.PoissonNLLLoss(log_input=False, full=True, eps=1e-3),
+     dict(log_input=np.abs(_A), target=np.abs(_B))),
+    ("GaussianNLLLoss", lambda l: l.nn.GaussianNLLLoss(full=True, eps=1e-3, reduction="sum"),
+     dict(input=_A, target=_B, var=_VAR)),
+    ("MarginRankingLoss", lambda l: l.nn.MarginRankingLoss(margin=0.3), dict(input1=_A[:, 0], input2=_B[:, 0],
+                                                                            target=_SIGN)),
+    ("CosineEmbeddingLoss", lambda l: l.nn.CosineEmbeddingLoss(margin=0.2, reduction="none"),
+     dict(input1=_A, input2=_B, target=_SIGN)),
+    ("HingeEmbeddingLoss", lambda l: l.nn.HingeEmbeddingLoss(margin=0.5), dict(input=_A, target=np.sign(_B))),
+    ("SoftMarginLoss", lambda l: l.nn.SoftMarginLoss(reduction="sum"), dict(input=_A, target=np.sign(_B))),
+    ("TripletMarginLoss", lambda l: l.nn.TripletMarginLoss(margin=0.5, p=1.0, swap=True),
+     dict(anchor=_A, positive=_B, negative=_C)),
+    ("MultiLabelSoftMarginLoss", lambda l: l.nn.MultiLabelSoftMarginLoss(weight=l.tensor([0.5, 1.0, 2.0])),
+     dict(input=_A, target=(_B > 0).astype(np.float64))),
+    ("NLLLoss-legacy", lambda l: l.nn.NLLLoss(size_average=False, ignore_index=1),
+     dict(input=_A, target=np.array([0, 1, 2, 1]))),
+]
+
+if HAS_TORCH:
+    @pytest.mark.parametrize("name,make,inputs", KEYWORD_MODULES, ids=[c[0] for c in KEYWORD_MODULES])
+    def test_loss_module_keywords_match_torch(name, make, inputs):
+        import torch
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # size_average's deprecation
+            ours, theirs = make(npgrad), make(torch)
+        assert repr(ours) == repr(theirs) and ours.reduction == theirs.reduction
+        got = ours(**{k: npgrad.tensor(v) for k, v in inputs.items()})
+        want = theirs(**{k: torch.tensor(v) for k, v in inputs.items()})
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-12)

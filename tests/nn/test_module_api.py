@@ -86,6 +86,50 @@ if HAS_TORCH:
                                                l.nn.ELU(), l.nn.Hardtanh(), l.nn.Bilinear(2, 3, 4))]:
             assert repr(make(npgrad)) == repr(make(torch))
 
+    def test_activation_module_reprs_and_outputs_match_torch():
+        def mods(L):
+            n = L.nn
+            return [n.Threshold(0.1, 2.0, True), n.Threshold(0.1, 2), n.Hardtanh(-2, 3, True), n.ReLU6(True),
+                    n.ReLU6(), n.LeakyReLU(0.2, True), n.RReLU(0.1, 0.3), n.ELU(2.0), n.CELU(0.5, True),
+                    n.GELU("tanh"), n.Softplus(2, 10), n.Softshrink(0.3), n.Hardshrink(), n.GLU(1), n.PReLU()]
+        x = np.linspace(-3, 3, 12, dtype=np.float32).reshape(3, 4)
+        for ours, theirs in zip(mods(npgrad), mods(torch)):
+            assert repr(ours) == repr(theirs)
+            ours.eval(), theirs.eval()  # RReLU's slope is fixed in eval
+            np.testing.assert_allclose(ours(npgrad.tensor(x)).detach().numpy(),
+                                       theirs(torch.tensor(x)).detach().numpy(), rtol=1e-6, atol=1e-6)
+        with pytest.warns(FutureWarning, match="keyword argument `max_value` is deprecated and renamed to `max_val`"):
+            assert nn.Hardtanh(max_value=2.0).max_val == 2.0
+
+    def test_resampling_module_reprs_match_torch():
+        def mods(L):
+            n = L.nn
+            return [n.Upsample(scale_factor=(2, 3)), n.Upsample(size=4, mode="bilinear"), n.Upsample(scale_factor=0),
+                    n.UpsamplingNearest2d(scale_factor=2), n.UpsamplingBilinear2d(size=(3, 3)), n.PixelShuffle(2),
+                    n.PixelUnshuffle(3)]
+        assert [repr(m) for m in mods(npgrad)] == [repr(m) for m in mods(torch)]
+        x = np.arange(36, dtype=np.float32).reshape(1, 4, 3, 3)
+        for ours, theirs in zip(mods(npgrad)[-2:], mods(torch)[-2:]):
+            y = x if isinstance(ours, nn.PixelShuffle) else np.tile(x, (1, 1, 2, 2))
+            np.testing.assert_array_equal(ours(npgrad.tensor(y)).numpy(), theirs(torch.tensor(y)).numpy())
+
+    def test_pooling_module_reprs_and_outputs_match_torch():
+        def mods(L):
+            n = L.nn
+            return [n.MaxPool1d(3), n.MaxPool2d(2, 1, 1, 2, True, True), n.MaxPool3d(2), n.AvgPool1d(3, 2, 1, True, False),
+                    n.AvgPool2d(2, divisor_override=3), n.AvgPool3d(2, 1), n.AdaptiveAvgPool2d((2, None)),
+                    n.AdaptiveMaxPool1d(3, True), n.LPPool2d(2, 3, 2, True), n.LPPool1d(1, 2)]
+        x = np.random.default_rng(0).standard_normal((1, 2, 8, 8)).astype(np.float32)
+        for ours, theirs in zip(mods(npgrad), mods(torch)):
+            assert repr(ours) == repr(theirs)
+            kind = type(ours).__name__
+            xs = x[..., 0, :] if "1d" in kind else np.repeat(x[:, :, None], 2, 2) if "3d" in kind else x
+            xs = np.abs(xs) if kind.startswith("LP") else xs
+            got, want = ours(npgrad.tensor(xs)), theirs(torch.tensor(xs))
+            got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
+            for g, w in zip(got, want):
+                np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)
+
     def test_load_torch_state_dict_and_back():
         m, t = Net(), _torch_net()
         t.bn.running_mean.fill_(0.5)

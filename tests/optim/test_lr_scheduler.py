@@ -225,3 +225,92 @@ if HAS_TORCH:
                 s.step()
             return float(opt.param_groups[0]["lr"]), [float(x) for x in s.get_last_lr()]
         assert run(npgrad) == run(torch)
+
+
+class _Decay:
+    """A callable object: its attributes are what LambdaLR/MultiplicativeLR/CyclicLR save of it."""
+
+    def __init__(self, rate):
+        self.rate = rate
+
+    def __call__(self, epoch):
+        return self.rate ** epoch
+
+
+def _edge_trace(lib, case):
+    """A few schedules no other test reaches: a resumed epoch, a sequence inside a chain, fractional restarts,
+    a custom scale function, the warning from get_lr outside step, callable-object state."""
+    S = lib.optim.lr_scheduler
+    opt = _optimizer(lib)
+    out = []
+    if case == "cosine-resumed":
+        for g in opt.param_groups:
+            g["initial_lr"] = g["lr"]
+        s = S.CosineAnnealingLR(opt, T_max=6, eta_min=0.01, last_epoch=4)
+    elif case == "chained-with-sequence":
+        seq = S.SequentialLR(opt, [S.ConstantLR(opt, factor=0.5, total_iters=2), S.StepLR(opt, 2)], [3])
+        s = S.ChainedScheduler([seq, S.ExponentialLR(opt, 0.9)])
+    elif case == "warm-restarts-fractional":
+        s = S.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=3, eta_min=0.001)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for e in (0.5, 1.75, 2.0, 7.3, 8.0, 25.9, 3.1):
+                opt.step()
+                s.step(e)
+                out.append((s.get_last_lr(), s.T_cur, s.T_i, s.last_epoch))
+        return out, s
+    elif case == "cyclic-custom":
+        s = S.CyclicLR(opt, 0.01, 0.1, step_size_up=3, scale_fn=_Decay(0.9), scale_mode="iterations")
+    elif case == "multiplicative-object":
+        s = S.MultiplicativeLR(opt, lr_lambda=_Decay(0.97))
+    for _ in range(12):
+        opt.step()
+        s.step()
+        out.append(s.get_last_lr())
+    if not isinstance(s, S.ChainedScheduler):
+        with pytest.warns(UserWarning, match="please use `get_last_lr\\(\\)`"):
+            out.append(s.get_lr())
+    return out, s
+
+
+EDGE_CASES = ["cosine-resumed", "chained-with-sequence", "warm-restarts-fractional",
+              "cyclic-custom", "multiplicative-object"]
+
+
+@pytest.mark.parametrize("case", EDGE_CASES)
+def test_edge_schedules_without_torch(case):
+    if case == "warm-restarts-fractional":
+        out, s = _edge_trace(npgrad, case)
+        assert [o[1] for o in out][:3] == [0.5, 1.75, 0.0] and out[3][2] == 6 and out[5][3] == 25
+        return
+    out, s = _edge_trace(npgrad, case)
+    assert all(isinstance(lr, float) for lr in out[0])
+    state = s.state_dict()
+    if case == "cyclic-custom":
+        assert state["_scale_fn_custom"] == {"rate": 0.9}
+    if case == "multiplicative-object":
+        assert state["lr_lambdas"] == [{"rate": 0.97}, {"rate": 0.97}]
+
+
+def test_plateau_group_count_change():
+    S = npgrad.optim.lr_scheduler
+    opt = _optimizer(npgrad)
+    s = S.ReduceLROnPlateau(opt, patience=0, min_lr=[0.01, 0.02])
+    opt.add_param_group({"params": [npgrad.tensor([3.0], requires_grad=True)], "lr": 0.2})
+    s.step(1.0)
+    with pytest.raises(RuntimeError, match="differs from when `ReduceLROnPlateau` was initialized"):
+        s.step(2.0)
+    with pytest.raises(ValueError, match="expected 2 min_lrs, got 3"):
+        S.ReduceLROnPlateau(_optimizer(npgrad), min_lr=[0.1, 0.2, 0.3])
+    with pytest.raises(ValueError, match="Expected 2 lr_lambdas, but got 1"):
+        S.LambdaLR(_optimizer(npgrad), [_half])
+
+
+if HAS_TORCH:
+    @pytest.mark.parametrize("case", EDGE_CASES)
+    def test_edge_schedules_match_torch(case):
+        ours, s = _edge_trace(npgrad, case)
+        theirs, t = _edge_trace(torch, case)
+        assert ours == theirs
+        assert sorted(k for k in s.state_dict() if k != "_scale_fn_ref") == sorted(
+            k for k in t.state_dict() if k != "_scale_fn_ref")

@@ -14,28 +14,25 @@ from .spawn import (ENV_VAR_PARALLEL_START, ProcessContext, ProcessExitedExcepti
 __all__ = ["set_sharing_strategy", "get_sharing_strategy", "get_all_sharing_strategies"]
 __all__ += multiprocessing.__all__
 
-# PyTorch's per-platform choices, so code that checks for "file_system" takes the same branch.
-if sys.platform == "darwin" or sys.platform == "win32":
-    _sharing_strategy = "file_system"
-    _all_sharing_strategies = {"file_system"}
-else:
-    _sharing_strategy = "file_descriptor"
-    _all_sharing_strategies = {"file_descriptor", "file_system"}
+# The strategies PyTorch offers per platform (file_system alone on macOS and Windows), the first its default, so
+# code that checks for "file_system" takes the same branch. Only the setting exists: tensors pickle by value.
+_STRATEGIES = ("file_system",) if sys.platform in ("darwin", "win32") else ("file_descriptor", "file_system")
+_strategy = [_STRATEGIES[0]]
 
 
 def set_sharing_strategy(new_strategy):
     """Set the strategy for sharing CPU tensors: one of :func:`get_all_sharing_strategies`."""
-    global _sharing_strategy
-    if new_strategy not in _all_sharing_strategies:
-        raise AssertionError(f"invalid sharing strategy {new_strategy!r}, expected one of {_all_sharing_strategies}")
-    _sharing_strategy = new_strategy
+    if new_strategy not in _STRATEGIES:
+        raise AssertionError(f"invalid sharing strategy {new_strategy!r}, expected one of "
+                             f"{get_all_sharing_strategies()}")
+    _strategy[0] = new_strategy
 
 
 def get_sharing_strategy():
     """Return the current strategy for sharing CPU tensors."""
-    return _sharing_strategy
+    return _strategy[0]
 
 
 def get_all_sharing_strategies():
     """Return a set of sharing strategies supported on a current system."""
-    return _all_sharing_strategies
+    return set(_STRATEGIES)

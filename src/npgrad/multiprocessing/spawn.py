@@ -1,5 +1,9 @@
 """spawn / start_processes: run ``fn(i, *args)`` in ``nprocs`` processes and report the first failure with the
-child's traceback, as PyTorch's ``torch/multiprocessing/spawn.py`` does."""
+child's traceback, with torch.multiprocessing's names, exceptions and messages.
+
+A child that raises writes its formatted traceback to an error file whose name the parent chose (and left
+absent): after a failure, the file's presence tells "raised" from "exited or was killed".
+"""
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -9,8 +13,9 @@ import signal
 import sys
 import tempfile
 import time
+import traceback
 import warnings
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 
 ENV_VAR_PARALLEL_START = "TORCH_MP_PARALLEL_START"
 
@@ -23,14 +28,15 @@ __all__ = ["ProcessContext", "ProcessException", "ProcessExitedException", "Proc
 class ProcessException(Exception):
     __slots__ = ["error_index", "error_pid"]
 
+    # Arguments in order, for pickling (an exception crosses back to whoever joins).
+    _fields = ("msg", "error_index", "error_pid")
+
     def __init__(self, msg, error_index, error_pid):
         super().__init__(msg)
-        self.msg = msg
-        self.error_index = error_index
-        self.error_pid = error_pid
+        self.msg, self.error_index, self.error_pid = msg, error_index, error_pid
 
     def __reduce__(self):
-        return type(self), (self.msg, self.error_index, self.error_pid)
+        return type(self), tuple(getattr(self, f) for f in self._fields)
 
 
 class ProcessRaisedException(ProcessException):
@@ -41,55 +47,84 @@ class ProcessExitedException(ProcessException):
     """Exception raised when a process failed due to signal or exited with a specific code."""
 
     __slots__ = ["exit_code"]
+    _fields = ProcessException._fields + ("exit_code", "signal_name")
 
     def __init__(self, msg, error_index, error_pid, exit_code, signal_name=None):
         super().__init__(msg, error_index, error_pid)
-        self.exit_code = exit_code
-        self.signal_name = signal_name
-
-    def __reduce__(self):
-        return type(self), (self.msg, self.error_index, self.error_pid, self.exit_code, self.signal_name)
+        self.exit_code, self.signal_name = exit_code, signal_name
 
 
-def _set_pdeathsig(sig):
+def _die_with_parent(sig):
     # A child left running after its parent died would hold on to its resources forever; on Linux ask the kernel
-    # to interrupt it then (PR_SET_PDEATHSIG = 1), as PyTorch's C helper does.
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-            ctypes.CDLL(None, use_errno=True).prctl(1, int(sig))
-        except (OSError, AttributeError):
-            pass
+    # to send it ``sig`` then (prctl PR_SET_PDEATHSIG = 1).
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(sig))
+    except (OSError, AttributeError):
+        pass
 
 
-def _wrap(fn, i, args, error_file):
-    _set_pdeathsig(signal.SIGINT)
+def _child(fn, i, args, error_file):
+    _die_with_parent(signal.SIGINT)
     try:
         fn(i, *args)
     except KeyboardInterrupt:
-        pass  # SIGINT; Killed by parent, do nothing
+        pass  # the parent interrupted us while stopping the others: not a failure to report
     except Exception:
         # The exception itself may not pickle; its formatted traceback always does.
-        import traceback
-        with open(error_file, "wb") as fh:
-            pickle.dump(traceback.format_exc(), fh)
+        with open(error_file, "wb") as f:
+            pickle.dump(traceback.format_exc(), f)
         sys.exit(1)
+
+
+def _failure(index, pid, exitcode, error_file):
+    """The exception for a child that ended badly."""
+    if os.access(error_file, os.R_OK):
+        with open(error_file, "rb") as f:
+            trace = pickle.load(f)
+        return ProcessRaisedException(f"\n\n-- Process {index:d} terminated with the following error:\n{trace}",
+                                      index, pid)
+    if exitcode >= 0:
+        return ProcessExitedException(f"process {index:d} terminated with exit code {exitcode:d}",
+                                      error_index=index, error_pid=pid, exit_code=exitcode)
+    try:
+        name = signal.Signals(-exitcode).name
+    except ValueError:
+        name = f"<Unknown signal {-exitcode}>"
+    return ProcessExitedException(f"process {index:d} terminated with signal {name}", error_index=index,
+                                  error_pid=pid, exit_code=exitcode, signal_name=name)
 
 
 class ProcessContext:
     def __init__(self, processes, error_files):
         self.error_files = error_files
         self.processes = processes
-        self.sentinels = {process.sentinel: index for index, process in enumerate(processes)}
+        # sentinel -> process index, for the processes not yet seen to end
+        self.sentinels = {p.sentinel: i for i, p in enumerate(processes)}
 
     def pids(self):
-        return [int(process.pid) for process in self.processes]
+        return [int(p.pid) for p in self.processes]
 
-    def _join_procs_with_timeout(self, timeout):
-        """Attempt to join all processes with a shared timeout."""
-        end = time.monotonic() + timeout
-        for process in self.processes:
-            process.join(max(0, end - time.monotonic()))
+    def _join_all_within(self, seconds):
+        deadline = time.monotonic() + seconds
+        for p in self.processes:
+            p.join(max(0, deadline - time.monotonic()))
+
+    def _stop_the_rest(self, grace_period):
+        if grace_period is not None:
+            self._join_all_within(grace_period)
+        for p in self.processes:
+            if p.is_alive():
+                log.warning("Terminating process %s via signal SIGTERM", p.pid)
+                p.terminate()
+        self._join_all_within(30 if grace_period is None else grace_period)
+        for p in self.processes:
+            if p.is_alive():
+                log.warning("Unable to shutdown process %s via SIGTERM , forcefully exiting via SIGKILL", p.pid)
+                p.kill()
+            p.join()
 
     def join(self, timeout=None, grace_period=None):
         """Wait for the processes (up to ``timeout`` seconds); ``True`` once all have exited successfully.
@@ -97,50 +132,20 @@ class ProcessContext:
         When one exits with a non-zero status, the others are terminated (after ``grace_period`` seconds, if
         given) and ``ProcessRaisedException`` (with the child's traceback) or ``ProcessExitedException`` (exit
         code or signal) is raised for the first failure."""
-        if len(self.sentinels) == 0:
+        if not self.sentinels:
             return True
-        ready = multiprocessing.connection.wait(self.sentinels.keys(), timeout=timeout)
-        error_index = None
-        for sentinel in ready:
+        failed = None
+        for sentinel in multiprocessing.connection.wait(list(self.sentinels), timeout=timeout):
             index = self.sentinels.pop(sentinel)
-            process = self.processes[index]
-            process.join()
-            if process.exitcode != 0:
-                error_index = index
+            self.processes[index].join()
+            if self.processes[index].exitcode != 0:
+                failed = index
                 break
-        if error_index is None:
-            return len(self.sentinels) == 0
-        if grace_period is not None:
-            self._join_procs_with_timeout(grace_period)
-        for process in self.processes:
-            if process.is_alive():
-                log.warning("Terminating process %s via signal SIGTERM", process.pid)
-                process.terminate()
-        self._join_procs_with_timeout(30 if grace_period is None else grace_period)
-        for process in self.processes:
-            if process.is_alive():
-                log.warning("Unable to shutdown process %s via SIGTERM , forcefully exiting via SIGKILL", process.pid)
-                process.kill()
-            process.join()
-        failed_process = self.processes[error_index]
-        if not os.access(self.error_files[error_index], os.R_OK):
-            # No error file: the child did not raise, it exited or was killed.
-            exitcode = self.processes[error_index].exitcode
-            if exitcode < 0:
-                try:
-                    name = signal.Signals(-exitcode).name
-                except ValueError:
-                    name = f"<Unknown signal {-exitcode}>"
-                raise ProcessExitedException(f"process {error_index:d} terminated with signal {name}",
-                                             error_index=error_index, error_pid=failed_process.pid,
-                                             exit_code=exitcode, signal_name=name)
-            raise ProcessExitedException(f"process {error_index:d} terminated with exit code {exitcode:d}",
-                                         error_index=error_index, error_pid=failed_process.pid, exit_code=exitcode)
-        with open(self.error_files[error_index], "rb") as fh:
-            original_trace = pickle.load(fh)
-        msg = f"\n\n-- Process {error_index:d} terminated with the following error:\n"
-        msg += original_trace
-        raise ProcessRaisedException(msg, error_index, failed_process.pid)
+        if failed is None:
+            return not self.sentinels
+        self._stop_the_rest(grace_period)
+        p = self.processes[failed]
+        raise _failure(failed, p.pid, p.exitcode, self.error_files[failed])
 
 
 class SpawnContext(ProcessContext):
@@ -149,43 +154,39 @@ class SpawnContext(ProcessContext):
         super().__init__(processes, error_files)
 
 
+def _fresh_path():
+    # A name nothing exists under (created, then removed): the child creates it only if it raises.
+    with tempfile.NamedTemporaryFile(prefix="pytorch-errorfile-", suffix=".pickle", delete=False) as f:
+        path = f.name
+    os.unlink(path)
+    return path
+
+
 def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
     """Start ``nprocs`` processes running ``fn(i, *args)`` with the given start method; join them (and return
     None) or return their :class:`ProcessContext` with ``join=False``."""
-    start_parallel = start_method == "forkserver" and os.environ.get(ENV_VAR_PARALLEL_START, "0") == "1"
-    if start_parallel:
+    context = multiprocessing.get_context(start_method)
+
+    def launch(i):
+        path = _fresh_path()
+        p = context.Process(target=_child, args=(fn, i, args, path), daemon=daemon)
+        p.start()
+        return p, path
+
+    # PyTorch's opt-in: forkserver children may be started from threads at once.
+    parallel = start_method == "forkserver" and os.environ.get(ENV_VAR_PARALLEL_START, "0") == "1"
+    if parallel:
         log.info("Starting processes in parallel.")
-    mp = multiprocessing.get_context(start_method)
-    error_files = [None] * nprocs
-    processes = [None] * nprocs
-
-    def start_process(i):
-        # A fresh name the child creates only if it fails, so that "no file" means "did not raise".
-        tf = tempfile.NamedTemporaryFile(prefix="pytorch-errorfile-", suffix=".pickle", delete=False)
-        tf.close()
-        os.unlink(tf.name)
-        process = mp.Process(target=_wrap, args=(fn, i, args, tf.name), daemon=daemon)
-        process.start()
-        return i, process, tf.name
-
-    if not start_parallel:
-        for i in range(nprocs):
-            idx, process, tf_name = start_process(i)
-            error_files[idx] = tf_name
-            processes[idx] = process
+        with ThreadPoolExecutor(max_workers=nprocs) as pool:
+            started = list(pool.map(launch, range(nprocs)))
     else:
-        with ThreadPoolExecutor(max_workers=nprocs) as executor:
-            futures = [executor.submit(start_process, i) for i in range(nprocs)]
-            for fut in as_completed(futures):
-                idx, process, tf_name = fut.result()
-                error_files[idx] = tf_name
-                processes[idx] = process
-    context = ProcessContext(processes, error_files)
-    if not join:
-        return context
-    # Loop on join until it returns True or raises an exception.
-    while not context.join():
-        pass
+        started = [launch(i) for i in range(nprocs)]
+    ctx = ProcessContext([p for p, _ in started], [path for _, path in started])
+    if join:
+        while not ctx.join():
+            pass
+        return None
+    return ctx
 
 
 def spawn(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
@@ -194,7 +195,7 @@ def spawn(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
     carrying the child's traceback text, or ``ProcessExitedException``. ``fn`` must be importable (defined at
     module level). Returns None with ``join=True``, else the :class:`ProcessContext`."""
     if start_method != "spawn":
-        msg = (f"This method only supports start_method=spawn (got: {start_method}).\n"
-               "To use a different start_method use:\n\t\t torch.multiprocessing.start_processes(...)")
-        warnings.warn(msg, FutureWarning, stacklevel=2)
+        warnings.warn(f"This method only supports start_method=spawn (got: {start_method}).\n"
+                      "To use a different start_method use:\n\t\t torch.multiprocessing.start_processes(...)",
+                      FutureWarning, stacklevel=2)
     return start_processes(fn, args, nprocs, join, daemon, start_method="spawn")

@@ -32,47 +32,46 @@ def _fill(tensor, values):
     return tensor
 
 
+# Gains by activation (PyTorch's table); leaky_relu's depends on its slope.
+_GAINS = {**dict.fromkeys(["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                           "conv_transpose3d", "sigmoid"], 1),
+          "tanh": 5.0 / 3, "relu": math.sqrt(2.0), "selu": 3.0 / 4}
+
+
 def calculate_gain(nonlinearity, param=None):
     """The recommended gain for an activation (PyTorch's table)."""
-    linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
-    if nonlinearity in linear_fns or nonlinearity == "sigmoid":
-        return 1
-    if nonlinearity == "tanh":
-        return 5.0 / 3
-    if nonlinearity == "relu":
-        return math.sqrt(2.0)
-    if nonlinearity == "leaky_relu":
-        if param is None:
-            negative_slope = 0.01
-        elif not isinstance(param, bool) and isinstance(param, (int, float)):
-            negative_slope = param
-        else:
-            raise ValueError(f"negative_slope {param} not a valid number")
-        return math.sqrt(2.0 / (1 + negative_slope ** 2))
-    if nonlinearity == "selu":
-        return 3.0 / 4
-    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+    if nonlinearity in _GAINS:
+        return _GAINS[nonlinearity]
+    if nonlinearity != "leaky_relu":
+        raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+    if param is None:
+        slope = 0.01
+    elif isinstance(param, (int, float)) and not isinstance(param, bool):
+        slope = param
+    else:
+        raise ValueError(f"negative_slope {param} not a valid number")
+    return math.sqrt(2.0 / (1 + slope ** 2))
 
 
 def _calculate_fan_in_and_fan_out(tensor):
-    dimensions = tensor.dim()
-    if dimensions < 2:
+    # (fan_in, fan_out): input and output channels, each times the receptive field (the dims after the first two).
+    if tensor.dim() < 2:
         raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
-    num_input_fmaps = tensor.size(1)
-    num_output_fmaps = tensor.size(0)
-    receptive_field_size = 1
-    for s in tensor.shape[2:]:
-        receptive_field_size *= s
-    return num_input_fmaps * receptive_field_size, num_output_fmaps * receptive_field_size
+    field = math.prod(tensor.shape[2:])
+    return tensor.size(1) * field, tensor.size(0) * field
 
 
-def _calculate_correct_fan(tensor, mode):
+def _fan(tensor, mode):
     mode = mode.lower()
-    valid = ["fan_in", "fan_out"]
-    if mode not in valid:
-        raise ValueError(f"Mode {mode} not supported, please use one of {valid}")
+    choices = ["fan_in", "fan_out"]
+    if mode not in choices:
+        raise ValueError(f"Mode {mode} not supported, please use one of {choices}")
+    return _calculate_fan_in_and_fan_out(tensor)[choices.index(mode)]
+
+
+def _xavier_std(tensor, gain):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return fan_in if mode == "fan_in" else fan_out
+    return gain * math.sqrt(2.0 / float(fan_in + fan_out))
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
@@ -131,43 +130,36 @@ def eye_(tensor):
 
 
 def dirac_(tensor, groups=1):
-    dims = tensor.dim()
-    if dims not in (3, 4, 5):
+    if tensor.dim() not in (3, 4, 5):
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
-    sizes = tensor.shape
-    if sizes[0] % groups != 0:
+    out_channels, in_channels, *spatial = tensor.shape
+    if out_channels % groups != 0:
         raise ValueError("dim 0 must be divisible by groups")
-    out_chans_per_grp = sizes[0] // groups
-    min_dim = min(out_chans_per_grp, sizes[1])
-    vals = np.zeros(tuple(sizes))
-    centre = tuple(s // 2 for s in sizes[2:])
-    for g in range(groups):
-        for d in range(min_dim):
-            vals[(g * out_chans_per_grp + d, d) + centre] = 1
+    per_group = out_channels // groups
+    # Channel d of each group passes input channel d through at the kernel's centre.
+    d = np.arange(min(per_group, in_channels))
+    rows = (np.arange(groups)[:, None] * per_group + d).ravel()
+    vals = np.zeros(tuple(tensor.shape))
+    vals[(rows, np.tile(d, groups), *(s // 2 for s in spatial))] = 1
     return _fill(tensor, vals)
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out))."""
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    a = math.sqrt(3.0) * std
+    a = math.sqrt(3.0) * _xavier_std(tensor, gain)
     return uniform_(tensor, -a, a, generator)
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
     """N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return normal_(tensor, 0.0, std, generator)
+    return normal_(tensor, 0.0, _xavier_std(tensor, gain), generator)
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """U(-bound, bound) with bound = gain * sqrt(3 / fan)."""
     if _no_elements(tensor):
         return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    gain = calculate_gain(nonlinearity, a)
+    fan, gain = _fan(tensor, mode), calculate_gain(nonlinearity, a)
     bound = math.sqrt(3.0) * gain / math.sqrt(fan)
     return uniform_(tensor, -bound, bound, generator)
 
@@ -176,10 +168,8 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     """N(0, std^2) with std = gain / sqrt(fan)."""
     if _no_elements(tensor):
         return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    gain = calculate_gain(nonlinearity, a)
-    std = gain / math.sqrt(fan)
-    return normal_(tensor, 0.0, std, generator)
+    fan, gain = _fan(tensor, mode), calculate_gain(nonlinearity, a)
+    return normal_(tensor, 0.0, gain / math.sqrt(fan), generator)
 
 
 def orthogonal_(tensor, gain=1, generator=None):
@@ -212,25 +202,19 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     return _fill(tensor, vals)
 
 
-def _make_deprecate(meth):
-    new_name = meth.__name__
-    old_name = new_name[:-1]
+def _deprecated(new):
+    old = new.__name__[:-1]
 
-    def deprecated_init(*args, **kwargs):
-        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.", FutureWarning,
+    def alias(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.", FutureWarning,
                       stacklevel=2)
-        return meth(*args, **kwargs)
-    deprecated_init.__name__ = old_name
-    return deprecated_init
+        return new(*args, **kwargs)
+    alias.__name__ = old
+    return alias
 
 
-uniform = _make_deprecate(uniform_)
-normal = _make_deprecate(normal_)
-constant = _make_deprecate(constant_)
-xavier_uniform = _make_deprecate(xavier_uniform_)
-xavier_normal = _make_deprecate(xavier_normal_)
-kaiming_uniform = _make_deprecate(kaiming_uniform_)
-kaiming_normal = _make_deprecate(kaiming_normal_)
-orthogonal = _make_deprecate(orthogonal_)
-dirac = _make_deprecate(dirac_)
-eye = _make_deprecate(eye_)
+# PyTorch's old names without the trailing underscore, each warning once per call.
+for _new in (uniform_, normal_, constant_, xavier_uniform_, xavier_normal_, kaiming_uniform_, kaiming_normal_,
+             orthogonal_, dirac_, eye_):
+    globals()[_new.__name__[:-1]] = _deprecated(_new)
+del _new

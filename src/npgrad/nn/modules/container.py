@@ -1,7 +1,12 @@
-"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
+"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict.
+
+Sequential and ModuleList keep their children in ``_modules`` under the keys "0".."n-1" (a Sequential built
+from an OrderedDict keeps its names until it is edited); ParameterList does the same with attributes. The
+dict containers share one reading of "an iterable of key/value pairs".
+"""
 import operator
 from collections import OrderedDict, abc as container_abcs
-from itertools import chain, islice
+from itertools import groupby, islice
 
 from ...tensor import Tensor
 from ..parameter import Parameter
@@ -10,50 +15,44 @@ from .module import Module, _addindent
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
-def _abs_index(idx, n, what="index"):
-    idx = operator.index(idx)
-    if not -n <= idx < n:
-        raise IndexError(f"{what} {idx} is out of range")
-    return idx % n if n else idx
+def _position(idx, n):
+    """An integer index into n items, as 0..n-1."""
+    i = operator.index(idx)
+    if i < -n or i >= n:
+        raise IndexError(f"index {i} is out of range")
+    return i % n if n else i
 
 
-class Sequential(Module):
-    """Modules applied in order: ``Sequential(a, b, c)(x) == c(b(a(x)))``; also ``Sequential(OrderedDict)``."""
+def _parameter(value):
+    # Plain tensors stored in the parameter containers become Parameters; anything else is kept as it is.
+    return Parameter(value) if isinstance(value, Tensor) and not isinstance(value, Parameter) else value
 
-    def __init__(self, *args):
-        super().__init__()
-        if len(args) == 1 and isinstance(args[0], OrderedDict):
-            for key, module in args[0].items():
-                self.add_module(key, module)
-        else:
-            for idx, module in enumerate(args):
-                self.add_module(str(idx), module)
 
-    def _get_item_by_idx(self, iterator, idx):
-        size = len(self)
-        idx = operator.index(idx)
-        if not -size <= idx < size:
-            raise IndexError(f"index {idx} is out of range")
-        idx %= size
-        return next(islice(iterator, idx, None))
+def _pairs(owner, source, ordered_mappings, sort_other_mappings):
+    """The (key, value) pairs of a mapping or of a sequence of pairs, one at a time (an update stops where a
+    bad element is), with PyTorch's errors for anything else. Mappings of the ``ordered_mappings`` types keep
+    their order; other mappings are sorted if asked."""
+    if not isinstance(source, container_abcs.Iterable):
+        # ParameterDict's message says "ParametersDict", as PyTorch's does.
+        label = "ParametersDict" if owner == "ParameterDict" else owner
+        raise TypeError(f"{label}.update should be called with an iterable of key/value pairs, but got "
+                        + type(source).__name__)
+    if isinstance(source, ordered_mappings):
+        yield from source.items()
+        return
+    if isinstance(source, container_abcs.Mapping):
+        yield from (sorted(source.items()) if sort_other_mappings else source.items())
+        return
+    for j, item in enumerate(source):
+        if not isinstance(item, container_abcs.Iterable):
+            raise TypeError(f"{owner} update sequence element #{j} should be Iterable; is{type(item).__name__}")
+        if len(item) != 2:
+            raise ValueError(f"{owner} update sequence element #{j} has length {len(item)}; 2 is required")
+        yield item[0], item[1]
 
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return self.__class__(OrderedDict(list(self._modules.items())[idx]))
-        return self._get_item_by_idx(iter(self._modules.values()), idx)
 
-    def __setitem__(self, idx, module):
-        key = self._get_item_by_idx(iter(self._modules.keys()), idx)
-        setattr(self, key, module)
-
-    def __delitem__(self, idx):
-        if isinstance(idx, slice):
-            for key in list(self._modules.keys())[idx]:
-                delattr(self, key)
-        else:
-            delattr(self, self._get_item_by_idx(iter(self._modules.keys()), idx))
-        # Renumber so the keys are 0..n-1 again (PyTorch does this even for named entries).
-        self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
+class _Numbered(Module):
+    """What Sequential and ModuleList share: children in order, numbered keys, digit keys hidden from dir()."""
 
     def __len__(self):
         return len(self._modules)
@@ -61,40 +60,69 @@ class Sequential(Module):
     def __iter__(self):
         return iter(self._modules.values())
 
-    def __add__(self, other):
+    def __dir__(self):
+        return [k for k in super().__dir__() if not k.isdigit()]
+
+    def _renumber(self, modules):
+        self._modules = OrderedDict(zip(map(str, range(len(modules))), modules))
+
+    def __delitem__(self, idx):
+        keys = list(self._modules)
+        doomed = keys[idx] if isinstance(idx, slice) else [keys[_position(idx, len(keys))]]
+        for key in doomed:
+            delattr(self, key)
+        # The rest is renumbered 0..n-1 (PyTorch does this even for a Sequential's named entries).
+        self._renumber(list(self._modules.values()))
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def pop(self, key):
+        value = self[key]
+        del self[key]
+        return value
+
+
+class Sequential(_Numbered):
+    """Modules applied in order: ``Sequential(a, b, c)(x) == c(b(a(x)))``; also ``Sequential(OrderedDict)``."""
+
+    def __init__(self, *args):
+        super().__init__()
+        named = len(args) == 1 and isinstance(args[0], OrderedDict)
+        for key, module in (args[0].items() if named else zip(map(str, range(len(args))), args)):
+            self.add_module(key, module)
+
+    def _key_at(self, idx):
+        return next(islice(iter(self._modules), _position(idx, len(self)), None))
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):  # keeps the children's keys
+            return self.__class__(OrderedDict(list(self._modules.items())[idx]))
+        return self._modules[self._key_at(idx)]
+
+    def __setitem__(self, idx, module):
+        setattr(self, self._key_at(idx), module)
+
+    def _checked_other(self, other):
         if not isinstance(other, Sequential):
             raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
-        ret = Sequential()
-        for layer in chain(self, other):
-            ret.append(layer)
-        return ret
+        return other
+
+    def __add__(self, other):
+        return Sequential().extend([*self, *self._checked_other(other)])
 
     def __iadd__(self, other):
-        if not isinstance(other, Sequential):
-            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
-        for layer in other:
-            self.append(layer)
-        return self
+        return self.extend(self._checked_other(other))
 
     def __mul__(self, other):
         if not isinstance(other, int):
             raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
         if other <= 0:
             raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
-        ret = Sequential()
-        for _ in range(other):
-            for layer in self:
-                ret.append(layer)
-        return ret
+        return Sequential().extend(list(self) * other)
 
     __rmul__ = __mul__
-
-    def __dir__(self):
-        return [k for k in super().__dir__() if not k.isdigit()]
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
 
     def insert(self, index, module):
         if not isinstance(module, Module):
@@ -102,11 +130,9 @@ class Sequential(Module):
         n = len(self._modules)
         if not -n <= index <= n:
             raise IndexError(f"Index out of range: {index}")
-        if index < 0:
-            index += n
-        mods = list(self._modules.values())
-        mods.insert(index, module)
-        self._modules = OrderedDict((str(i), m) for i, m in enumerate(mods))
+        children = list(self._modules.values())
+        children.insert(index, module)
+        self._renumber(children)
         return self
 
     def extend(self, sequential):
@@ -114,99 +140,62 @@ class Sequential(Module):
             self.append(layer)
         return self
 
-    def pop(self, key):
-        v = self[key]
-        del self[key]
-        return v
-
     def forward(self, input):
         for module in self:
             input = module(input)
         return input
 
 
-class ModuleList(Module):
+class ModuleList(_Numbered):
     """A list of sub-modules that are registered (visible to parameters(), state_dict(), ...)."""
 
     def __init__(self, modules=None):
         super().__init__()
         if modules is not None:
-            self += modules
+            self.extend(modules)
 
-    def _get_abs_string_index(self, idx):
-        return str(_abs_index(idx, len(self)))
+    def _key_at(self, idx):
+        return str(_position(idx, len(self)))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
             return self.__class__(list(self._modules.values())[idx])
-        return self._modules[self._get_abs_string_index(idx)]
+        return self._modules[self._key_at(idx)]
 
     def __setitem__(self, idx, module):
-        setattr(self, self._get_abs_string_index(idx), module)
-
-    def __delitem__(self, idx):
-        if isinstance(idx, slice):
-            for k in range(len(self._modules))[idx]:
-                delattr(self, str(k))
-        else:
-            delattr(self, self._get_abs_string_index(idx))
-        self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
+        setattr(self, self._key_at(idx), module)
 
     def __iadd__(self, modules):
         return self.extend(modules)
 
     def __add__(self, other):
-        combined = ModuleList()
-        for i, module in enumerate(chain(self, other)):
-            combined.add_module(str(i), module)
-        return combined
+        return ModuleList().extend([*self, *other])
 
     def __repr__(self):
-        # Consecutive identical children print once: "(0-2): 3 x Linear(...)", as PyTorch does.
-        reprs = [repr(m) for m in self]
-        if not reprs:
+        # Runs of identical children print once: "(0-2): 3 x Linear(...)", as PyTorch does.
+        if not len(self):
             return self._get_name() + "()"
-        blocks = [[0, 0, reprs[0]]]
-        for i, r in enumerate(reprs[1:], 1):
-            if r == blocks[-1][2]:
-                blocks[-1][1] += 1
-            else:
-                blocks.append([i, i, r])
-        lines = []
-        for start, end, r in blocks:
-            line = f"({start}): {r}" if start == end else f"({start}-{end}): {end - start + 1} x {r}"
-            lines.append(_addindent(line, 2))
+        lines, start = [], 0
+        for text, run in groupby(repr(m) for m in self):
+            count = sum(1 for _ in run)
+            head = f"({start}): " if count == 1 else f"({start}-{start + count - 1}): {count} x "
+            lines.append(_addindent(head + text, 2))
+            start += count
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
-    def __dir__(self):
-        return [k for k in super().__dir__() if not k.isdigit()]
-
     def insert(self, index, module):
-        for i in range(len(self._modules), index, -1):
-            self._modules[str(i)] = self._modules[str(i - 1)]
-        self._modules[str(index)] = module
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
-    def pop(self, key):
-        v = self[key]
-        del self[key]
-        return v
+        # Entries from index on move up one key; PyTorch's shape of this (a negative index is a KeyError, an
+        # index past the end becomes that key) is kept.
+        slots = self._modules
+        moved = [(str(i + 1), slots[str(i)]) for i in range(index, len(slots))]
+        slots.update(reversed(moved))
+        slots[str(index)] = module
 
     def extend(self, modules):
         if not isinstance(modules, container_abcs.Iterable):
             raise TypeError("ModuleList.extend should be called with an iterable, but got " + type(modules).__name__)
-        offset = len(self)
-        for i, module in enumerate(modules):
-            self.add_module(str(offset + i), module)
+        for module in modules:
+            self.append(module)
         return self
 
 
@@ -240,9 +229,9 @@ class ModuleDict(Module):
         self._modules.clear()
 
     def pop(self, key):
-        v = self[key]
+        value = self[key]
         del self[key]
-        return v
+        return value
 
     def keys(self):
         return self._modules.keys()
@@ -254,28 +243,16 @@ class ModuleDict(Module):
         return self._modules.values()
 
     def update(self, modules):
-        if not isinstance(modules, container_abcs.Iterable):
-            raise TypeError("ModuleDict.update should be called with an iterable of key/value pairs, but got " +
-                            type(modules).__name__)
-        if isinstance(modules, (OrderedDict, ModuleDict, container_abcs.Mapping)):
-            for key, module in modules.items():
-                self[key] = module
-        else:
-            for j, m in enumerate(modules):
-                if not isinstance(m, container_abcs.Iterable):
-                    raise TypeError("ModuleDict update sequence element #" + str(j) + " should be Iterable; is" +
-                                    type(m).__name__)
-                if not len(m) == 2:
-                    raise ValueError("ModuleDict update sequence element #" + str(j) + " has length " +
-                                     str(len(m)) + "; 2 is required")
-                self[m[0]] = m[1]
+        for key, module in _pairs("ModuleDict", modules, (container_abcs.Mapping, ModuleDict), False):
+            self[key] = module
 
 
-def _param_line(k, p):
+def _param_line(k, p, by_type):
+    # PyTorch's ParameterList prints the dtype (torch.float32), its ParameterDict the type (torch.FloatTensor).
     if isinstance(p, Tensor):
         size = "x".join(str(s) for s in p.size())
         kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
-        return f"  ({k}): {kind} containing: [{p.dtype} of size {size}]"
+        return f"  ({k}): {kind} containing: [{p.type() if by_type else p.dtype} of size {size}]"
     return f"  ({k}): Object of type: {type(p).__name__}"
 
 
@@ -286,30 +263,24 @@ class ParameterList(Module):
         super().__init__()
         self._size = 0
         if values is not None:
-            self += values
-
-    def _get_abs_string_index(self, idx):
-        return str(_abs_index(idx, len(self)))
+            self.extend(values)
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
-            out = self.__class__()
+            part = self.__class__()
             for i in range(*idx.indices(len(self))):
-                out.append(self[i])
-            return out
-        return getattr(self, self._get_abs_string_index(idx))
+                part.append(self[i])
+            return part
+        return getattr(self, str(_position(idx, len(self))))
 
     def __setitem__(self, idx, param):
-        idx = self._get_abs_string_index(idx)
-        if isinstance(param, Tensor) and not isinstance(param, Parameter):
-            param = Parameter(param)
-        return setattr(self, str(idx), param)
+        setattr(self, str(_position(idx, len(self))), _parameter(param))
 
     def __len__(self):
         return self._size
 
     def __iter__(self):
-        return iter(self[i] for i in range(len(self)))
+        return (self[i] for i in range(len(self)))
 
     def __iadd__(self, parameters):
         return self.extend(parameters)
@@ -318,13 +289,12 @@ class ParameterList(Module):
         return [k for k in super().__dir__() if not k.isdigit()]
 
     def append(self, value):
-        new_idx = len(self)
-        self._size += 1
-        self[new_idx] = value
+        self._size += 1  # first, so that the new last index is in range
+        self[self._size - 1] = value
         return self
 
     def extend(self, values):
-        if not isinstance(values, container_abcs.Iterable) or isinstance(values, Tensor):
+        if isinstance(values, Tensor) or not isinstance(values, container_abcs.Iterable):
             raise TypeError("ParameterList.extend should be called with an iterable, but got " +
                             type(values).__name__)
         for value in values:
@@ -332,14 +302,15 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self):
-        return "\n".join(_param_line(k, p) for k, p in enumerate(self))
+        return "\n".join(_param_line(k, p, False) for k, p in enumerate(self))
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("ParameterList should not be called.")
 
 
 class ParameterDict(Module):
-    """A dict of parameters that are registered; plain tensors stored are turned into Parameters."""
+    """A dict of parameters that are registered; plain tensors stored are turned into Parameters. The
+    entries are attributes named by their (string) keys; ``_keys`` keeps their order."""
 
     def __init__(self, parameters=None):
         super().__init__()
@@ -347,25 +318,23 @@ class ParameterDict(Module):
         if parameters is not None:
             self.update(parameters)
 
-    def _key_to_attr(self, key):
+    @staticmethod
+    def _attr(key):
         if not isinstance(key, str):
             raise TypeError("Index given to ParameterDict cannot be used as a key as it is not a string (type is "
                             f"'{type(key).__name__}'). Open an issue on github if you need non-string keys.")
         return key
 
     def __getitem__(self, key):
-        return getattr(self, self._key_to_attr(key))
+        return getattr(self, self._attr(key))
 
     def __setitem__(self, key, value):
-        self._keys[key] = None
-        attr = self._key_to_attr(key)
-        if isinstance(value, Tensor) and not isinstance(value, Parameter):
-            value = Parameter(value)
-        setattr(self, attr, value)
+        self._keys[key] = None  # recorded before the key is checked, as PyTorch does
+        setattr(self, self._attr(key), _parameter(value))
 
     def __delitem__(self, key):
         del self._keys[key]
-        delattr(self, self._key_to_attr(key))
+        delattr(self, self._attr(key))
 
     def __len__(self):
         return len(self._keys)
@@ -380,7 +349,7 @@ class ParameterDict(Module):
         return key in self._keys
 
     def copy(self):
-        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+        return ParameterDict(OrderedDict(self.items()))
 
     def setdefault(self, key, default=None):
         if key not in self:
@@ -388,26 +357,25 @@ class ParameterDict(Module):
         return self[key]
 
     def clear(self):
-        for k in list(self._keys):
-            del self[k]
+        for key in list(self._keys):
+            del self[key]
 
     def pop(self, key):
-        v = self[key]
+        value = self[key]
         del self[key]
-        return v
+        return value
 
     def popitem(self):
-        k, _ = self._keys.popitem()
-        self._keys[k] = None
-        val = self[k]
-        del self[k]
-        return k, val
+        if not self._keys:
+            raise KeyError("popitem(): dictionary is empty")
+        key = next(reversed(self._keys))
+        return key, self.pop(key)
 
     def get(self, key, default=None):
         return self[key] if key in self else default
 
     def fromkeys(self, keys, default=None):
-        return ParameterDict((k, default) for k in keys)
+        return ParameterDict([(k, default) for k in keys])
 
     def keys(self):
         return self._keys.keys()
@@ -419,27 +387,11 @@ class ParameterDict(Module):
         return (self[k] for k in self._keys)
 
     def update(self, parameters):
-        if not isinstance(parameters, container_abcs.Iterable):
-            raise TypeError("ParametersDict.update should be called with an iterable of key/value pairs, but got " +
-                            type(parameters).__name__)
-        if isinstance(parameters, (OrderedDict, ParameterDict)):
-            for key, parameter in parameters.items():
-                self[key] = parameter
-        elif isinstance(parameters, container_abcs.Mapping):
-            for key, parameter in sorted(parameters.items()):
-                self[key] = parameter
-        else:
-            for j, p in enumerate(parameters):
-                if not isinstance(p, container_abcs.Iterable):
-                    raise TypeError("ParameterDict update sequence element #" + str(j) + " should be Iterable; is" +
-                                    type(p).__name__)
-                if not len(p) == 2:
-                    raise ValueError("ParameterDict update sequence element #" + str(j) + " has length " +
-                                     str(len(p)) + "; 2 is required")
-                self[p[0]] = p[1]
+        for key, value in _pairs("ParameterDict", parameters, (OrderedDict, ParameterDict), True):
+            self[key] = value
 
     def extra_repr(self):
-        return "\n".join(_param_line(k, p) for k, p in self.items())
+        return "\n".join(_param_line(k, p, True) for k, p in self.items())
 
     def __call__(self, input):
         raise RuntimeError("ParameterDict should not be called.")

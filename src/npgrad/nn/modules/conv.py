@@ -1,11 +1,8 @@
 """Conv1d/2d/3d and ConvTranspose1d/2d/3d."""
-import math
-
 from .. import functional as F
-from .. import init
 from .._functional._utils import _pair, _single, _triple
 from ..parameter import Parameter
-from ._factory import empty, optional_parameter
+from ._factory import empty, fan_in_reset_, optional_parameter
 from .module import Module, _weight_and_bias
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
@@ -22,39 +19,29 @@ class _ConvNd(Module):
         super().__init__()
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups != 0:
-            raise ValueError("out_channels must be divisible by groups")
-        valid_padding_strings = {"same", "valid"}
+        for name, channels in (("in_channels", in_channels), ("out_channels", out_channels)):
+            if channels % groups:
+                raise ValueError(f"{name} must be divisible by groups")
         if isinstance(padding, str):
-            if padding not in valid_padding_strings:
-                raise ValueError(f"Invalid padding string {padding!r}, should be one of {valid_padding_strings}")
+            if padding not in ("same", "valid"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'same', 'valid'}}")
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         if padding_mode not in _PADDING_MODES:
             raise ValueError(f"padding_mode must be one of {set(_PADDING_MODES)}, but got padding_mode='{padding_mode}'")
-        self.in_channels = in_channels
-        self.out_channels = out_channels
-        self.kernel_size = kernel_size
-        self.stride = stride
-        self.padding = padding
-        self.dilation = dilation
-        self.transposed = transposed
-        self.output_padding = output_padding
-        self.groups = groups
-        self.padding_mode = padding_mode
-        # F.pad's argument order (last dim first, before/after) for the non-zero padding modes.
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel_size
+        self.stride, self.padding, self.dilation, self.transposed = stride, padding, dilation, transposed
+        self.output_padding, self.groups, self.padding_mode = output_padding, groups, padding_mode
+        # What F.pad takes for the non-zero padding modes: per dim from the last, (before, after); "same" splits
+        # each dim's total d * (k - 1) with the smaller half first.
         if isinstance(padding, str):
-            self._reversed_padding_repeated_twice = [0, 0] * len(kernel_size)
-            if padding == "same":
-                for d, k, i in zip(dilation, kernel_size, range(len(kernel_size) - 1, -1, -1)):
-                    total = d * (k - 1)
-                    left = total // 2
-                    self._reversed_padding_repeated_twice[2 * i] = left
-                    self._reversed_padding_repeated_twice[2 * i + 1] = total - left
+            pads = []
+            for d, k in zip(reversed(dilation), reversed(kernel_size)):
+                total = d * (k - 1) if padding == "same" else 0
+                pads += [total // 2, total - total // 2]
         else:
-            self._reversed_padding_repeated_twice = [p for p in reversed(padding) for _ in range(2)]
+            pads = [p for p in reversed(padding) for _ in (0, 1)]
+        self._reversed_padding_repeated_twice = pads
         if transposed:
             shape = (in_channels, out_channels // groups) + tuple(kernel_size)
         else:
@@ -64,28 +51,22 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        fan_in_reset_(self.weight, self.bias, draw_bias_without_fan_in=False)
 
     def extra_repr(self):
-        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
-        if self.padding != (0,) * len(self.padding):
-            s += ", padding={padding}"
-        if self.dilation != (1,) * len(self.dilation):
-            s += ", dilation={dilation}"
-        if self.output_padding != (0,) * len(self.output_padding):
-            s += ", output_padding={output_padding}"
+        parts = [f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"]
+        # each shown unless at its default (tuples of the layer's dimensionality)
+        for name, default in (("padding", 0), ("dilation", 1), ("output_padding", 0)):
+            value = getattr(self, name)
+            if value != (default,) * len(value):
+                parts.append(f"{name}={value}")
         if self.groups != 1:
-            s += ", groups={groups}"
+            parts.append(f"groups={self.groups}")
         if self.bias is None:
-            s += ", bias=False"
+            parts.append("bias=False")
         if self.padding_mode != "zeros":
-            s += ", padding_mode={padding_mode}"
-        return s.format(**self.__dict__)
+            parts.append(f"padding_mode={self.padding_mode}")
+        return ", ".join(parts)
 
     def __setstate__(self, state):
         super().__setstate__(state)

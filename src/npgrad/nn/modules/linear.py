@@ -4,7 +4,7 @@ import math
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from ._factory import empty, optional_parameter
+from ._factory import empty, fan_in_reset_, optional_parameter
 from .module import Module, _weight_and_bias
 
 __all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear"]
@@ -20,6 +20,16 @@ class Identity(Module):
         return input
 
 
+def _layer(module, sizes, weight_shape, bias, dtype, device):
+    """Linear's and Bilinear's construction: the sizes as attributes, a weight of ``weight_shape``, a bias of
+    one entry per output (or None), then reset_parameters()."""
+    for name, size in sizes.items():
+        setattr(module, name, size)
+    module.weight = Parameter(empty(weight_shape, dtype, device))
+    module.register_parameter("bias", optional_parameter(bias, weight_shape[:1], dtype, device))
+    module.reset_parameters()
+
+
 class Linear(Module):
     """y = x @ W.T + b, with W of shape (out_features, in_features), initialised as PyTorch does."""
 
@@ -27,19 +37,11 @@ class Linear(Module):
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
-        self.in_features = in_features
-        self.out_features = out_features
-        self.weight = Parameter(empty((out_features, in_features), dtype, device))
-        self.register_parameter("bias", optional_parameter(bias, (out_features,), dtype, device))
-        self.reset_parameters()
+        _layer(self, dict(in_features=in_features, out_features=out_features), (out_features, in_features), bias,
+               dtype, device)
 
     def reset_parameters(self):
-        # kaiming_uniform_ with a=sqrt(5) gives U(-1/sqrt(fan_in), 1/sqrt(fan_in)); the bias uses the same bound.
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        fan_in_reset_(self.weight, self.bias, draw_bias_without_fan_in=True)
 
     def forward(self, input):
         w, b = _weight_and_bias(self)
@@ -60,21 +62,18 @@ class Bilinear(Module):
 
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
-        self.in1_features = in1_features
-        self.in2_features = in2_features
-        self.out_features = out_features
-        self.weight = Parameter(empty((out_features, in1_features, in2_features), dtype, device))
-        self.register_parameter("bias", optional_parameter(bias, (out_features,), dtype, device))
-        self.reset_parameters()
+        _layer(self, dict(in1_features=in1_features, in2_features=in2_features, out_features=out_features),
+               (out_features, in1_features, in2_features), bias, dtype, device)
 
     def reset_parameters(self):
-        bound = 1 / math.sqrt(self.weight.size(1))
-        init.uniform_(self.weight, -bound, bound)
-        if self.bias is not None:
-            init.uniform_(self.bias, -bound, bound)
+        # weight and bias ~ U(+-1/sqrt(in1_features)), in that order
+        bound = 1 / math.sqrt(self.in1_features)
+        for p in (self.weight, self.bias):
+            if p is not None:
+                init.uniform_(p, -bound, bound)
 
     def forward(self, input1, input2):
-        return F.bilinear(input1, input2, self.weight, self.bias)
+        return F.bilinear(input1, input2, *_weight_and_bias(self))
 
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "

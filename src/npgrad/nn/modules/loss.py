@@ -1,4 +1,12 @@
-"""Loss modules: thin wrappers over nn.functional (class weights are buffers, as in PyTorch)."""
+"""Loss modules: each is its nn.functional function with its settings held as attributes (class weights are
+buffers, as in PyTorch).
+
+A loss class names its function (``_fn``) and the attributes handed to it as keywords (``_passes``); the
+base class does the call. The function is looked up by name at each call because vmap swaps nn.functional's
+functions for batching ones.
+"""
+from operator import attrgetter
+
 from .. import functional as F
 from .._functional._utils import legacy_reduction
 from .module import Module
@@ -10,159 +18,156 @@ __all__ = ["L1Loss", "MSELoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWi
 
 
 class _Loss(Module):
-    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+    _fn = None
+    _passes = ("reduction",)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # attrgetter of several names returns a tuple; of one, the bare value.
+        get = attrgetter(*cls._passes)
+        cls._settings = staticmethod(get if len(cls._passes) > 1 else (lambda m: (get(m),)))
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", **settings):
         super().__init__()
-        if size_average is not None or reduce is not None:
-            self.reduction = legacy_reduction(size_average, reduce)
-        else:
-            self.reduction = reduction
+        legacy = size_average is not None or reduce is not None
+        self.reduction = legacy_reduction(size_average, reduce) if legacy else reduction
+        for name, value in settings.items():
+            setattr(self, name, value)
+
+    def _loss(self, *inputs, **more):
+        return getattr(F, self._fn)(*inputs, **dict(zip(self._passes, self._settings(self))), **more)
+
+    def forward(self, input, target):
+        return self._loss(input, target)
 
 
 class _WeightedLoss(_Loss):
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(size_average, reduce, reduction)
+    _passes = ("weight", "reduction")
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", **settings):
+        super().__init__(size_average, reduce, reduction, **settings)
         self.register_buffer("weight", weight)
 
 
 class L1Loss(_Loss):
-    def forward(self, input, target):
-        return F.l1_loss(input, target, reduction=self.reduction)
+    _fn = "l1_loss"
 
 
 class MSELoss(_Loss):
-    def forward(self, input, target):
-        return F.mse_loss(input, target, reduction=self.reduction)
+    _fn = "mse_loss"
 
 
-class CrossEntropyLoss(_WeightedLoss):
-    __constants__ = ["ignore_index", "reduction", "label_smoothing"]
+class SoftMarginLoss(_Loss):
+    _fn = "soft_margin_loss"
 
-    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
-                 label_smoothing=0.0):
-        super().__init__(weight, size_average, reduce, reduction)
-        self.ignore_index = ignore_index
-        self.label_smoothing = label_smoothing
 
-    def forward(self, input, target):
-        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
-                               reduction=self.reduction, label_smoothing=self.label_smoothing)
+class BCELoss(_WeightedLoss):
+    _fn = "binary_cross_entropy"
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    _fn = "multilabel_soft_margin_loss"
 
 
 class NLLLoss(_WeightedLoss):
     __constants__ = ["ignore_index", "reduction"]
+    _fn, _passes = "nll_loss", ("weight", "ignore_index", "reduction")
 
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
-        super().__init__(weight, size_average, reduce, reduction)
-        self.ignore_index = ignore_index
-
-    def forward(self, input, target):
-        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+        super().__init__(weight, size_average, reduce, reduction, ignore_index=ignore_index)
 
 
-class BCELoss(_WeightedLoss):
-    def forward(self, input, target):
-        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+class CrossEntropyLoss(_WeightedLoss):
+    __constants__ = ["ignore_index", "reduction", "label_smoothing"]
+    _fn, _passes = "cross_entropy", ("weight", "ignore_index", "reduction", "label_smoothing")
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                 label_smoothing=0.0):
+        super().__init__(weight, size_average, reduce, reduction, ignore_index=ignore_index,
+                         label_smoothing=label_smoothing)
 
 
-class BCEWithLogitsLoss(_Loss):
+class BCEWithLogitsLoss(_WeightedLoss):
+    _fn, _passes = "binary_cross_entropy_with_logits", ("weight", "pos_weight", "reduction")
+
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
-        super().__init__(size_average, reduce, reduction)
-        self.register_buffer("weight", weight)
+        super().__init__(weight, size_average, reduce, reduction)
         self.register_buffer("pos_weight", pos_weight)
-
-    def forward(self, input, target):
-        return F.binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight,
-                                                  reduction=self.reduction)
 
 
 class KLDivLoss(_Loss):
-    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
-        super().__init__(size_average, reduce, reduction)
-        self.log_target = log_target
+    _fn, _passes = "kl_div", ("reduction", "log_target")
 
-    def forward(self, input, target):
-        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, reduction, log_target=log_target)
 
 
 class SmoothL1Loss(_Loss):
-    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
-        super().__init__(size_average, reduce, reduction)
-        self.beta = beta
+    _fn, _passes = "smooth_l1_loss", ("reduction", "beta")
 
-    def forward(self, input, target):
-        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction, beta=beta)
 
 
 class HuberLoss(_Loss):
-    def __init__(self, reduction="mean", delta=1.0):
-        super().__init__(reduction=reduction)
-        self.delta = delta
+    _fn, _passes = "huber_loss", ("reduction", "delta")
 
-    def forward(self, input, target):
-        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction=reduction, delta=delta)
 
 
 class PoissonNLLLoss(_Loss):
+    _fn, _passes = "poisson_nll_loss", ("log_input", "full", "eps", "reduction")
+
     def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"):
-        super().__init__(size_average, reduce, reduction)
-        self.log_input, self.full, self.eps = log_input, full, eps
+        super().__init__(size_average, reduce, reduction, log_input=log_input, full=full, eps=eps)
 
     def forward(self, log_input, target):
-        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full, eps=self.eps,
-                                  reduction=self.reduction)
+        return self._loss(log_input, target)
 
 
 class GaussianNLLLoss(_Loss):
+    _fn, _passes = "gaussian_nll_loss", ("full", "eps", "reduction")
+
     def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
-        super().__init__(None, None, reduction)
-        self.full, self.eps = full, eps
+        super().__init__(reduction=reduction, full=full, eps=eps)
 
     def forward(self, input, target, var):
-        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+        return self._loss(input, target, var)
 
 
-class MarginRankingLoss(_Loss):
+class _PairLoss(_Loss):
+    """A loss of two inputs and a ±1 target, with a margin."""
+
+    _passes = ("margin", "reduction")
+
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(size_average, reduce, reduction)
-        self.margin = margin
+        super().__init__(size_average, reduce, reduction, margin=margin)
 
     def forward(self, input1, input2, target):
-        return F.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+        return self._loss(input1, input2, target)
+
+
+class MarginRankingLoss(_PairLoss):
+    _fn = "margin_ranking_loss"
+
+
+class CosineEmbeddingLoss(_PairLoss):
+    _fn = "cosine_embedding_loss"
 
 
 class HingeEmbeddingLoss(_Loss):
+    _fn, _passes = "hinge_embedding_loss", ("margin", "reduction")
+
     def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(size_average, reduce, reduction)
-        self.margin = margin
-
-    def forward(self, input, target):
-        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
-
-
-class SoftMarginLoss(_Loss):
-    def forward(self, input, target):
-        return F.soft_margin_loss(input, target, reduction=self.reduction)
-
-
-class CosineEmbeddingLoss(_Loss):
-    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(size_average, reduce, reduction)
-        self.margin = margin
-
-    def forward(self, input1, input2, target):
-        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+        super().__init__(size_average, reduce, reduction, margin=margin)
 
 
 class TripletMarginLoss(_Loss):
+    _fn, _passes = "triplet_margin_loss", ("margin", "p", "eps", "swap", "reduction")
+
     def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(size_average, reduce, reduction)
-        self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
+        super().__init__(size_average, reduce, reduction, margin=margin, p=p, eps=eps, swap=swap)
 
     def forward(self, anchor, positive, negative):
-        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
-                                     swap=self.swap, reduction=self.reduction)
-
-
-class MultiLabelSoftMarginLoss(_WeightedLoss):
-    def forward(self, input, target):
-        return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+        return self._loss(anchor, positive, negative)

@@ -1,5 +1,5 @@
 """The loss modules beyond loss.py: the margin losses, CTCLoss, LinearCrossEntropyLoss and the deprecated
-NLLLoss2d, each a thin wrapper over its nn.functional function as in PyTorch."""
+NLLLoss2d, each its nn.functional function through loss.py's _Loss."""
 import math
 import warnings
 
@@ -14,57 +14,48 @@ __all__ = ["MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginWithDistance
 
 class MultiMarginLoss(_WeightedLoss):
     __constants__ = ["p", "margin", "reduction"]
+    _fn, _passes = "multi_margin_loss", ("p", "margin", "weight", "reduction")
 
     def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
         super().__init__(weight, size_average, reduce, reduction)
-        if p != 1 and p != 2:
+        if p not in (1, 2):
             raise ValueError("only p == 1 and p == 2 supported")
         if weight is not None and weight.dim() != 1:
             raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.dim()}D instead")
-        self.p = p
-        self.margin = margin
-
-    def forward(self, input, target):
-        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
-                                   reduction=self.reduction)
+        self.p, self.margin = p, margin
 
 
 class MultiLabelMarginLoss(_Loss):
     __constants__ = ["reduction"]
-
-    def forward(self, input, target):
-        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+    _fn = "multilabel_margin_loss"
 
 
 class TripletMarginWithDistanceLoss(_Loss):
     __constants__ = ["margin", "swap", "reduction"]
+    _fn, _passes = "triplet_margin_with_distance_loss", ("distance_function", "margin", "swap", "reduction")
 
     def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
-        super().__init__(size_average=None, reduce=None, reduction=reduction)
+        # The default is a PairwiseDistance submodule, as in PyTorch (it shows in the repr).
+        super().__init__(reduction=reduction)
         if margin <= 0:
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
                              f"instead")
-        # the default is a PairwiseDistance submodule, as in PyTorch (it shows in the repr)
-        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
-        self.margin = margin
-        self.swap = swap
+        self.distance_function = PairwiseDistance() if distance_function is None else distance_function
+        self.margin, self.swap = margin, swap
 
     def forward(self, anchor, positive, negative):
-        return F.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
-                                                   margin=self.margin, swap=self.swap, reduction=self.reduction)
+        return self._loss(anchor, positive, negative)
 
 
 class CTCLoss(_Loss):
     __constants__ = ["blank", "reduction"]
+    _fn, _passes = "ctc_loss", ("blank", "reduction", "zero_infinity")
 
     def __init__(self, blank=0, reduction="mean", zero_infinity=False):
-        super().__init__(reduction=reduction)
-        self.blank = blank
-        self.zero_infinity = zero_infinity
+        super().__init__(reduction=reduction, blank=blank, zero_infinity=zero_infinity)
 
     def forward(self, log_probs, targets, input_lengths, target_lengths):
-        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
-                          self.zero_infinity)
+        return self._loss(log_probs, targets, input_lengths, target_lengths)
 
 
 class LinearCrossEntropyLoss(_WeightedLoss):
@@ -72,6 +63,7 @@ class LinearCrossEntropyLoss(_WeightedLoss):
     two-dimensional (so it is a Linear's) and reshaped to (num_classes, *out_features, in_features)."""
 
     __constants__ = ["num_classes", "out_features", "reduction", "ignore_index", "label_smoothing"]
+    _fn, _passes = "linear_cross_entropy", ("weight", "reduction", "ignore_index", "label_smoothing", "options")
 
     def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None, dtype=None,
                  reduction="mean", weight=None, ignore_index=None, label_smoothing=0.0, options=None):
@@ -79,22 +71,17 @@ class LinearCrossEntropyLoss(_WeightedLoss):
             raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
         if label_smoothing < 0 or label_smoothing > 1.0:
             raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
-        super().__init__(weight=weight, size_average=None, reduce=None, reduction=reduction)
-        self.num_classes = num_classes
-        self.out_features = out_features
-        self.ignore_index = ignore_index
-        self.label_smoothing = label_smoothing
+        super().__init__(weight=weight, reduction=reduction, num_classes=num_classes, out_features=out_features,
+                         ignore_index=ignore_index, label_smoothing=label_smoothing)
         self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias, device=device,
                              dtype=dtype)
         self.options = options
 
     def forward(self, input, target):
-        linear_weight = self.linear.weight.reshape((self.num_classes, *self.out_features, self.linear.in_features))
-        linear_bias = (self.linear.bias.reshape((self.num_classes, *self.out_features))
-                       if self.linear.bias is not None else None)
-        return F.linear_cross_entropy(input, linear_weight, target, linear_bias=linear_bias, weight=self.weight,
-                                      reduction=self.reduction, ignore_index=self.ignore_index,
-                                      label_smoothing=self.label_smoothing, options=self.options)
+        lin = self.linear
+        classes = (self.num_classes, *self.out_features)
+        bias = None if lin.bias is None else lin.bias.reshape(classes)
+        return self._loss(input, lin.weight.reshape((*classes, lin.in_features)), target, linear_bias=bias)
 
     def extra_repr(self):
         return (f"in_features={self.linear.in_features}, num_classes={self.num_classes},"

@@ -10,9 +10,24 @@ __all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
 
 
 def _shape_tuple(normalized_shape):
-    if isinstance(normalized_shape, numbers.Integral):
-        return (int(normalized_shape),)
-    return tuple(int(s) for s in normalized_shape)
+    dims = [normalized_shape] if isinstance(normalized_shape, numbers.Integral) else normalized_shape
+    return tuple(map(int, dims))
+
+
+def _register_affine(module, shape, weight, bias, dtype, device):
+    """``weight`` (and ``bias``, when ``bias`` is not None) registered: Parameters of ``shape`` where asked
+    for, None otherwise; then reset_parameters()."""
+    module.register_parameter("weight", optional_parameter(weight, shape, dtype, device))
+    if bias is not None:
+        module.register_parameter("bias", optional_parameter(weight and bias, shape, dtype, device))
+    module.reset_parameters()
+
+
+def _reset_affine(module):
+    # The identity transform: weight 1, bias 0 (whichever of them exists).
+    for p, fill in ((module.weight, init.ones_), (getattr(module, "bias", None), init.zeros_)):
+        if p is not None:
+            fill(p)
 
 
 class LayerNorm(Module):
@@ -23,16 +38,10 @@ class LayerNorm(Module):
         self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        shape = self.normalized_shape
-        self.register_parameter("weight", optional_parameter(elementwise_affine, shape, dtype, device))
-        self.register_parameter("bias", optional_parameter(elementwise_affine and bias, shape, dtype, device))
-        self.reset_parameters()
+        _register_affine(self, self.normalized_shape, elementwise_affine, bias, dtype, device)
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         w, b = _weight_and_bias(self)
@@ -48,24 +57,17 @@ class GroupNorm(Module):
 
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
         super().__init__()
-        if num_channels % num_groups != 0:
+        if num_channels % num_groups:
             raise ValueError("num_channels must be divisible by num_groups")
-        self.num_groups = num_groups
-        self.num_channels = num_channels
-        self.eps = eps
-        self.affine = affine
-        self.register_parameter("weight", optional_parameter(affine, (num_channels,), dtype, device))
-        self.register_parameter("bias", optional_parameter(affine and bias, (num_channels,), dtype, device))
-        self.reset_parameters()
+        self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
+        _register_affine(self, (num_channels,), affine, bias, dtype, device)
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
-        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+        w, b = _weight_and_bias(self)
+        return F.group_norm(input, self.num_groups, w, b, self.eps)
 
     def extra_repr(self):
         return "{num_groups}, {num_channels}, eps={eps}, affine={affine}, bias={use_bias}".format(
@@ -80,12 +82,10 @@ class RMSNorm(Module):
         self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        self.register_parameter("weight", optional_parameter(elementwise_affine, self.normalized_shape, dtype, device))
-        self.reset_parameters()
+        _register_affine(self, self.normalized_shape, elementwise_affine, None, dtype, device)
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
+        _reset_affine(self)
 
     def forward(self, x):
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)

@@ -1,6 +1,8 @@
 """Recurrent layers: RNN, LSTM, GRU (multi-layer, bidirectional, packed input) and their one-step cells.
 
-Parameter names, shapes, initialisation and gate order are PyTorch's, so state_dicts load either way."""
+Parameter names, shapes, initialisation and gate order are PyTorch's, so state_dicts load either way.
+Inside, an LSTM's state is the pair (h, c) and every other recurrence's state is h alone; the code below
+treats both as a tuple of states and only the messages tell them apart."""
 import math
 import numbers
 import warnings
@@ -15,13 +17,52 @@ from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
-# looked up on the kernels' module at each call: vmap swaps them there for its batching rule
-_KERNELS = {"RNN_TANH": "rnn_tanh", "RNN_RELU": "rnn_relu", "LSTM": "lstm", "GRU": "gru"}
-_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+# mode -> (gates per hidden unit, kernel name); the kernel is looked up on its module at each call, because
+# vmap swaps the kernels there for its batching rule.
+_MODES = {"LSTM": (4, "lstm"), "GRU": (3, "gru"), "RNN_TANH": (1, "rnn_tanh"), "RNN_RELU": (1, "rnn_relu")}
+_RNN_NONLINEARITY = {"tanh": "RNN_TANH", "relu": "RNN_RELU"}
+_CELL_KERNELS = {"tanh": "rnn_tanh_cell", "relu": "rnn_relu_cell"}
 
 
-def _apply_permutation(t, permutation, dim=1):
-    return t.index_select(dim, permutation)
+def _uniform_reset(module):
+    """Every parameter ~ U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)), in registration order."""
+    bound = 1.0 / math.sqrt(module.hidden_size) if module.hidden_size > 0 else 0
+    for p in module.parameters():
+        init.uniform_(p, -bound, bound)
+
+
+def _describe(module, shown_unless):
+    """extra_repr: the two sizes, then each option whose value is not its default (bools compared by identity)."""
+    parts = [f"{module.input_size}, {module.hidden_size}"]
+    for name, default in shown_unless:
+        if name not in module.__dict__:
+            continue
+        value = module.__dict__[name]
+        if (value is not default) if isinstance(default, bool) else (value != default):
+            parts.append(f"{name}={value}")
+    return ", ".join(parts)
+
+
+def _refuse_projection(kwargs):
+    if "proj_size" in kwargs:
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+
+
+def _check_sizes(bias, batch_first, input_size, hidden_size, num_layers, proj_size):
+    for name, flag in (("bias", bias), ("batch_first", batch_first)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name} should be of type bool, got: {type(flag).__name__}")
+    for name, size in (("input_size", input_size), ("hidden_size", hidden_size)):
+        if not isinstance(size, int):
+            raise TypeError(f"{name} should be of type int, got: {type(size).__name__}")
+        if size <= 0:
+            raise ValueError(f"{name} must be greater than zero")
+    if num_layers <= 0:
+        raise ValueError("num_layers must be greater than zero")
+    if proj_size < 0:
+        raise ValueError("proj_size should be a positive integer or zero to disable projections")
+    if proj_size >= hidden_size:
+        raise ValueError("proj_size has to be smaller than hidden_size")
 
 
 class RNNBase(Module):
@@ -33,64 +74,44 @@ class RNNBase(Module):
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
                  bidirectional=False, proj_size=0, device=None, dtype=None):
         super().__init__()
-        self.mode = mode
-        self.input_size = input_size
-        self.hidden_size = hidden_size
-        self.num_layers = num_layers
-        self.bias = bias
-        self.batch_first = batch_first
-        self.dropout = float(dropout)
-        self.bidirectional = bidirectional
-        self.proj_size = proj_size
-        if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or isinstance(dropout, bool):
+        self.mode, self.input_size, self.hidden_size, self.num_layers = mode, input_size, hidden_size, num_layers
+        self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
+        self.bidirectional, self.proj_size = bidirectional, proj_size
+        if isinstance(dropout, bool) or not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1:
             raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
                              "element being zeroed")
-        if dropout > 0 and num_layers == 1:
+        if num_layers == 1 and dropout > 0:
             warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
                           f"expects num_layers greater than 1, but got dropout={dropout} and "
                           f"num_layers={num_layers}", stacklevel=2)
-        if not isinstance(bias, bool):
-            raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
-        if not isinstance(batch_first, bool):
-            raise TypeError(f"batch_first should be of type bool, got: {type(batch_first).__name__}")
-        if not isinstance(input_size, int):
-            raise TypeError(f"input_size should be of type int, got: {type(input_size).__name__}")
-        if input_size <= 0:
-            raise ValueError("input_size must be greater than zero")
-        if not isinstance(hidden_size, int):
-            raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
-        if hidden_size <= 0:
-            raise ValueError("hidden_size must be greater than zero")
-        if num_layers <= 0:
-            raise ValueError("num_layers must be greater than zero")
-        if proj_size < 0:
-            raise ValueError("proj_size should be a positive integer or zero to disable projections")
-        if proj_size >= hidden_size:
-            raise ValueError("proj_size has to be smaller than hidden_size")
-        if mode not in _GATES:
+        _check_sizes(bias, batch_first, input_size, hidden_size, num_layers, proj_size)
+        if mode not in _MODES:
             raise ValueError("Unrecognized RNN mode: " + mode)
-        gate_size = _GATES[mode] * hidden_size
-        num_directions = 2 if bidirectional else 1
-        real_hidden = proj_size if proj_size > 0 else hidden_size
-        self._flat_weights_names = []
-        self._all_weights = []
+        rows = _MODES[mode][0] * hidden_size
+        out_size = self._state_size()
+        self._flat_weights_names, self._all_weights = [], []
         for layer in range(num_layers):
-            for direction in range(num_directions):
-                layer_input = input_size if layer == 0 else real_hidden * num_directions
-                suffix = "_reverse" if direction == 1 else ""
-                shapes = [("weight_ih_l", (gate_size, layer_input)), ("weight_hh_l", (gate_size, real_hidden))]
+            in_size = input_size if layer == 0 else out_size * self._directions
+            for tag in ("", "_reverse")[:self._directions]:
+                shapes = {"weight_ih_l": (rows, in_size), "weight_hh_l": (rows, out_size)}
                 if bias:
-                    shapes += [("bias_ih_l", (gate_size,)), ("bias_hh_l", (gate_size,))]
-                if proj_size > 0:
-                    shapes += [("weight_hr_l", (proj_size, hidden_size))]
-                names = []
-                for stem, shape in shapes:
-                    name = f"{stem}{layer}{suffix}"
+                    shapes.update(bias_ih_l=(rows,), bias_hh_l=(rows,))
+                if proj_size:
+                    shapes["weight_hr_l"] = (proj_size, hidden_size)
+                names = [f"{stem}{layer}{tag}" for stem in shapes]
+                for name, shape in zip(names, shapes.values()):
                     setattr(self, name, Parameter(empty(shape, dtype, device)))
-                    names.append(name)
-                self._flat_weights_names.extend(names)
+                self._flat_weights_names += names
                 self._all_weights.append(names)
         self.reset_parameters()
+
+    @property
+    def _directions(self):
+        return 2 if self.bidirectional else 1
+
+    def _state_size(self):
+        # h's size: the projection's when there is one.
+        return self.proj_size if self.proj_size > 0 else self.hidden_size
 
     @property
     def _flat_weights(self):
@@ -100,34 +121,31 @@ class RNNBase(Module):
         """Packs the weights for cuDNN in PyTorch; a no-op on the CPU, as there."""
 
     def reset_parameters(self):
-        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -stdv, stdv)
+        _uniform_reset(self)
 
     @property
     def all_weights(self):
-        return [[getattr(self, w) for w in ws] for ws in self._all_weights]
+        return [[getattr(self, n) for n in names] for names in self._all_weights]
 
     def check_input(self, input, batch_sizes):
-        w0 = self._flat_weights[0]
-        if input.dtype != w0.dtype:
-            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({w0.dtype}). "
-                             f"Convert input: input.to({w0.dtype}), or convert model: model.to({input.dtype})")
-        expected_dim = 2 if batch_sizes is not None else 3
-        if input.dim() != expected_dim:
-            raise RuntimeError(f"input must have {expected_dim} dimensions, got {input.dim()}")
-        if self.input_size != input.size(-1):
+        weight = self._flat_weights[0]
+        if input.dtype != weight.dtype:
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). "
+                             f"Convert input: input.to({weight.dtype}), or convert model: model.to({input.dtype})")
+        want = 3 if batch_sizes is None else 2
+        if input.dim() != want:
+            raise RuntimeError(f"input must have {want} dimensions, got {input.dim()}")
+        if input.size(-1) != self.input_size:
             raise RuntimeError("input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.size(-1)}")
 
+    def _batch_size(self, input, batch_sizes):
+        if batch_sizes is None:
+            return input.size(0 if self.batch_first else 1)
+        return int(batch_sizes[0])  # packed: the first time step holds every sequence
+
     def get_expected_hidden_size(self, input, batch_sizes):
-        if batch_sizes is not None:
-            mini_batch = int(batch_sizes[0])
-        else:
-            mini_batch = input.size(0) if self.batch_first else input.size(1)
-        num_directions = 2 if self.bidirectional else 1
-        size = self.proj_size if self.proj_size > 0 else self.hidden_size
-        return (self.num_layers * num_directions, mini_batch, size)
+        return (self.num_layers * self._directions, self._batch_size(input, batch_sizes), self._state_size())
 
     def check_hidden_size(self, hx, expected_hidden_size, msg="Expected hidden size {}, got {}"):
         if tuple(hx.size()) != tuple(expected_hidden_size):
@@ -138,91 +156,68 @@ class RNNBase(Module):
         self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
 
     def permute_hidden(self, hx, permutation):
-        if permutation is None:
-            return hx
-        return _apply_permutation(hx, permutation)
+        return hx if permutation is None else hx.index_select(1, permutation)
 
     def extra_repr(self):
-        s = "{input_size}, {hidden_size}"
-        if self.proj_size != 0:
-            s += ", proj_size={proj_size}"
-        if self.num_layers != 1:
-            s += ", num_layers={num_layers}"
-        if self.bias is not True:
-            s += ", bias={bias}"
-        if self.batch_first is not False:
-            s += ", batch_first={batch_first}"
-        if self.dropout != 0:
-            s += ", dropout={dropout}"
-        if self.bidirectional is not False:
-            s += ", bidirectional={bidirectional}"
-        return s.format(**self.__dict__)
+        return _describe(self, (("proj_size", 0), ("num_layers", 1), ("bias", True), ("batch_first", False),
+                                ("dropout", 0), ("bidirectional", False)))
 
     # -- the forward RNN, LSTM and GRU share -------------------------------------------------------------------
-    def _zeros(self, input, max_batch, size):
-        num_directions = 2 if self.bidirectional else 1
-        return zeros(self.num_layers * num_directions, max_batch, size, dtype=input.dtype)
-
-    def _check_hx_dims(self, hx, batched):
-        if self.mode == "LSTM":
-            d0, d1 = hx[0].dim(), hx[1].dim()
-            if batched and (d0 != 3 or d1 != 3):
-                raise RuntimeError(f"For batched 3-D input, hx and cx should also be 3-D but got ({d0}-D, {d1}-D) "
-                                   "tensors")
-            if not batched and (d0 != 2 or d1 != 2):
-                raise RuntimeError(f"For unbatched 2-D input, hx and cx should also be 2-D but got ({d0}-D, "
-                                   f"{d1}-D) tensors")
-            return hx if batched else (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
-        if batched and hx.dim() != 3:
-            raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor")
-        if not batched and hx.dim() != 2:
-            raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got {hx.dim()}-D tensor")
-        return hx if batched else hx.unsqueeze(1)
+    def _given_state(self, hx, batched):
+        """Check that a given state has the input's batchedness (3-D or 2-D) and give an unbatched one its
+        batch of one."""
+        lstm = self.mode == "LSTM"
+        states = tuple(hx) if lstm else (hx,)
+        want = 3 if batched else 2
+        dims = [h.dim() for h in states[:2]]
+        if any(d != want for d in dims):
+            kind = f"{'batched' if batched else 'unbatched'} {want}-D input"
+            if lstm:
+                raise RuntimeError(f"For {kind}, hx and cx should also be {want}-D but got ({dims[0]}-D, "
+                                   f"{dims[1]}-D) tensors")
+            raise RuntimeError(f"For {kind}, hx should also be {want}-D but got {dims[0]}-D tensor")
+        if batched:
+            return hx
+        states = tuple(h.unsqueeze(1) for h in states)
+        return states if lstm else states[0]
 
     def _forward(self, input, hx, name, dim_word):
-        is_lstm = self.mode == "LSTM"
-        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
-        orig_input = input
-        batched = True
-        if isinstance(orig_input, PackedSequence):
-            input, batch_sizes, sorted_indices, unsorted_indices = input
-            max_batch = int(batch_sizes[0])
+        lstm = self.mode == "LSTM"
+        packed = isinstance(input, PackedSequence)
+        batch_dim = 0 if self.batch_first else 1
+        if packed:
+            data, batch_sizes, order, unorder = input
+            batched = True
         else:
-            batch_sizes = sorted_indices = unsorted_indices = None
-            if input.dim() not in (2, 3):
-                raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D{dim_word} instead")
-            batched = input.dim() == 3
+            data, batch_sizes, order, unorder = input, None, None, None
+            if data.dim() not in (2, 3):
+                raise ValueError(f"{name}: Expected input to be 2D or 3D, got {data.dim()}D{dim_word} instead")
+            batched = data.dim() == 3
             if not batched:
-                input = input.unsqueeze(0 if self.batch_first else 1)
+                data = data.unsqueeze(batch_dim)
             if hx is not None:
-                hx = self._check_hx_dims(hx, batched)
-            max_batch = input.size(0) if self.batch_first else input.size(1)
+                hx = self._given_state(hx, batched)
         if hx is None:
-            hx = self._zeros(input, max_batch, real_hidden)
-            if is_lstm:
-                hx = (hx, self._zeros(input, max_batch, self.hidden_size))
-        elif is_lstm:
-            hx = tuple(self.permute_hidden(h, sorted_indices) for h in hx)
+            shape = (self.num_layers * self._directions, self._batch_size(data, batch_sizes))
+            hx = zeros(*shape, self._state_size(), dtype=data.dtype)
+            if lstm:
+                hx = (hx, zeros(*shape, self.hidden_size, dtype=data.dtype))
         else:
-            hx = self.permute_hidden(hx, sorted_indices)
-        self.check_forward_args(input, hx, batch_sizes)
-        args = (self._flat_weights, self.bias, self.num_layers, self.dropout, self.training, self.bidirectional)
-        kernel = getattr(_R, _KERNELS[self.mode])
-        if batch_sizes is None:
-            result = kernel(input, hx, *args, self.batch_first)
+            hx = self.permute_hidden(tuple(hx) if lstm else hx, order)
+        self.check_forward_args(data, hx, batch_sizes)
+        kernel = getattr(_R, _MODES[self.mode][1])
+        settings = (self._flat_weights, self.bias, self.num_layers, self.dropout, self.training, self.bidirectional)
+        if packed:
+            out, *state = kernel(data, batch_sizes, hx, *settings)
         else:
-            result = kernel(input, batch_sizes, hx, *args)
-        output = result[0]
-        hidden = tuple(result[1:]) if is_lstm else result[1]
-        if isinstance(orig_input, PackedSequence):
-            output = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
-            if is_lstm:
-                return output, tuple(self.permute_hidden(h, unsorted_indices) for h in hidden)
-            return output, self.permute_hidden(hidden, unsorted_indices)
+            out, *state = kernel(data, hx, *settings, self.batch_first)
+        hidden = tuple(state) if lstm else state[0]
+        if packed:
+            return PackedSequence(out, batch_sizes, order, unorder), self.permute_hidden(hidden, unorder)
         if not batched:
-            output = output.squeeze(0 if self.batch_first else 1)
-            hidden = tuple(h.squeeze(1) for h in hidden) if is_lstm else hidden.squeeze(1)
-        return output, hidden
+            out = out.squeeze(batch_dim)
+            hidden = tuple(h.squeeze(1) for h in hidden) if lstm else hidden.squeeze(1)
+        return out, hidden
 
 
 class RNN(RNNBase):
@@ -232,20 +227,14 @@ class RNN(RNNBase):
     bidirectional=False, device=None, dtype=None)``."""
 
     def __init__(self, *args, **kwargs):
-        if "proj_size" in kwargs:
-            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
-        if len(args) > 3:
-            self.nonlinearity = args[3]
-            args = args[:3] + args[4:]
-        else:
-            self.nonlinearity = kwargs.pop("nonlinearity", "tanh")
-        if self.nonlinearity == "tanh":
-            mode = "RNN_TANH"
-        elif self.nonlinearity == "relu":
-            mode = "RNN_RELU"
-        else:
+        _refuse_projection(kwargs)
+        # nonlinearity is the fourth positional argument here, but not RNNBase's.
+        nonlinearity = args[3] if len(args) > 3 else kwargs.pop("nonlinearity", "tanh")
+        args = args[:3] + args[4:]
+        self.nonlinearity = nonlinearity
+        if nonlinearity not in _RNN_NONLINEARITY:
             raise ValueError(f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or 'relu'.")
-        super().__init__(mode, *args, **kwargs)
+        super().__init__(_RNN_NONLINEARITY[nonlinearity], *args, **kwargs)
 
     def forward(self, input, hx=None):
         return self._forward(input, hx, "RNN", " tensor")
@@ -262,26 +251,20 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes):
-        if batch_sizes is not None:
-            mini_batch = int(batch_sizes[0])
-        else:
-            mini_batch = input.size(0) if self.batch_first else input.size(1)
-        num_directions = 2 if self.bidirectional else 1
-        return (self.num_layers * num_directions, mini_batch, self.hidden_size)
+        return (self.num_layers * self._directions, self._batch_size(input, batch_sizes), self.hidden_size)
 
     def check_forward_args(self, input, hidden, batch_sizes):
         self.check_input(input, batch_sizes)
-        self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
-                               "Expected hidden[0] size {}, got {}")
-        self.check_hidden_size(hidden[1], self.get_expected_cell_size(input, batch_sizes),
-                               "Expected hidden[1] size {}, got {}")
+        for i, expected in enumerate((self.get_expected_hidden_size(input, batch_sizes),
+                                      self.get_expected_cell_size(input, batch_sizes))):
+            self.check_hidden_size(hidden[i], expected, f"Expected hidden[{i}] size {{}}, got {{}}")
 
     def permute_hidden(self, hx, permutation):
         if permutation is None:
             return hx
         if isinstance(hx, tuple):
-            return tuple(_apply_permutation(h, permutation) for h in hx)
-        return _apply_permutation(hx, permutation)
+            return tuple(h.index_select(1, permutation) for h in hx)
+        return hx.index_select(1, permutation)
 
     def forward(self, input, hx=None):
         return self._forward(input, hx, "LSTM", "")
@@ -294,8 +277,7 @@ class GRU(RNNBase):
     device=None, dtype=None)``."""
 
     def __init__(self, *args, **kwargs):
-        if "proj_size" in kwargs:
-            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        _refuse_projection(kwargs)
         super().__init__("GRU", *args, **kwargs)
 
     def forward(self, input, hx=None):
@@ -309,45 +291,41 @@ class RNNCellBase(Module):
 
     def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
-        self.input_size = input_size
-        self.hidden_size = hidden_size
-        self.bias = bias
-        self.weight_ih = Parameter(empty((num_chunks * hidden_size, input_size), dtype, device))
-        self.weight_hh = Parameter(empty((num_chunks * hidden_size, hidden_size), dtype, device))
-        if bias:
-            self.bias_ih = Parameter(empty((num_chunks * hidden_size,), dtype, device))
-            self.bias_hh = Parameter(empty((num_chunks * hidden_size,), dtype, device))
-        else:
-            self.register_parameter("bias_ih", None)
-            self.register_parameter("bias_hh", None)
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        rows = num_chunks * hidden_size
+        for name, shape in (("weight_ih", (rows, input_size)), ("weight_hh", (rows, hidden_size)),
+                            ("bias_ih", (rows,)), ("bias_hh", (rows,))):
+            if bias or name.startswith("weight"):
+                setattr(self, name, Parameter(empty(shape, dtype, device)))
+            else:
+                self.register_parameter(name, None)
         self.reset_parameters()
 
     def extra_repr(self):
-        s = "{input_size}, {hidden_size}"
-        if "bias" in self.__dict__ and self.bias is not True:
-            s += ", bias={bias}"
-        if "nonlinearity" in self.__dict__ and self.nonlinearity != "tanh":
-            s += ", nonlinearity={nonlinearity}"
-        return s.format(**self.__dict__)
+        return _describe(self, (("bias", True), ("nonlinearity", "tanh")))
 
     def reset_parameters(self):
-        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -stdv, stdv)
+        _uniform_reset(self)
 
-    def _batched(self, input, hx, name, what="hidden"):
+    def _step_inputs(self, input, hx, name, pair=False):
+        """Checked input and state tuple, both with a batch dimension, and whether the input had one."""
         if input.dim() not in (1, 2):
             raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
-        if hx is not None and hx.dim() not in (1, 2):
-            raise ValueError(f"{name}: Expected {what} to be 1D or 2D, got {hx.dim()}D instead")
+        states = () if hx is None else (tuple(hx) if pair else (hx,))
+        for i, h in enumerate(states):
+            if h.dim() not in (1, 2):
+                raise ValueError(f"{name}: Expected {f'hx[{i}]' if pair else 'hidden'} to be 1D or 2D, got "
+                                 f"{h.dim()}D instead")
         batched = input.dim() == 2
         if not batched:
-            input = input.unsqueeze(0)
+            input, states = input.unsqueeze(0), tuple(h.unsqueeze(0) for h in states)
         if hx is None:
-            hx = zeros(input.size(0), self.hidden_size, dtype=input.dtype)
-        elif not batched:
-            hx = hx.unsqueeze(0)
-        return input, hx, batched
+            blank = zeros(input.size(0), self.hidden_size, dtype=input.dtype)
+            states = (blank, blank) if pair else (blank,)
+        return input, states, batched
+
+    def _weights(self):
+        return self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
 
 
 class RNNCell(RNNCellBase):
@@ -360,14 +338,11 @@ class RNNCell(RNNCellBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
-        input, hx, batched = self._batched(input, hx, "RNNCell")
-        if self.nonlinearity == "tanh":
-            ret = _R.rnn_tanh_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
-        elif self.nonlinearity == "relu":
-            ret = _R.rnn_relu_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
-        else:
+        input, (h,), batched = self._step_inputs(input, hx, "RNNCell")
+        if self.nonlinearity not in _CELL_KERNELS:
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
-        return ret if batched else ret.squeeze(0)
+        out = getattr(_R, _CELL_KERNELS[self.nonlinearity])(input, h, *self._weights())
+        return out if batched else out.squeeze(0)
 
 
 class LSTMCell(RNNCellBase):
@@ -377,21 +352,8 @@ class LSTMCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
-        if input.dim() not in (1, 2):
-            raise ValueError(f"LSTMCell: Expected input to be 1D or 2D, got {input.dim()}D instead")
-        if hx is not None:
-            for idx, value in enumerate(hx):
-                if value.dim() not in (1, 2):
-                    raise ValueError(f"LSTMCell: Expected hx[{idx}] to be 1D or 2D, got {value.dim()}D instead")
-        batched = input.dim() == 2
-        if not batched:
-            input = input.unsqueeze(0)
-        if hx is None:
-            z = zeros(input.size(0), self.hidden_size, dtype=input.dtype)
-            hx = (z, z)
-        elif not batched:
-            hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
-        h, c = _R.lstm_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        input, states, batched = self._step_inputs(input, hx, "LSTMCell", pair=True)
+        h, c = _R.lstm_cell(input, states, *self._weights())
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
@@ -402,6 +364,6 @@ class GRUCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
-        input, hx, batched = self._batched(input, hx, "GRUCell")
-        ret = _R.gru_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
-        return ret if batched else ret.squeeze(0)
+        input, (h,), batched = self._step_inputs(input, hx, "GRUCell")
+        out = _R.gru_cell(input, h, *self._weights())
+        return out if batched else out.squeeze(0)

@@ -18,12 +18,13 @@ __all__ = ["TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderL
            "Transformer"]
 
 
+_ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}
+
+
 def _get_activation_fn(activation):
-    if activation == "relu":
-        return F.relu
-    if activation == "gelu":
-        return F.gelu
-    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+    if activation not in _ACTIVATIONS:
+        raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+    return _ACTIVATIONS[activation]
 
 
 def _get_clones(module, n):
@@ -35,149 +36,136 @@ def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     return Tensor._wrap(np.triu(np.full((sz, sz), -np.inf, dt.np), k=1))
 
 
-class TransformerEncoderLayer(Module):
-    """Self-attention then a feed-forward block, each with dropout, a residual and LayerNorm."""
+class _Layer(Module):
+    """What the encoder and decoder layers share: attention blocks, then a feed-forward block, each with dropout
+    and a residual connection around it, and a LayerNorm before (norm_first) or after the sum.
+
+    Sub-modules are built (and so registered, and initialised from the random stream) in PyTorch's order:
+    the attentions, linear1, dropout, linear2, one norm per block, one dropout per block."""
 
     __constants__ = ["norm_first"]
+    _attentions = ()  # the attention sub-modules' names, one block each
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
-        super().__init__()
+    def _build(self, d_model, nhead, dim_feedforward, dropout, layer_norm_eps, batch_first,
+               norm_first, bias, device, dtype):
         kw = dict(device=device, dtype=dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw)
+        for name in self._attentions:
+            setattr(self, name, MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                   batch_first=batch_first, **kw))
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
+        blocks = range(1, len(self._attentions) + 2)
+        for k in blocks:
+            setattr(self, f"norm{k}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+        for k in blocks:
+            setattr(self, f"dropout{k}", Dropout(dropout))
+
+    def _residuals(self, x, blocks):
+        # blocks: (its norm, the block) in order; pre-norm adds block(norm(x)), post-norm normalises x + block(x)
+        for norm, block in blocks:
+            x = x + block(norm(x)) if self.norm_first else norm(x + block(x))
+        return x
+
+    def _attend(self, attention, dropout, x, memory, attn_mask, key_padding_mask, is_causal):
+        out = attention(x, memory, memory, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                        need_weights=False, is_causal=is_causal)[0]
+        return dropout(out)
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        return self._attend(self.self_attn, self.dropout1, x, x, attn_mask, key_padding_mask, is_causal)
+
+    def _ff_block(self, x):
+        last_dropout = getattr(self, f"dropout{len(self._attentions) + 1}")
+        return last_dropout(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerEncoderLayer(_Layer):
+    """Self-attention then a feed-forward block, each with dropout, a residual and LayerNorm."""
+
+    _attentions = ("self_attn",)
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        self._build(d_model, nhead, dim_feedforward, dropout, layer_norm_eps, batch_first,
+                    norm_first, bias, device, dtype)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
-        if activation is F.relu or isinstance(activation, ReLU):
-            self.activation_relu_or_gelu = 1
-        elif activation is F.gelu or isinstance(activation, GELU):
-            self.activation_relu_or_gelu = 2
-        else:
-            self.activation_relu_or_gelu = 0
+        # PyTorch's marker for its fast path: 1 for ReLU, 2 for GELU, 0 for anything else.
+        kinds = ((1, F.relu, ReLU), (2, F.gelu, GELU))
+        self.activation_relu_or_gelu = next((k for k, fn, cls in kinds
+                                             if activation is fn or isinstance(activation, cls)), 0)
         self.activation = activation
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
-        x = src
-        if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
-            x = x + self._ff_block(self.norm2(x))
-        else:
-            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
-            x = self.norm2(x + self._ff_block(x))
-        return x
-
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                           is_causal=is_causal)[0]
-        return self.dropout1(x)
-
-    def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout2(x)
+        return self._residuals(src, [
+            (self.norm1, lambda x: self._sa_block(x, src_mask, src_key_padding_mask, is_causal)),
+            (self.norm2, self._ff_block)])
 
 
-class TransformerEncoder(Module):
-    """``num_layers`` deep copies of an encoder layer, then an optional final norm."""
+class TransformerDecoderLayer(_Layer):
+    _attentions = ("self_attn", "multihead_attn")
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        self._build(d_model, nhead, dim_feedforward, dropout, layer_norm_eps,
+                    batch_first, norm_first, bias, device, dtype)
+        self.activation = _get_activation_fn(activation) if isinstance(activation, str) else activation
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+        return self._residuals(tgt, [
+            (self.norm1, lambda x: self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal)),
+            (self.norm2, lambda x: self._mha_block(x, memory, memory_mask, memory_key_padding_mask,
+                                                   memory_is_causal)),
+            (self.norm3, self._ff_block)])
+
+    def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
+        return self._attend(self.multihead_attn, self.dropout2, x, mem, attn_mask, key_padding_mask, is_causal)
+
+
+class _Stack(Module):
+    """``num_layers`` deep copies of a layer, run in turn, then an optional final norm."""
 
     __constants__ = ["norm"]
 
-    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
+    def __init__(self, layer, num_layers, norm):
         super().__init__()
-        self.layers = _get_clones(encoder_layer, num_layers)
+        self.layers = _get_clones(layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
+
+    def _run(self, x, *args, **kwargs):
+        for layer in self.layers:
+            x = layer(x, *args, **kwargs)
+        return x if self.norm is None else self.norm(x)
+
+
+class TransformerEncoder(_Stack):
+    """``num_layers`` deep copies of an encoder layer, then an optional final norm."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
+        super().__init__(encoder_layer, num_layers, norm)
         self.enable_nested_tensor = enable_nested_tensor
         self.use_nested_tensor = False  # npgrad has no nested tensors
         self.mask_check = mask_check
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
-        output = src
-        for mod in self.layers:
-            output = mod(output, src_mask=mask, is_causal=bool(is_causal), src_key_padding_mask=src_key_padding_mask)
-        if self.norm is not None:
-            output = self.norm(output)
-        return output
+        return self._run(src, src_mask=mask, is_causal=bool(is_causal), src_key_padding_mask=src_key_padding_mask)
 
 
-class TransformerDecoderLayer(Module):
-    __constants__ = ["norm_first"]
-
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
-        super().__init__()
-        kw = dict(device=device, dtype=dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **kw)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
-                                                 **kw)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        if isinstance(activation, str):
-            self.activation = _get_activation_fn(activation)
-        else:
-            self.activation = activation
-
-    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
-        x = tgt
-        if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
-            x = x + self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask, memory_is_causal)
-            x = x + self._ff_block(self.norm3(x))
-        else:
-            x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
-            x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal))
-            x = self.norm3(x + self._ff_block(x))
-        return x
-
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=is_causal,
-                           need_weights=False)[0]
-        return self.dropout1(x)
-
-    def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
-        x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                                is_causal=is_causal, need_weights=False)[0]
-        return self.dropout2(x)
-
-    def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout3(x)
-
-
-class TransformerDecoder(Module):
-    __constants__ = ["norm"]
-
+class TransformerDecoder(_Stack):
     def __init__(self, decoder_layer, num_layers, norm=None):
-        super().__init__()
-        self.layers = _get_clones(decoder_layer, num_layers)
-        self.num_layers = num_layers
-        self.norm = norm
+        super().__init__(decoder_layer, num_layers, norm)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
-        output = tgt
-        for mod in self.layers:
-            output = mod(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+        return self._run(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
                          tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
                          tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal)
-        if self.norm is not None:
-            output = self.norm(output)
-        return output
 
 
 class Transformer(Module):
@@ -186,24 +174,18 @@ class Transformer(Module):
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
-        if custom_encoder is not None:
-            self.encoder = custom_encoder
-        else:
-            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, bias, **kw)
-            self.encoder = TransformerEncoder(layer, num_encoder_layers, LayerNorm(d_model, eps=layer_norm_eps,
+        layer_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
+                      bias)
+        # The encoder is built (and draws its initial weights) before the decoder, as in PyTorch.
+        for name, custom, layer_cls, stack_cls, depth in (
+                ("encoder", custom_encoder, TransformerEncoderLayer, TransformerEncoder, num_encoder_layers),
+                ("decoder", custom_decoder, TransformerDecoderLayer, TransformerDecoder, num_decoder_layers)):
+            if custom is None:
+                custom = stack_cls(layer_cls(*layer_args, **kw), depth, LayerNorm(d_model, eps=layer_norm_eps,
                                                                                     bias=bias, **kw))
-        if custom_decoder is not None:
-            self.decoder = custom_decoder
-        else:
-            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, bias, **kw)
-            self.decoder = TransformerDecoder(layer, num_decoder_layers, LayerNorm(d_model, eps=layer_norm_eps,
-                                                                                    bias=bias, **kw))
+            setattr(self, name, custom)
         self._reset_parameters()
-        self.d_model = d_model
-        self.nhead = nhead
-        self.batch_first = batch_first
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
 
     def _reset_parameters(self):
         from .. import init

@@ -15,27 +15,37 @@ __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStat
            "remove_spectral_norm"]
 
 
+def _find(registry, kind, name):
+    """(key, hook) of the first hook in ``registry`` that is a ``kind`` for parameter ``name``, or None. Load
+    pre-hooks are stored as partial(hook, module): the hook is the partial's func."""
+    for key, hook in registry.items():
+        target = getattr(hook, "func", hook)
+        owner = getattr(target, "fn", target)  # the state-dict hooks carry the SpectralNorm as .fn
+        if isinstance(target, kind) and getattr(owner, "name", None) == name:
+            return key, hook
+    return None
+
+
 class SpectralNorm:
     """The forward pre-hook computing ``module.<name>`` from ``<name>_orig``, ``<name>_u`` and ``<name>_v``."""
 
     _version = 1
 
     def __init__(self, name="weight", n_power_iterations=1, dim=0, eps=1e-12):
-        self.name = name
-        self.dim = dim
         if n_power_iterations <= 0:
             raise ValueError("Expected n_power_iterations to be positive, but got "
                              f"n_power_iterations={n_power_iterations}")
-        self.n_power_iterations = n_power_iterations
-        self.eps = eps
+        self.name, self.dim, self.n_power_iterations, self.eps = name, dim, n_power_iterations, eps
+
+    def _parts(self):
+        # the parameter, then the two singular-vector buffers
+        return tuple(self.name + suffix for suffix in ("_orig", "_u", "_v"))
 
     def reshape_weight_to_matrix(self, weight):
         return _as_matrix(weight, self.dim)
 
     def compute_weight(self, module, do_power_iteration):
-        weight = getattr(module, self.name + "_orig")
-        u = getattr(module, self.name + "_u")
-        v = getattr(module, self.name + "_v")
+        weight, u, v = (getattr(module, part) for part in self._parts())
         mat = self.reshape_weight_to_matrix(weight)
         if do_power_iteration:
             # In place, so the buffers keep the estimate; v first, then u (this hook's order, unlike the
@@ -49,12 +59,10 @@ class SpectralNorm:
 
     def remove(self, module):
         with no_grad():
-            weight = self.compute_weight(module, do_power_iteration=False)
-        delattr(module, self.name)
-        delattr(module, self.name + "_u")
-        delattr(module, self.name + "_v")
-        delattr(module, self.name + "_orig")
-        module.register_parameter(self.name, Parameter(weight.detach()))
+            folded = self.compute_weight(module, do_power_iteration=False)
+        for attr in (self.name, *self._parts()):
+            delattr(module, attr)
+        module.register_parameter(self.name, Parameter(folded.detach()))
 
     def __call__(self, module, inputs):
         setattr(module, self.name, self.compute_weight(module, do_power_iteration=module.training))
@@ -66,26 +74,26 @@ class SpectralNorm:
 
     @staticmethod
     def apply(module, name, n_power_iterations, dim, eps):
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, SpectralNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter {name}")
-        fn = SpectralNorm(name, n_power_iterations, dim, eps)
+        if _find(module._forward_pre_hooks, SpectralNorm, name) is not None:
+            raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter {name}")
+        hook = SpectralNorm(name, n_power_iterations, dim, eps)
         weight = module._parameters[name]
         if weight is None:
             raise ValueError(f"`SpectralNorm` cannot be applied as parameter `{name}` is None")
         with no_grad():
-            h, w = fn.reshape_weight_to_matrix(weight).shape
-            u = F.normalize(_f.randn(h, dtype=weight.dtype), dim=0, eps=fn.eps)
-            v = F.normalize(_f.randn(w, dtype=weight.dtype), dim=0, eps=fn.eps)
-        delattr(module, fn.name)
-        module.register_parameter(fn.name + "_orig", weight)
-        setattr(module, fn.name, weight.detach())
-        module.register_buffer(fn.name + "_u", u)
-        module.register_buffer(fn.name + "_v", v)
-        module.register_forward_pre_hook(fn)
-        module.register_state_dict_post_hook(SpectralNormStateDictHook(fn))
-        module.register_load_state_dict_pre_hook(SpectralNormLoadStateDictPreHook(fn))
-        return fn
+            # random unit starting vectors for the left and right singular vectors, u drawn first
+            u, v = (F.normalize(_f.randn(n, dtype=weight.dtype), dim=0, eps=hook.eps)
+                    for n in hook.reshape_weight_to_matrix(weight).shape)
+        orig, u_name, v_name = hook._parts()
+        delattr(module, name)
+        module.register_parameter(orig, weight)
+        setattr(module, name, weight.detach())
+        for buffer, value in ((u_name, u), (v_name, v)):
+            module.register_buffer(buffer, value)
+        module.register_forward_pre_hook(hook)
+        module.register_state_dict_post_hook(SpectralNormStateDictHook(hook))
+        module.register_load_state_dict_pre_hook(SpectralNormLoadStateDictPreHook(hook))
+        return hook
 
 
 class SpectralNormLoadStateDictPreHook:
@@ -141,18 +149,14 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
 def remove_spectral_norm(module, name="weight"):
     """Undo spectral_norm: ``<name>`` becomes a parameter again, holding the normalised value."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            break
-    else:
+    found = _find(module._forward_pre_hooks, SpectralNorm, name)
+    if found is None:
         raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    found[1].remove(module)
+    del module._forward_pre_hooks[found[0]]
     for registry, kind in ((module._state_dict_hooks, SpectralNormStateDictHook),
                            (module._load_state_dict_pre_hooks, SpectralNormLoadStateDictPreHook)):
-        for k, hook in list(registry.items()):
-            target = getattr(hook, "func", hook)  # load pre-hooks are stored as partial(hook, module)
-            if isinstance(target, kind) and target.fn.name == name:
-                del registry[k]
-                break
+        found = _find(registry, kind, name)
+        if found is not None:
+            del registry[found[0]]
     return module

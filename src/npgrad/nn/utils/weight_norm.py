@@ -12,6 +12,12 @@ from ._norm_helpers import norm_except_dim as _norm_except_dim
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
 
 
+def _hook_for(module, name):
+    """(key, hook) of the module's WeightNorm pre-hook for ``name``, or None."""
+    return next(((k, h) for k, h in module._forward_pre_hooks.items() if isinstance(h, WeightNorm) and h.name == name),
+                None)
+
+
 class WeightNorm:
     """The forward pre-hook that recomputes ``module.<name>`` from ``<name>_g`` and ``<name>_v``."""
 
@@ -19,33 +25,34 @@ class WeightNorm:
         self.name = name
         self.dim = -1 if dim is None else dim
 
+    def _parts(self):
+        return self.name + "_g", self.name + "_v"
+
     def compute_weight(self, module):
-        g = getattr(module, self.name + "_g")
-        v = getattr(module, self.name + "_v")
+        g, v = (getattr(module, part) for part in self._parts())
         return v * (g / _norm_except_dim(v, self.dim))
 
     @staticmethod
     def apply(module, name, dim):
         warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
                       "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=3)
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, WeightNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
-        fn = WeightNorm(name, dim)
-        weight = getattr(module, name)
-        del module._parameters[name]
-        module.register_parameter(name + "_g", Parameter(_norm_except_dim(weight, fn.dim).detach()))
-        module.register_parameter(name + "_v", Parameter(weight.detach()))
-        setattr(module, name, fn.compute_weight(module))
-        module.register_forward_pre_hook(fn)
-        return fn
+        if _hook_for(module, name) is not None:
+            raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
+        hook = WeightNorm(name, dim)
+        original = module._parameters.pop(name)
+        magnitude, direction = hook._parts()
+        module.register_parameter(magnitude, Parameter(_norm_except_dim(original, hook.dim).detach()))
+        module.register_parameter(direction, Parameter(original.detach()))
+        hook(module, None)  # module.<name> exists (as a plain tensor) from here on, as after every pre-forward
+        module.register_forward_pre_hook(hook)
+        return hook
 
     def remove(self, module):
-        weight = self.compute_weight(module)
+        folded = self.compute_weight(module)
         delattr(module, self.name)
-        del module._parameters[self.name + "_g"]
-        del module._parameters[self.name + "_v"]
-        setattr(module, self.name, Parameter(weight.detach()))
+        for part in self._parts():
+            del module._parameters[part]
+        setattr(module, self.name, Parameter(folded.detach()))
 
     def __call__(self, module, inputs):
         setattr(module, self.name, self.compute_weight(module))
@@ -60,10 +67,10 @@ def weight_norm(module, name="weight", dim=0):
 
 def remove_weight_norm(module, name="weight"):
     """Fold ``<name>_g`` and ``<name>_v`` back into one parameter ``<name>``."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
-
+    found = _hook_for(module, name)
+    if found is None:
+        raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    key, hook = found
+    hook.remove(module)
+    del module._forward_pre_hooks[key]
+    return module

@@ -76,13 +76,13 @@ class ConcatDataset(Dataset):
         return list(accumulate(len(d) for d in sequence))
 
     def __init__(self, datasets):
-        self.datasets = list(datasets)
-        if len(self.datasets) == 0:
+        parts = list(datasets)
+        if not parts:
             raise AssertionError("datasets should not be an empty iterable")
-        for d in self.datasets:
-            if isinstance(d, IterableDataset):
-                raise AssertionError("ConcatDataset does not support IterableDataset")
-        self.cumulative_sizes = self.cumsum(self.datasets)
+        if any(isinstance(d, IterableDataset) for d in parts):
+            raise AssertionError("ConcatDataset does not support IterableDataset")
+        self.datasets = parts
+        self.cumulative_sizes = self.cumsum(parts)  # the end of each part, in the concatenation
 
     def __len__(self):
         return self.cumulative_sizes[-1]
@@ -105,19 +105,17 @@ class ChainDataset(IterableDataset):
     def __init__(self, datasets):
         self.datasets = datasets
 
+    def _streams(self):
+        # Checked at use, as PyTorch does: the list may be changed after construction.
+        if not all(isinstance(d, IterableDataset) for d in self.datasets):
+            raise AssertionError("ChainDataset only supports IterableDataset")
+        return self.datasets
+
     def __iter__(self):
-        for d in self.datasets:
-            if not isinstance(d, IterableDataset):
-                raise AssertionError("ChainDataset only supports IterableDataset")
-        return chain.from_iterable(self.datasets)
+        return chain.from_iterable(self._streams())
 
     def __len__(self):
-        total = 0
-        for d in self.datasets:
-            if not isinstance(d, IterableDataset):
-                raise AssertionError("ChainDataset only supports IterableDataset")
-            total += len(d)
-        return total
+        return sum(len(d) for d in self._streams())
 
 
 class Subset(Dataset):
@@ -127,20 +125,33 @@ class Subset(Dataset):
         self.dataset = dataset
         self.indices = indices
 
+    def _outer(self, positions):
+        return [self.indices[i] for i in positions]
+
     def __getitem__(self, idx):
-        if isinstance(idx, list):
-            return self.dataset[[self.indices[i] for i in idx]]
-        return self.dataset[self.indices[idx]]
+        return self.dataset[self._outer(idx) if isinstance(idx, list) else self.indices[idx]]
 
     def __getitems__(self, indices):
         # Let the wrapped dataset fetch a whole batch at once when it can.
         inner = getattr(self.dataset, "__getitems__", None)
-        if callable(inner):
-            return inner([self.indices[i] for i in indices])
-        return [self.dataset[self.indices[i]] for i in indices]
+        wanted = self._outer(indices)
+        return inner(wanted) if callable(inner) else [self.dataset[i] for i in wanted]
 
     def __len__(self):
         return len(self.indices)
+
+
+def _counts_of(fractions, n):
+    """Item counts for fractions of n items: floors, then the leftover one each from the first split on."""
+    bad = next((i for i, f in enumerate(fractions) if not 0 <= f <= 1), None)
+    if bad is not None:
+        raise ValueError(f"Fraction at index {bad} is not between 0 and 1")
+    counts = [int(math.floor(n * f)) for f in fractions]
+    for k in range(n - sum(counts)):
+        counts[k % len(counts)] += 1
+    for i in (i for i, c in enumerate(counts) if c == 0):
+        warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.")
+    return counts
 
 
 def random_split(dataset, lengths, generator=None):
@@ -151,18 +162,9 @@ def random_split(dataset, lengths, generator=None):
     """
     from ...factories import randperm
     n = len(dataset)
-    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
-        counts = []
-        for i, frac in enumerate(lengths):
-            if frac < 0 or frac > 1:
-                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
-            counts.append(int(math.floor(n * frac)))
-        for i in range(n - sum(counts)):
-            counts[i % len(counts)] += 1
-        lengths = counts
-        for i, length in enumerate(lengths):
-            if length == 0:
-                warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.")
+    total = sum(lengths)
+    if math.isclose(total, 1) and total <= 1:
+        lengths = _counts_of(lengths, n)
     if sum(lengths) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     indices = randperm(sum(lengths), generator=generator).tolist()

@@ -1,5 +1,4 @@
 """The task description and measurement containers Timer and Compare share (PyTorch's ``utils/common.py``)."""
-import collections
 import contextlib
 import dataclasses
 import math
@@ -66,20 +65,18 @@ class Measurement:
     def __post_init__(self):
         self._sorted_times = ()
         self._warnings = ()
-        self._median = -1.0
-        self._mean = -1.0
-        self._p25 = -1.0
-        self._p75 = -1.0
+        self._median = self._mean = self._p25 = self._p75 = -1.0
 
     def __getattr__(self, name):
         # m.label, m.stmt, m.num_threads ...: the task spec's fields read through the measurement.
-        if name in _TASKSPEC_FIELDS:
-            return getattr(self.task_spec, name)
-        return super().__getattribute__(name)
+        if name not in _TASKSPEC_FIELDS:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        return getattr(self.task_spec, name)
 
     @property
     def times(self):
-        return [t / self.number_per_run for t in self.raw_times]
+        per_run = self.number_per_run
+        return [block / per_run for block in self.raw_times]
 
     @property
     def median(self):
@@ -100,12 +97,11 @@ class Measurement:
     def significant_figures(self):
         """Significant figures the interquartile spread supports (1 to 4), from a 90% confidence interval."""
         self._lazy_init()
-        n_total = len(self._sorted_times)
-        interquartile_points = self._sorted_times[n_total // 4:math.ceil(3 * n_total / 4)]
-        std = float(np.std(interquartile_points))
-        confidence_interval = max(1.645 * std / math.sqrt(len(interquartile_points)), _MIN_CONFIDENCE_INTERVAL)
-        num_significant_figures = math.floor(math.log10(self._median / confidence_interval))
-        return min(max(num_significant_figures, 1), _MAX_SIGNIFICANT_FIGURES)
+        ordered = self._sorted_times
+        middle = ordered[len(ordered) // 4:math.ceil(3 * len(ordered) / 4)]  # the interquartile points
+        spread = 1.645 * float(np.std(middle)) / math.sqrt(len(middle))
+        figures = math.floor(math.log10(self._median / max(spread, _MIN_CONFIDENCE_INTERVAL)))
+        return max(1, min(figures, _MAX_SIGNIFICANT_FIGURES))
 
     @property
     def has_warnings(self):
@@ -113,21 +109,20 @@ class Measurement:
         return bool(self._warnings)
 
     def _lazy_init(self):
-        if self.raw_times and not self._sorted_times:
-            self._sorted_times = tuple(sorted(self.times))
-            # Linear interpolation between order statistics, as torch.quantile does by default.
-            self._p25, self._median, self._p75 = (float(q) for q in np.quantile(self._sorted_times, [.25, .5, .75]))
-            self._mean = float(np.mean(self._sorted_times))
-
-            def add_warning(msg):
-                rel_iqr = self.iqr / self.median * 100
-                self._warnings += (f"  WARNING: Interquartile range is {rel_iqr:.1f}% "
-                                   f"of the median measurement.\n           {msg}",)
-
-            if not self.meets_confidence(_IQR_GROSS_WARN_THRESHOLD):
-                add_warning("This suggests significant environmental influence.")
-            elif not self.meets_confidence(_IQR_WARN_THRESHOLD):
-                add_warning("This could indicate system fluctuation.")
+        # Statistics once, on first use (raw_times may be filled after construction).
+        if not self.raw_times or self._sorted_times:
+            return
+        self._sorted_times = tuple(sorted(self.times))
+        # Linear interpolation between order statistics, as torch.quantile does by default.
+        self._p25, self._median, self._p75 = map(float, np.quantile(self._sorted_times, [.25, .5, .75]))
+        self._mean = float(np.mean(self._sorted_times))
+        for threshold, advice in ((_IQR_GROSS_WARN_THRESHOLD, "This suggests significant environmental influence."),
+                                  (_IQR_WARN_THRESHOLD, "This could indicate system fluctuation.")):
+            if not self.meets_confidence(threshold):
+                share = self.iqr / self.median * 100
+                self._warnings += (f"  WARNING: Interquartile range is {share:.1f}% "
+                                   f"of the median measurement.\n           {advice}",)
+                break
 
     def meets_confidence(self, threshold=_IQR_WARN_THRESHOLD):
         return self.iqr / self.median < threshold
@@ -146,59 +141,52 @@ class Measurement:
 
     def __repr__(self):
         self._lazy_init()
-        skip_line, newline = "MEASUREMENT_REPR_SKIP_LINE", "\n"
-        n = len(self._sorted_times)
-        time_unit, time_scale = select_unit(self._median)
-        iqr_filter = '' if n >= 4 else skip_line
-        repr_str = f"""
-{super().__repr__()}
-{self.task_spec.summarize()}
-  {'Median: ' if n > 1 else ''}{self._median / time_scale:.2f} {time_unit}
-  {iqr_filter}IQR:    {self.iqr / time_scale:.2f} {time_unit} ({self._p25 / time_scale:.2f} to {self._p75 / time_scale:.2f})
-  {n} measurement{'s' if n > 1 else ''}, {self.number_per_run} runs {'per measurement,' if n > 1 else ','} {self.num_threads} thread{'s' if self.num_threads > 1 else ''}
-{newline.join(self._warnings)}""".strip()  # noqa: E501
-        return "\n".join(line for line in repr_str.splitlines(keepends=False) if skip_line not in line)
+        n, threads = len(self._sorted_times), self.num_threads
+        unit, scale = select_unit(self._median)
+        lines = [object.__repr__(self), self.task_spec.summarize(),
+                 f"  {'Median: ' if n > 1 else ''}{self._median / scale:.2f} {unit}"]
+        if n >= 4:  # too few points for quartiles otherwise
+            lines.append(f"  IQR:    {self.iqr / scale:.2f} {unit} ({self._p25 / scale:.2f} to "
+                         f"{self._p75 / scale:.2f})")
+        lines.append(f"  {n} measurement{'s' if n > 1 else ''}, {self.number_per_run} runs "
+                     f"{'per measurement,' if n > 1 else ','} {threads} thread{'s' if threads > 1 else ''}")
+        return "\n".join([*lines, *self._warnings]).strip()
 
     @staticmethod
     def merge(measurements):
         """Merge replicates of the same task into one Measurement per task, with times per single run
         (``number_per_run=1``) and no metadata, which might differ between the replicates."""
-        grouped_measurements = collections.defaultdict(list)
+        times = {}
         for m in measurements:
-            grouped_measurements[m.task_spec].append(m)
+            times.setdefault(m.task_spec, []).extend(m.times)
+        return [Measurement(number_per_run=1, raw_times=t, task_spec=spec, metadata=None) for spec, t in times.items()]
 
-        def merge_group(task_spec, group):
-            times = []
-            for m in group:
-                times.extend(m.times)
-            return Measurement(number_per_run=1, raw_times=times, task_spec=task_spec, metadata=None)
 
-        return [merge_group(t, g) for t, g in grouped_measurements.items()]
+_UNITS = (("ns", 1e-9, "nanosecond"), ("us", 1e-6, "microsecond"), ("ms", 1e-3, "millisecond"), ("s", 1, "second"))
 
 
 def select_unit(t):
     """The unit (ns, us, ms, s) that puts ``t`` seconds between 1 and 1000, and its scale in seconds."""
-    time_unit = {-3: "ns", -2: "us", -1: "ms"}.get(int(math.log10(t) // 3), "s")
-    time_scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1}[time_unit]
-    return time_unit, time_scale
+    thousands = int(math.log10(t) // 3)  # -3 for ns ... -1 for ms; anything else is shown in seconds
+    unit, scale, _ = _UNITS[thousands + 3] if -3 <= thousands <= -1 else _UNITS[-1]
+    return unit, scale
 
 
 def unit_to_english(u):
-    return {"ns": "nanosecond", "us": "microsecond", "ms": "millisecond", "s": "second"}[u]
+    return next(name for unit, _, name in _UNITS if unit == u)
 
 
 def trim_sigfig(x, n):
     """Trim `x` to `n` significant figures. (e.g. 3.14159, 2 -> 3.10000)"""
     if n != int(n):
         raise AssertionError("Number of significant figures must be an integer")
-    magnitude = int(math.ceil(math.log10(abs(x))))
-    scale = 10 ** (magnitude - n)
+    scale = 10 ** (int(math.ceil(math.log10(abs(x)))) - n)
     # PyTorch rounds in float32 (a default-dtype tensor); so do we, so that tables print the same digits.
     return float(np.round(np.float32(x / scale)) * np.float32(scale))
 
 
 def ordered_unique(elements):
-    return list(collections.OrderedDict(dict.fromkeys(elements)).keys())
+    return list(dict.fromkeys(elements))
 
 
 @contextlib.contextmanager

@@ -14,6 +14,12 @@ def timer():
     return timeit.default_timer()
 
 
+def _tidy(code):
+    """Dedented, without one leading newline and trailing whitespace: a triple-quoted block reads as written."""
+    code = textwrap.dedent(code)
+    return code[1:].rstrip() if code.startswith("\n") else code.rstrip()
+
+
 class Language(enum.Enum):
     PYTHON = 0
 
@@ -34,20 +40,16 @@ class Timer:
                  sub_label=None, description=None, env=None, num_threads=1, language=Language.PYTHON):
         if not isinstance(stmt, str):
             raise ValueError("Currently only a `str` stmt is supported.")
-        # Copied so that the statement's assignments do not leak into the caller's dictionary.
-        self._globals = dict(globals or {})
-        if language in (Language.PYTHON, "py", "python"):
-            self._globals.setdefault("torch", sys.modules["npgrad"])  # the package is loaded: this is inside it
-            self._language = Language.PYTHON
-            if global_setup:
-                raise ValueError(f"global_setup is C++ only, got `{global_setup}`. Most "
-                                 "likely this code can simply be moved to `setup`.")
-        else:
+        if language not in (Language.PYTHON, "py", "python"):
             raise ValueError(f"Invalid language `{language}`.")
-        stmt = textwrap.dedent(stmt)
-        stmt = (stmt[1:] if stmt and stmt[0] == "\n" else stmt).rstrip()
-        setup = textwrap.dedent(setup)
-        setup = (setup[1:] if setup and setup[0] == "\n" else setup).rstrip()
+        if global_setup:
+            raise ValueError(f"global_setup is C++ only, got `{global_setup}`. Most "
+                             "likely this code can simply be moved to `setup`.")
+        self._language = Language.PYTHON
+        # Copied so that the statement's assignments do not leak into the caller's dictionary; torch is npgrad
+        # (the package is loaded: this is inside it).
+        self._globals = {"torch": sys.modules["npgrad"], **(globals or {})}
+        stmt, setup = _tidy(stmt), _tidy(setup)
         self._timer = self._timer_cls(stmt=stmt, setup=setup, timer=timer, globals=self._globals)
         self._task_spec = common.TaskSpec(stmt=stmt, setup=setup, global_setup=global_setup, label=label,
                                           sub_label=sub_label, description=description, env=env,
@@ -57,13 +59,17 @@ class Timer:
         # A zero time would make the overhead ratios below divide by zero.
         return max(self._timer.timeit(number), 1e-9)
 
+    def _threads(self):
+        return common.set_torch_threads(self._task_spec.num_threads)
+
+    def _measurement(self, number, times):
+        return common.Measurement(number_per_run=number, raw_times=times, task_spec=self._task_spec)
+
     def timeit(self, number=1000000):
         """Run ``stmt`` ``number`` times (after a warm-up of ``number // 100`` runs, at least 2) and time it."""
-        with common.set_torch_threads(self._task_spec.num_threads):
-            # Warm up: first calls pay for lazy imports and allocations.
-            self._timeit(number=max(int(number // 100), 2))
-            return common.Measurement(number_per_run=number, raw_times=[self._timeit(number=number)],
-                                      task_spec=self._task_spec)
+        with self._threads():
+            self._timeit(max(int(number // 100), 2))  # first calls pay for lazy imports and allocations
+            return self._measurement(number, [self._timeit(number)])
 
     # timeit.Timer's repeat/autorange, which torch.utils.benchmark.Timer refuses with exactly this error (its
     # measurements come from blocked_autorange); the same refusal, not a missing feature.
@@ -75,35 +81,31 @@ class Timer:
 
     def _threaded_measurement_loop(self, number, time_hook, stop_hook, min_run_time, max_run_time=None,
                                    callback=None):
-        total_time = 0.0
-        can_stop = False
+        """Blocks of ``number`` runs until ``min_run_time`` is spent and ``stop_hook(times)`` agrees, or
+        ``max_run_time`` is exceeded."""
         times = []
-        with common.set_torch_threads(self._task_spec.num_threads):
-            while (total_time < min_run_time) or (not can_stop):
-                time_spent = time_hook()
-                times.append(time_spent)
-                total_time += time_spent
+        with self._threads():
+            while True:
+                times.append(time_hook())
                 if callback:
-                    callback(number, time_spent)
-                can_stop = stop_hook(times)
-                if max_run_time and total_time > max_run_time:
+                    callback(number, times[-1])
+                spent, done = sum(times), stop_hook(times)
+                if max_run_time and spent > max_run_time:
+                    break
+                if done and spent >= min_run_time:
                     break
         return times
 
     def _estimate_block_size(self, min_run_time):
-        with common.set_torch_threads(self._task_spec.num_threads):
-            # The cost of the timing loop itself, which a block must dwarf.
-            overhead = sorted(self._timeit(0) for _ in range(5))[2]
+        """A block size (a power of ten) whose time dwarfs the timing loop's own overhead."""
+        with self._threads():
+            overhead = sorted(self._timeit(0) for _ in range(5))[2]  # the median of five empty loops
             number = 1
-            while True:
-                time_taken = self._timeit(number)
-                relative_overhead = overhead / time_taken
-                if relative_overhead <= 1e-4 and time_taken >= min_run_time / 1000:
-                    break
-                if time_taken > min_run_time:
-                    break
-                # Avoid overflowing a C int in the loop count.
-                if number * 10 > 2147483647:
+            # Stop at 0.01% overhead over a block of at least min_run_time / 1000, at a block over
+            # min_run_time, or before the count would overflow a C int.
+            while number * 10 <= 2147483647:
+                took = self._timeit(number)
+                if took > min_run_time or (overhead / took <= 1e-4 and took >= min_run_time / 1000):
                     break
                 number *= 10
         return number
@@ -116,19 +118,16 @@ class Timer:
         number = self._estimate_block_size(min_run_time)
         times = self._threaded_measurement_loop(number, lambda: self._timeit(number), lambda times: True,
                                                 min_run_time=min_run_time, callback=callback)
-        return common.Measurement(number_per_run=number, raw_times=times, task_spec=self._task_spec)
+        return self._measurement(number, times)
 
     def adaptive_autorange(self, threshold=0.1, *, min_run_time=0.01, max_run_time=10.0, callback=None):
         """Like :meth:`blocked_autorange`, but keep timing until IQR / median falls below ``threshold`` (with
         more than 3 blocks and ``min_run_time`` seconds spent), or ``max_run_time`` seconds are spent."""
         number = self._estimate_block_size(min_run_time=0.05)
 
-        def stop_hook(times):
-            if len(times) > 3:
-                return common.Measurement(number_per_run=number, raw_times=times,
-                                          task_spec=self._task_spec).meets_confidence(threshold=threshold)
-            return False
+        def steady(times):
+            return len(times) > 3 and self._measurement(number, times).meets_confidence(threshold=threshold)
 
-        times = self._threaded_measurement_loop(number, lambda: self._timeit(number), stop_hook, min_run_time,
+        times = self._threaded_measurement_loop(number, lambda: self._timeit(number), steady, min_run_time,
                                                 max_run_time, callback=callback)
-        return common.Measurement(number_per_run=number, raw_times=times, task_spec=self._task_spec)
+        return self._measurement(number, times)
