@@ -25,7 +25,7 @@ import numpy as np
 RANDOM = ("rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson", "uniform_",
           "random_", "exponential_", "geometric_", "cauchy_", "log_normal_", "normal_", "bernoulli_", "dropout",
           "alpha_dropout", "feature_dropout", "feature_alpha_dropout", "rrelu", "empty", "new_empty", "empty_like",
-          "empty_strided", "new_empty_strided", "empty_permuted", "native_dropout")
+          "empty_strided", "new_empty_strided", "empty_permuted", "native_dropout", "binomial", "new", "data_ptr")
 # Signatures whose parameters this generator cannot fill meaningfully (memory/storage plumbing, out=).
 SKIP_PARAMS = {"out", "memory_format", "layout", "pin_memory", "names", "generator", "device", "requires_grad"}
 
@@ -136,6 +136,8 @@ def _as_numpy(x, torch):
         return ("T", repr(x.dtype).split(".")[-1], data.numpy())
     if isinstance(x, (tuple, list)):
         return tuple(_as_numpy(v, torch) for v in x)
+    if type(x).__name__ == "dtype" and hasattr(x, "is_floating_point"):  # torch.float64 / npgrad.float64
+        return ("dtype", repr(x).split(".")[-1])
     if hasattr(x, "__array__") and hasattr(x, "dtype") and hasattr(x, "shape"):  # an npgrad tensor
         arr = np.asarray(x.detach().numpy() if hasattr(x, "detach") else x)
         return ("T", repr(x.dtype).split(".")[-1], arr)

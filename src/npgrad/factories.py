@@ -596,11 +596,26 @@ method("exponential_", _exponential_)
 method("random_", _random_)
 method("new_tensor", lambda self, data, dtype=None, requires_grad=False, **kw: tensor(
     data, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad))
-method("new_zeros", lambda self, *size, dtype=None, requires_grad=False, **kw: zeros(
-    *size, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad))
-method("new_ones", lambda self, *size, dtype=None, requires_grad=False, **kw: ones(
-    *size, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad))
-method("new_empty", lambda self, *size, dtype=None, requires_grad=False, **kw: empty(
-    *size, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad))
+
+
+def _new_sized(name, make):
+    """``t.new_zeros(2, 3)``, ``t.new_zeros((2, 3))`` and ``t.new_zeros(size=(2, 3))``, in ``t``'s dtype
+    unless ``dtype=`` says otherwise; any other keyword is refused (it once silently dropped ``size=``)."""
+    def new(self, *size, dtype=None, requires_grad=False, device=None, layout=None, pin_memory=False, **kw):
+        if "size" in kw:
+            if size:
+                raise TypeError(f"{name}() got multiple values for argument 'size'")
+            size = (kw.pop("size"),)
+        if kw:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+        _check_device(device)
+        return make(*size, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
+    new.__name__ = name
+    return new
+
+
+method("new_zeros", _new_sized("new_zeros", zeros))
+method("new_ones", _new_sized("new_ones", ones))
+method("new_empty", _new_sized("new_empty", empty))
 method("new_full", lambda self, size, fill_value, dtype=None, requires_grad=False, **kw: full(
     size, fill_value, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad))

@@ -348,8 +348,8 @@ def _reshape_inplace(rec):
     """squeeze_/unsqueeze_/t_/transpose_: change the tensor's own shape (a new view of the same memory)."""
     fn = rec.fn
 
-    def reshape_(self, *args):
-        r = fn(self, *args)
+    def reshape_(self, *args, **kwargs):
+        r = fn(self, *args, **kwargs)
         if _grad_state.enabled and self._requires_grad and self._grad_fn is None:
             raise RuntimeError(_LEAF_MSG)
         self._data = r._data

@@ -592,8 +592,44 @@ def unbind(input, dim=0):
     return mark_multi_view(tuple(p.squeeze(d) for p in pieces), "Unbind")
 
 
+_SPLIT_FORMS = {  # keyword -> (what it must hold, how PyTorch's message names the overload)
+    "indices": (lambda v: isinstance(v, (list, tuple)), "tuple of ints indices"),
+    "tensor_indices_or_sections": (lambda v: isinstance(v, Tensor), "Tensor tensor_indices_or_sections"),
+    "sections": (lambda v: isinstance(v, int) and not isinstance(v, bool), "int sections"),
+}
+
+
+def _label(v):
+    return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+
+
+def split_spec(name, args, kwargs, forms=tuple(_SPLIT_FORMS), with_dim=True):
+    """``(indices_or_sections, dim)`` of a tensor_split-style call: PyTorch's overloads take the split as
+    ``sections`` (an int), ``indices`` (a sequence) or ``tensor_indices_or_sections`` (a tensor), by position
+    or by those keyword names, and refuse any other combination."""
+    kwargs = dict(kwargs)
+    dim = kwargs.pop("dim", None) if with_dim else None
+    named = [k for k in kwargs if k in forms]
+    ok = len(args) + len(named) == 1 and len(kwargs) == len(named) and (not args or with_dim or len(args) == 1)
+    if len(args) == 2 and with_dim and dim is None and not named and not kwargs:
+        args, dim, ok = args[:1], args[1], True
+    if ok:
+        spec = args[0] if args else kwargs[named[0]]
+        if named and not _SPLIT_FORMS[named[0]][0](spec):
+            ok = False
+    if not ok:
+        got = ", ".join(["Tensor", *map(_label, args), *(f"{k}={_label(v)}" for k, v in kwargs.items()),
+                         *([f"dim={_label(dim)}"] if dim is not None else [])])
+        expected = "".join(f"\n * (Tensor input, {_SPLIT_FORMS[f][1]}{', int dim = 0' if with_dim else ''})"
+                           for f in forms)
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one "
+                        f"of:{expected}\n")
+    return spec, 0 if dim is None else dim
+
+
 @op()
-def tensor_split(input, indices_or_sections, dim=0):
+def tensor_split(input, *args, **kwargs):
+    indices_or_sections, dim = split_spec("tensor_split", args, kwargs)
     d = canon_dim(dim, input._data.ndim)
     size = input._data.shape[d]
     if isinstance(indices_or_sections, Tensor):

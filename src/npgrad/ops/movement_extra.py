@@ -9,7 +9,8 @@ from .. import dtypes as _dt
 from ..tensor import Tensor
 from ._dims import canon_dim
 from ._registry import op
-from .movement import _atleast, _reshape, cat, diag, diag_embed, flip, hstack, meshgrid, stack, tensor_split, vstack
+from .movement import (_atleast, _reshape, cat, diag, diag_embed, flip, hstack, meshgrid, split_spec, stack,
+                       tensor_split, vstack)
 
 
 def _tensor_list(tensors):
@@ -116,17 +117,20 @@ def _split_along(name, input, indices_or_sections, dim, min_ndim):
 
 
 @op()
-def hsplit(input, indices_or_sections):
+def hsplit(input, *args, **kwargs):
+    indices_or_sections, _ = split_spec("hsplit", args, kwargs, ("indices", "sections"), with_dim=False)
     return _split_along("hsplit", input, indices_or_sections, 1 if input._data.ndim > 1 else 0, 1)
 
 
 @op()
-def vsplit(input, indices_or_sections):
+def vsplit(input, *args, **kwargs):
+    indices_or_sections, _ = split_spec("vsplit", args, kwargs, ("indices", "sections"), with_dim=False)
     return _split_along("vsplit", input, indices_or_sections, 0, 2)
 
 
 @op()
-def dsplit(input, indices_or_sections):
+def dsplit(input, *args, **kwargs):
+    indices_or_sections, _ = split_spec("dsplit", args, kwargs, ("indices", "sections"), with_dim=False)
     return _split_along("dsplit", input, indices_or_sections, 2, 3)
 
 

@@ -547,7 +547,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     reduction = resolve_reduction(reduction, size_average, reduce)
     td = target._data
     margin_clamp = (margin - input).clamp_min(0)
-    loss = _where(Tensor._wrap(td == 1), input, 0.0) + _where(Tensor._wrap(td == -1), margin_clamp, 0.0)
+    # PyTorch's definition for any target, not only +-1: x where y != -1, plus max(0, margin - x) where y != 1
+    loss = _where(Tensor._wrap(td != -1), input, 0.0) + _where(Tensor._wrap(td != 1), margin_clamp, 0.0)
     return reduce_loss(loss, reduction)
 
 

@@ -555,8 +555,13 @@ class Module:
     def half(self):
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
+    def bfloat16(self):
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+
     def share_memory(self):
-        return self
+        """Move every parameter and buffer into shared memory (``Tensor.share_memory_``), so processes forked
+        afterwards update the same numbers."""
+        return self._apply(lambda t: t.share_memory_())
 
     def compile(self, *args, **kwargs):
         """No-op: npgrad has no compiler (kept so code calling ``model.compile()`` runs)."""
