@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from .. import _parallel
+from .. import _layout, _parallel
 from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..tensor import Tensor
@@ -160,7 +160,10 @@ def cpp_type_name(np_dtype):
 
 @op(methods=("matmul", "__matmul__"))
 def matmul(input, other):
-    _check_matmul(input, other)
+    try:
+        _check_matmul(input, other)
+    except _layout.SparseOperand:  # a sparse operand has no array: npgrad.sparse does the product
+        return _layout.SPARSE_IMPL["matmul"](input, other)
     return MatMul.apply(input, other)
 
 
@@ -170,8 +173,12 @@ method("__rmatmul__", lambda self, other: matmul(other if isinstance(other, Tens
 
 @op()
 def mm(input, mat2):
-    if input._data.ndim != 2:
-        raise RuntimeError("self must be a matrix")
+    try:
+        if input._data.ndim != 2:
+            raise RuntimeError("self must be a matrix")
+        mat2._data  # noqa: B018 - raises SparseOperand for a sparse mat2
+    except _layout.SparseOperand:
+        return _layout.SPARSE_IMPL["mm"](input, mat2)
     if mat2._data.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     return matmul(input, mat2)
@@ -610,3 +617,18 @@ def trace(input):
     if input._data.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
     return input.diagonal().sum()
+
+
+def _to_sparse(self, *args, **kwargs):
+    from .. import sparse
+    return sparse.to_sparse(self, *args, **kwargs)
+
+
+def _to_sparse_csr(self, dense_dim=None):
+    from .. import sparse
+    return sparse.to_sparse_csr(self, dense_dim)
+
+
+method("to_sparse", _to_sparse)
+method("to_sparse_coo", lambda self: _to_sparse(self))
+method("to_sparse_csr", _to_sparse_csr)
