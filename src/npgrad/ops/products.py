@@ -173,14 +173,13 @@ method("__rmatmul__", lambda self, other: matmul(other if isinstance(other, Tens
 
 @op()
 def mm(input, mat2):
-    try:
+    try:  # free on the dense path; a sparse operand has no array and npgrad.sparse does the product
         if input._data.ndim != 2:
             raise RuntimeError("self must be a matrix")
-        mat2._data  # noqa: B018 - raises SparseOperand for a sparse mat2
+        if mat2._data.ndim != 2:
+            raise RuntimeError("mat2 must be a matrix")
     except _layout.SparseOperand:
         return _layout.SPARSE_IMPL["mm"](input, mat2)
-    if mat2._data.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix")
     return matmul(input, mat2)
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _layout
 from .. import dtypes as _dt
-from .._convert import tensor as _tensor
+from .._convert import tensor as _new_tensor
 from ..tensor import Tensor
 from ._tensor import SparseTensor, _matmul, _softmax, _sum
 
@@ -27,7 +27,7 @@ def _index_array(indices, what="indices"):
 
 def _values_tensor(values, dtype):
     if not isinstance(values, Tensor):
-        values = _tensor(values, dtype=dtype)
+        values = _new_tensor(values, dtype=dtype)
     elif dtype is not None and values.dtype is not _dt.to_dtype(dtype):
         values = values.to(dtype)
     return values
@@ -157,7 +157,7 @@ def _legacy(name, dtype):
                                       Tensor._wrap(np.zeros((0,), dtype.np)), args, True)
         if len(args) not in (2, 3):
             raise TypeError(f"{name}(): expected (indices, values[, size]) or sizes, got {len(args)} arguments")
-        values = args[1] if isinstance(args[1], Tensor) else _tensor(args[1], dtype=dtype)
+        values = args[1] if isinstance(args[1], Tensor) else _new_tensor(args[1], dtype=dtype)
         return sparse_coo_tensor(args[0], values, *args[2:])
     construct.__name__ = construct.__qualname__ = name
     return construct

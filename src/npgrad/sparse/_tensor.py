@@ -353,7 +353,7 @@ class SparseTensor(Tensor):
 def _inner(arr, indent):
     """A component array printed as a tensor whose continuation lines start ``indent`` columns in."""
     if arr.size == 0:
-        return "tensor([]" + ("" if arr.ndim == 1 else f", size={tuple(arr.shape)}") + ")"
+        return f"tensor([], size={tuple(arr.shape)})"  # the size always, as PyTorch's sparse repr has it
     return "tensor(" + _body(arr, indent + 7) + ")"
 
 
