@@ -6,6 +6,7 @@ are, skip the sort), which is much faster than ``np.add.at``'s element-by-elemen
 """
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autograd.function import Op
 
 
@@ -119,7 +120,7 @@ class DenseAdd(Op):
     @staticmethod
     def forward(ctx, dense, v, proxy, index, alpha):
         ctx.index, ctx.alpha = index, alpha
-        out = np.array(dense, dtype=np.result_type(dense, v), copy=True)
+        out = np.array(dense, dtype=_dt.result_np_dtype(dense, v), copy=True)  # PyTorch's promotion
         np.add.at(out, index, v * alpha if alpha != 1 else v)
         return out
 
