@@ -41,8 +41,9 @@ _process_tuning.tune_malloc()
 from . import _parallel  # noqa: E402
 _parallel.ENABLED = _BLAS_SPIN_SHORT and "openblas" in _process_tuning.blas_name()
 
-from ._layout import (layout, memory_format, strided, sparse_coo, sparse_csr, contiguous_format, preserve_format, channels_last,  # noqa: E402
+from ._layout import (layout, memory_format, strided, contiguous_format, preserve_format, channels_last,  # noqa: E402
                       channels_last_3d)
+from ._layout import sparse_coo, sparse_csr  # noqa: E402
 cpu = device("cpu")
 
 

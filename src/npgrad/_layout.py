@@ -1,12 +1,12 @@
 """``torch.layout`` and ``torch.memory_format``: the types of ``torch.strided`` and ``torch.contiguous_format``.
 
-Dense tensors are ``strided``; ``npgrad.sparse``'s tensors are ``sparse_coo`` or ``sparse_csr``. The memory formats are
-accepted wherever PyTorch takes ``memory_format=`` and ask for nothing (NumPy picks the element order).
+Dense tensors are ``strided``; ``npgrad.sparse``'s tensors are ``sparse_coo`` or ``sparse_csr``. The memory
+formats are accepted wherever PyTorch takes ``memory_format=`` and ask for nothing (NumPy picks the element order).
 Like PyTorch's, neither type can be instantiated from Python: its values are the module constants.
 """
 
-__all__ = ["layout", "memory_format", "strided", "sparse_coo", "sparse_csr", "contiguous_format", "preserve_format", "channels_last",
-           "channels_last_3d"]
+__all__ = ["layout", "memory_format", "strided", "sparse_coo", "sparse_csr", "contiguous_format", "preserve_format",
+           "channels_last", "channels_last_3d"]
 
 
 class _Constant:

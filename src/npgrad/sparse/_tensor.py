@@ -18,7 +18,7 @@ import numpy as np
 from .. import _layout
 from .. import dtypes as _dt
 from .._tensor_str import _add_suffixes, _body
-from ..tensor import Size, Tensor
+from ..tensor import Size, Tensor, _check_device
 from . import _kernels as K
 
 
@@ -238,13 +238,18 @@ class SparseTensor(Tensor):
         return SparseTensor._make(c._idx, c._vals, self._shape, True, _layout.sparse_csr, (crow, cols.copy()))
 
     def to(self, *args, **kwargs):
-        dtype = kwargs.pop("dtype", None)
-        kwargs.pop("device", None), kwargs.pop("non_blocking", None), kwargs.pop("copy", None)
+        dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None), kwargs.pop("copy", None)
+        if kwargs:
+            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
         for a in args:
             if isinstance(a, _dt.dtype):
                 dtype = a
             elif isinstance(a, Tensor):
                 dtype = a.dtype
+            else:
+                device = a
+        _check_device(device)  # CPU is the only device, as for dense tensors
         if dtype is None:
             return self
         return self._with_values(self._vals.to(dtype))
