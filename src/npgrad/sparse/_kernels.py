@@ -10,16 +10,27 @@ from .. import dtypes as _dt
 from ..autograd.function import Op
 
 
-def segment_sum(keys, x, n):
+def group_plan(keys):
+    """How to sum rows by ``keys``: (the sorting order or None when already sorted, each run's start, each
+    run's key). A sparse tensor keeps the plans of its rows and columns, so a training loop sorts once."""
+    if keys.size > 1 and not (keys[1:] >= keys[:-1]).all():
+        order = np.argsort(keys, kind="stable")
+        keys = keys[order]
+    else:
+        order = None
+    if keys.size == 0:
+        return order, np.zeros(0, np.intp), keys
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    return order, starts, keys[starts]
+
+
+def segment_sum(keys, x, n, plan=None):
     """``out[k] = sum of x[i] where keys[i] == k`` for an (n, ...) ``out``."""
     out = np.zeros((n,) + x.shape[1:], x.dtype)
     if keys.size == 0:
         return out
-    if keys.size > 1 and not (keys[1:] >= keys[:-1]).all():
-        order = np.argsort(keys, kind="stable")
-        keys, x = keys[order], x[order]
-    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
-    out[keys[starts]] = np.add.reduceat(x, starts, axis=0)
+    order, starts, run_keys = group_plan(keys) if plan is None else plan
+    out[run_keys] = np.add.reduceat(x if order is None else x[order], starts, axis=0)
     return out
 
 
@@ -93,9 +104,9 @@ class SpMM(Op):
     node_name = "MmBackward0"
 
     @staticmethod
-    def forward(ctx, v, d, proxy, rows, cols, m):
-        ctx.rows, ctx.cols, ctx.v, ctx.d = rows, cols, v, d
-        return segment_sum(rows, v[:, None] * d[cols], m) if d.ndim == 2 else segment_sum(rows, v * d[cols], m)
+    def forward(ctx, v, d, proxy, rows, cols, m, plans):
+        ctx.rows, ctx.cols, ctx.v, ctx.d, ctx.plans = rows, cols, v, d, plans
+        return segment_sum(rows, v[:, None] * d[cols] if d.ndim == 2 else v * d[cols], m, plans[0])
 
     @staticmethod
     def backward(ctx, g):
@@ -103,12 +114,12 @@ class SpMM(Op):
         need_v, need_d, need_p = ctx.needs_input_grad[:3]
         gv = gd = gp = None
         if need_d:
-            gd = segment_sum(cols, v[:, None] * g[rows] if g.ndim == 2 else v * g[rows], d.shape[0])
+            gd = segment_sum(cols, v[:, None] * g[rows] if g.ndim == 2 else v * g[rows], d.shape[0], ctx.plans[1])
         if need_v:
             gv = (g[rows] * d[cols]).sum(axis=1) if g.ndim == 2 else g[rows] * d[cols]
         if need_p:
             gp = g @ d.T if g.ndim == 2 else np.outer(g, d)
-        return gv, gd, gp, None, None, None
+        return gv, gd, gp, None, None, None, None
 
 
 class DenseAdd(Op):

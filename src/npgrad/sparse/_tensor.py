@@ -165,6 +165,13 @@ class SparseTensor(Tensor):
             self._proxy._requires_grad = True
         return self._proxy
 
+    def _plans(self):
+        """The grouping plans of the rows and the columns (``K.group_plan``), made on first use."""
+        plans = self.__dict__.get("_plan_cache")
+        if plans is None:
+            plans = self._plan_cache = (K.group_plan(self._idx[0]), K.group_plan(self._idx[1]))
+        return plans
+
     def detach(self):
         return SparseTensor._make(self._idx, self._vals.detach(), self._shape, self._coal, self._lay, self._csr)
 
@@ -429,7 +436,7 @@ def _matmul(a, b, dense_leaf_grad):
     proxy = a._dense_grad_target() if dense_leaf_grad else None
     vals = a._vals.detach() if proxy is not None else a._vals
     rows, cols = a._idx
-    return K.SpMM.apply(vals, b, proxy, rows, cols, m)
+    return K.SpMM.apply(vals, b, proxy, rows, cols, m, a._plans())
 
 
 def _dname(dtype):
