@@ -136,3 +136,21 @@ def test_error_messages_match_pytorch(call):
             call(lib)
         msgs.append(str(info.value))
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("layout", ["coo", "csr"])
+def test_pickle_and_deepcopy(layout):
+    import copy
+    import pickle
+    s = make(npgrad, requires_grad=True)
+    s = s if layout == "coo" else s.detach().coalesce().to_sparse_csr()
+    back = pickle.loads(pickle.dumps(s))
+    assert back.layout is s.layout and back.requires_grad == s.requires_grad and back.is_leaf
+    np.testing.assert_array_equal(back.to_dense().detach().numpy(), s.to_dense().detach().numpy())
+    if layout == "coo":
+        c = copy.deepcopy(s)
+        assert c.requires_grad and c._nnz() == s._nnz()
+        np.testing.assert_array_equal(c.to_dense().detach().numpy(), s.to_dense().detach().numpy())
+    else:  # as PyTorch: a CSR tensor has no storage to copy
+        with pytest.raises(NotImplementedError, match="SparseCsrTensorImpl"):
+            copy.deepcopy(s)

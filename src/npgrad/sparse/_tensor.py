@@ -355,11 +355,33 @@ class SparseTensor(Tensor):
     def log_softmax(self, dim, dtype=None):
         return _softmax(self, dim, dtype, True)
 
+    # -- copying and pickling: the components, and requires_grad (never the graph) -------------------------
+    def __reduce_ex__(self, protocol):
+        csr = None if self._csr is None else tuple(a.copy() for a in self._csr)
+        return (_rebuild_sparse, (self._idx.copy(), self._vals.detach()._data.copy(), self._shape, self._coal,
+                                  self._lay._name, csr, self.requires_grad))
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
+                               "deepcopy protocol at the moment.")
+        if self._csr is not None:
+            raise NotImplementedError("Cannot access storage of SparseCsrTensorImpl")
+        new = _rebuild_sparse(*self.__reduce_ex__(2)[1])
+        memo[id(self)] = new
+        return new
+
     # -- printing --------------------------------------------------------------------------------------
     def __repr__(self):
         return _sparse_repr(self)
 
     __str__ = __repr__
+
+
+def _rebuild_sparse(indices, values, shape, coalesced, layout, csr, requires_grad):
+    vals = Tensor._wrap(values)
+    vals.requires_grad = requires_grad
+    return SparseTensor._make(indices, vals, shape, coalesced, getattr(_layout, layout), csr)
 
 
 def _inner(arr, indent):
