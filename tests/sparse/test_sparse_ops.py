@@ -189,3 +189,22 @@ def test_requires_grad_on_a_sparse_tensor_leaves_the_values_alone():
 def test_product_errors(call, err, match):
     with pytest.raises(err, match=match):
         call(leaf(npgrad))
+
+
+@pytest.mark.parametrize("order", ["sparse*dense", "dense*sparse"])
+def test_sparse_times_dense_is_sparse_with_sparse_gradients(order):
+    def run(lib):
+        s, d = leaf(lib), lib.tensor(np.arange(6.0).reshape(2, 3) + 1, requires_grad=True)
+        out = s * d if order == "sparse*dense" else d * s
+        (out.to_dense() * lib.tensor(np.arange(6.0).reshape(2, 3))).sum().backward()
+        return out, s.grad, d.grad
+    out, gs, gd = run(npgrad)
+    assert out.layout is npgrad.sparse_coo and gs.layout is npgrad.sparse_coo and gd.layout is npgrad.sparse_coo
+    dd, w = np.arange(6.0).reshape(2, 3) + 1, np.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(out.to_dense().detach().numpy(), DENSE * dd)
+    np.testing.assert_allclose(gs.to_dense().numpy(), (w * dd) * (DENSE != 0))
+    np.testing.assert_allclose(gd.to_dense().numpy(), w * DENSE)
+    if HAS_TORCH:
+        tout, tgs, tgd = run(torch)
+        np.testing.assert_allclose(gd.to_dense().numpy(), tgd.to_dense().numpy())
+        np.testing.assert_allclose(gs.to_dense().numpy(), tgs.to_dense().numpy())

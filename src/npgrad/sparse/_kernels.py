@@ -178,6 +178,29 @@ class SpGEMM(Op):
         return ga, gb, None, None, None, None
 
 
+class MulDense(Op):
+    """sparse * dense of the same shape -> sparse with the sparse operand's pattern. As in PyTorch, the dense
+    operand's gradient is sparse too (nonzero only where the sparse operand has entries)."""
+    __slots__ = ()
+    node_name = "MulBackward0"
+
+    @staticmethod
+    def forward(ctx, v, d, idx, shape):
+        picked = d[tuple(idx)]
+        ctx.v, ctx.picked, ctx.idx, ctx.shape = v, picked, idx, shape
+        return v * picked
+
+    @staticmethod
+    def backward(ctx, g):
+        from ._tensor import SparseTensor
+        need_v, need_d = ctx.needs_input_grad[:2]
+        gd = None
+        if need_d:
+            from ..tensor import Tensor
+            gd = SparseTensor._make(ctx.idx, Tensor._wrap(g * ctx.v), ctx.shape, True)
+        return (g * ctx.picked) if need_v else None, gd, None, None
+
+
 class Concat(Op):
     """Two tensors' values one after the other (sparse + sparse, before coalescing)."""
     __slots__ = ()

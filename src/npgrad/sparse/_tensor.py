@@ -296,7 +296,11 @@ class SparseTensor(Tensor):
         if isinstance(other, SparseTensor):
             raise RuntimeError("npgrad: sparse * sparse is not supported; multiply by a scalar")
         if isinstance(other, Tensor) and other.ndim:
-            raise RuntimeError("npgrad: sparse * dense tensor is not supported; multiply by a scalar")
+            if tuple(other.shape) != self._shape or self.dense_dim() or self._csr is not None:
+                raise RuntimeError("npgrad: sparse * dense needs a dense tensor of the sparse COO tensor's shape "
+                                   "(no broadcasting, no dense dimensions)")
+            c = self.coalesce()
+            return SparseTensor._make(c._idx, K.MulDense.apply(c._vals, other, c._idx, c._shape), c._shape, True)
         return self._with_values(self._vals * other)
 
     __rmul__ = __mul__
