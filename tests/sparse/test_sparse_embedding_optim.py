@@ -128,3 +128,22 @@ def test_sparse_adam_refuses_dense_gradients_and_sparse_params():
         npgrad.optim.SparseAdam([s])
     with pytest.raises(ValueError, match="Invalid beta parameter at index 0"):
         npgrad.optim.SparseAdam([p], betas=(1.0, 0.9))
+
+
+@pytest.mark.parametrize("sparse_first", [True, False])
+@pytest.mark.parametrize("one_backward", [True, False])
+def test_sparse_and_dense_gradients_of_one_weight_add_up(sparse_first, one_backward):
+    e = embedding(npgrad)
+    parts = [lambda: e(npgrad.tensor([1, 1])).sum(), lambda: (e.weight * 2).sum()]
+    if not sparse_first:
+        parts.reverse()
+    if one_backward:
+        (parts[0]() + parts[1]()).backward()
+    else:
+        parts[0]().backward()
+        parts[1]().backward()
+    want = np.full((6, 3), 2.0, np.float32)
+    want[1] += 2
+    g = e.weight.grad
+    assert g.layout is npgrad.strided  # dense once a dense part joins, as in PyTorch
+    np.testing.assert_allclose(g.numpy(), want)

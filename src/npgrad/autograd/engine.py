@@ -401,10 +401,16 @@ def _accumulate_into(leaf, g, create_graph, may_keep=False):
                 return
             may_keep = _sole_owner(g, refs)
         leaf._grad = Tensor._wrap(g if may_keep else _owned_copy(g))
-    elif old._grad_fn is None and old._data.shape == g.shape and old._data.flags.writeable:
-        np.add(old._data, g, out=old._data, casting="unsafe")
     else:
-        leaf._grad = old + Tensor._wrap(g)
+        try:
+            in_place = old._grad_fn is None and old._data.shape == g.shape and old._data.flags.writeable
+        except _layout.SparseOperand:  # a sparse .grad from an earlier backward, and now a dense gradient
+            leaf._grad = Tensor._wrap(g) + old
+            return
+        if in_place:
+            np.add(old._data, g, out=old._data, casting="unsafe")
+        else:
+            leaf._grad = old + Tensor._wrap(g)
 
 
 def _owned_copy(g):

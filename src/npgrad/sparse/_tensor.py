@@ -323,12 +323,21 @@ class SparseTensor(Tensor):
     def __add__(self, other):
         if isinstance(other, SparseTensor):
             return _add_sparse(self, other, 1)
+        if type(other) is np.ndarray:  # the engine summing a sparse and a dense gradient of one tensor
+            return self._plus_array(other)
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
 
     def __radd__(self, other):
         if isinstance(other, Tensor):
             return _add_dense(other, self, 1)
+        if type(other) is np.ndarray:
+            return self._plus_array(other)
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+
+    def _plus_array(self, arr):
+        out = np.array(arr, dtype=np.result_type(arr, self._vals._data), copy=True)
+        np.add.at(out, tuple(self._idx), self._vals._data)
+        return out
 
     add = __add__
 
