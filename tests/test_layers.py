@@ -41,6 +41,8 @@ LAYERS = [
     ("npgrad._fft_kernels", 3),
     # torch.fft: the transforms (Ops over those kernels), the shifts (rolls) and the frequency factories.
     ("npgrad.fft", 3),
+    # torch.sparse: sparse tensors (a Tensor subclass) and their operators, beside the dense ones.
+    ("npgrad.sparse", 3),
     # torch.strided and the memory formats: plain objects of their own types, importing nothing of npgrad.
     ("npgrad._layout", 0),
     # torch.tensortype, the metaclass of the legacy FloatTensor-style types (CPU ones and torch.cuda's).

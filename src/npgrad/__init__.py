@@ -48,6 +48,7 @@ _parallel.ENABLED = _BLAS_SPIN_SHORT and "openblas" in _process_tuning.blas_name
 
 from ._layout import (layout, memory_format, strided, contiguous_format, preserve_format, channels_last,  # noqa: E402
                       channels_last_3d, legacy_contiguous_format)
+from ._layout import sparse_coo, sparse_csr  # noqa: E402
 cpu = device("cpu")
 
 
@@ -55,9 +56,10 @@ cpu = device("cpu")
 # `npgrad.save`), so `import npgrad` costs little more than importing NumPy.
 _LAZY_MODULES = {"nn", "optim", "utils", "distributions", "datasets", "viz", "linalg", "special", "return_types",
                  "serialization", "cuda", "mps", "backends", "amp", "func", "distributed", "onnx", "fft", "version",
-                 "accelerator", "testing", "multiprocessing", "profiler"}
+                 "accelerator", "testing", "multiprocessing", "profiler", "sparse"}
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "amp", "vmap": "func",
-               "finfo": "_finfo", "iinfo": "_finfo"}
+               "finfo": "_finfo", "iinfo": "_finfo",
+               "sparse_coo_tensor": "sparse", "sparse_csr_tensor": "sparse", "spmm": "sparse"}
 # torch.lstm, torch.gru_cell, ...: the recurrent kernels nn.LSTM and its kin call.
 _LAZY_ATTRS.update({k: "nn._functional.rnn" for k in ("lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell",
                                                        "rnn_tanh_cell", "rnn_relu_cell")})

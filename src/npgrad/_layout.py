@@ -1,12 +1,12 @@
 """``torch.layout`` and ``torch.memory_format``: the types of ``torch.strided`` and ``torch.contiguous_format``.
 
-npgrad's tensors are dense NumPy arrays, so ``strided`` is the only layout there is; the memory formats are
-accepted wherever PyTorch takes ``memory_format=`` and ask for nothing (NumPy picks the element order).
+Dense tensors are ``strided``; ``npgrad.sparse``'s tensors are ``sparse_coo`` or ``sparse_csr``. The memory
+formats are accepted wherever PyTorch takes ``memory_format=`` and ask for nothing (NumPy picks the element order).
 Like PyTorch's, neither type can be instantiated from Python: its values are the module constants.
 """
 
-__all__ = ["layout", "memory_format", "strided", "contiguous_format", "preserve_format", "channels_last",
-           "channels_last_3d", "legacy_contiguous_format"]
+__all__ = ["layout", "memory_format", "strided", "sparse_coo", "sparse_csr", "contiguous_format", "preserve_format",
+           "channels_last", "channels_last_3d", "legacy_contiguous_format"]
 
 
 class _Constant:
@@ -42,8 +42,21 @@ class memory_format(_Constant):
 
 layout.__module__ = memory_format.__module__ = "npgrad"
 strided = layout._make("strided")
+sparse_coo = layout._make("sparse_coo")
+sparse_csr = layout._make("sparse_csr")
 contiguous_format = memory_format._make("contiguous_format")
 preserve_format = memory_format._make("preserve_format")
 channels_last = memory_format._make("channels_last")
 channels_last_3d = memory_format._make("channels_last_3d")
 legacy_contiguous_format = contiguous_format  # one object under two names, as in PyTorch
+
+
+class SparseOperand(NotImplementedError):
+    """Raised when dense code reads a sparse tensor's (absent) array. The few dense operators that also take
+    a sparse operand (mm, matmul, sum) catch it and hand over to ``SPARSE_IMPL``, so the dense path pays
+    nothing (no type check) for them; everywhere else it is the error the user sees."""
+
+
+# name -> implementation for a sparse operand, filled by npgrad.sparse when it is imported (a sparse
+# tensor exists only after that).
+SPARSE_IMPL = {}

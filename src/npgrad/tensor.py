@@ -148,6 +148,7 @@ class Tensor:
     is_mps = False
     is_xpu = False
     is_sparse = False
+    is_sparse_csr = False
     is_quantized = False
     is_meta = False
     layout = _strided

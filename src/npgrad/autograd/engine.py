@@ -26,6 +26,7 @@ from .function import Function, _new_node, _type_name
 from .grad_mode import state as _grad_state
 from .views import refresh_view
 from .record import PROFILE_HOOK
+from .. import _layout
 from .._fp_quiet import QUIET as _QUIET, STATE as _FP_STATE, call_with as _call_with
 
 Tensor = None  # bound by _protocol.register_tensor_type (npgrad.tensor registers the class at import)
@@ -382,7 +383,12 @@ def _accumulate_into(leaf, g, create_graph, may_keep=False):
         leaf._grad = g if old is None else old + g
         return
     if type(g) is not np.ndarray:
-        g = np.asarray(g._data if isinstance(g, Tensor) else g)
+        try:
+            g = np.asarray(g._data if isinstance(g, Tensor) else g)
+        except _layout.SparseOperand:  # a sparse gradient (nn.Embedding(sparse=True)) stays sparse in .grad
+            old = leaf._grad
+            leaf._grad = g if old is None else old + g
+            return
     old = leaf._grad
     if old is None:
         # The incoming array may be shared (an add passes one gradient to both inputs): .grad takes it as it is
@@ -395,10 +401,16 @@ def _accumulate_into(leaf, g, create_graph, may_keep=False):
                 return
             may_keep = _sole_owner(g, refs)
         leaf._grad = Tensor._wrap(g if may_keep else _owned_copy(g))
-    elif old._grad_fn is None and old._data.shape == g.shape and old._data.flags.writeable:
-        np.add(old._data, g, out=old._data, casting="unsafe")
     else:
-        leaf._grad = old + Tensor._wrap(g)
+        try:
+            in_place = old._grad_fn is None and old._data.shape == g.shape and old._data.flags.writeable
+        except _layout.SparseOperand:  # a sparse .grad from an earlier backward, and now a dense gradient
+            leaf._grad = Tensor._wrap(g) + old
+            return
+        if in_place:
+            np.add(old._data, g, out=old._data, casting="unsafe")
+        else:
+            leaf._grad = old + Tensor._wrap(g)
 
 
 def _owned_copy(g):

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from . import _deprecated
-from .. import _parallel
+from .. import _layout, _parallel
 from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..tensor import Tensor
@@ -161,7 +161,10 @@ def cpp_type_name(np_dtype):
 
 @op(methods=("matmul", "__matmul__"))
 def matmul(input, other):
-    _check_matmul(input, other)
+    try:
+        _check_matmul(input, other)
+    except _layout.SparseOperand:  # a sparse operand has no array: npgrad.sparse does the product
+        return _layout.SPARSE_IMPL["matmul"](input, other)
     return MatMul.apply(input, other)
 
 
@@ -171,10 +174,13 @@ method("__rmatmul__", lambda self, other: matmul(other if isinstance(other, Tens
 
 @op()
 def mm(input, mat2):
-    if input._data.ndim != 2:
-        raise RuntimeError("self must be a matrix")
-    if mat2._data.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix")
+    try:  # free on the dense path; a sparse operand has no array and npgrad.sparse does the product
+        if input._data.ndim != 2:
+            raise RuntimeError("self must be a matrix")
+        if mat2._data.ndim != 2:
+            raise RuntimeError("mat2 must be a matrix")
+    except _layout.SparseOperand:
+        return _layout.SPARSE_IMPL["mm"](input, mat2)
     return matmul(input, mat2)
 
 
@@ -619,3 +625,18 @@ def trace(input):
     if input._data.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
     return input.diagonal().sum()
+
+
+def _to_sparse(self, *args, **kwargs):
+    from .. import sparse
+    return sparse.to_sparse(self, *args, **kwargs)
+
+
+def _to_sparse_csr(self, dense_dim=None):
+    from .. import sparse
+    return sparse.to_sparse_csr(self, dense_dim)
+
+
+method("to_sparse", _to_sparse)
+method("to_sparse_coo", lambda self: _to_sparse(self))
+method("to_sparse_csr", _to_sparse_csr)

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from .. import _layout
 from .. import dtypes as _dt
 from ..return_types import aminmax as AMinMaxResult, max as MaxResult, min as MinResult
 from ..autograd.function import Op
@@ -72,7 +73,10 @@ def _sum_dtype(x, dtype):
 
 @op()
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
-    dims = canon_dims(dim, input._data.ndim)
+    try:
+        dims = canon_dims(dim, input._data.ndim)
+    except _layout.SparseOperand:  # a sparse input has no array: npgrad.sparse sums its entries
+        return _layout.SPARSE_IMPL["sum"](input, dim, keepdim, dtype=dtype)
     np_dtype = _sum_dtype(input, dtype)
     if np_dtype is not None and np_dtype.kind == "f" and input._data.dtype != np_dtype:
         input = input._cast(_dt.from_numpy_dtype(np_dtype))

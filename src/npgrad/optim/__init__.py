@@ -4,6 +4,7 @@ from .sgd import SGD  # noqa: F401
 from .adam import Adam, AdamW  # noqa: F401
 from .rmsprop import RMSprop  # noqa: F401
 from .adagrad import Adagrad  # noqa: F401
+from .sparse_adam import SparseAdam  # noqa: F401
 from .adadelta import Adadelta  # noqa: F401
 from .adamax import Adamax  # noqa: F401
 from .nadam import NAdam  # noqa: F401
@@ -16,7 +17,7 @@ from .muon import Muon  # noqa: F401
 from ._swap_in import swap_in_optimizer_params_and_state  # noqa: F401
 from . import lr_scheduler  # noqa: F401,E402
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler",
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "SparseAdam", "lr_scheduler",
            "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop", "LBFGS", "Adafactor", "Muon", "swa_utils",
            "swap_in_optimizer_params_and_state"]
 

@@ -56,7 +56,7 @@ class Adagrad(Optimizer):
             eps = _scalar(group["eps"])
             weight_decay = _scalar(group["weight_decay"])
             maximize = group["maximize"]
-            for p, grad in with_grads(group):
+            for p, grad in with_grads(group, "weight_decay option is not compatible with sparse gradients"):
                 state = self.state[p]
                 if "sum" not in state:  # a parameter added with add_param_group after construction
                     state = self._init_state(p, group)

@@ -13,7 +13,7 @@ from itertools import chain
 
 import numpy as np
 
-from .. import _parallel
+from .. import _layout, _parallel
 from .. import dtypes as _dt
 from .._fp_quiet import quiet
 from ..autograd.grad_mode import enable_grad
@@ -468,9 +468,26 @@ def _cast_state(param, value, key=None):
     return value
 
 
-def with_grads(group):
-    """The ``(param, grad array)`` pairs of a group's parameters that have a gradient."""
-    return [(p, p._grad._data) for p in group["params"] if p._grad is not None]
+def with_grads(group, sparse_decay_error=None):
+    """The ``(param, grad array)`` pairs of a group's parameters that have a gradient. A sparse gradient
+    (``nn.Embedding(sparse=True)``) is made dense for an optimizer whose update that does not change (SGD,
+    Adagrad: they pass ``sparse_decay_error``, PyTorch's message when weight decay meets a sparse gradient),
+    and refused with PyTorch's message by the others."""
+    try:
+        return [(p, p._grad._data) for p in group["params"] if p._grad is not None]
+    except _layout.SparseOperand:
+        pass
+    if sparse_decay_error is None:
+        import sys
+        me = sys._getframe(1).f_locals.get("self")  # the optimizer whose step asked (error path only)
+        name = type(me).__name__ if isinstance(me, Optimizer) else "This optimizer"
+        if name in ("Adam", "AdamW"):
+            raise RuntimeError("Adam does not support sparse gradients, please consider SparseAdam instead")
+        raise RuntimeError(f"{name} does not support sparse gradients")
+    if group.get("weight_decay"):
+        raise RuntimeError(sparse_decay_error)
+    return [(p, p._grad.to_dense()._data if p._grad.layout is not _layout.strided else p._grad._data)
+            for p in group["params"] if p._grad is not None]
 
 
 def zeros_like(p, fill=0):

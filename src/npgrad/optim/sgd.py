@@ -43,7 +43,7 @@ class SGD(Optimizer):
             dampening = _scalar(group["dampening"])
             weight_decay = _scalar(group["weight_decay"])
             nesterov, maximize = group["nesterov"], group["maximize"]
-            for p, grad in with_grads(group):
+            for p, grad in with_grads(group, _SPARSE_DECAY):  # sparse gradients welcome
                 if momentum == 0:
                     run_update(_sgd, p, [p._data, grad], scratch, lr, weight_decay, maximize)
                     continue
@@ -55,6 +55,9 @@ class SGD(Optimizer):
                 run_update(_sgd_momentum, p, [p._data, grad, buf._data], scratch, lr, weight_decay, maximize,
                            momentum, dampening, nesterov, first)
         return loss
+
+
+_SPARSE_DECAY = "add(sparse, dense) is not supported. Use add(dense, sparse) instead."
 
 
 def _sgd(tmp, arrays, lr, weight_decay, maximize):

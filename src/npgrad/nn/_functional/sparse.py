@@ -81,6 +81,24 @@ class EmbeddingOp(Op):
         return P.kernel_call(EmbeddingBackward, g, ctx.idx, ctx.rows, ctx.padding_idx, ctx.scale), None, None, None
 
 
+class SparseEmbeddingOp(EmbeddingOp):
+    """``sparse=True``: the weight's gradient is a sparse COO tensor of the looked-up rows (one entry per
+    lookup, uncoalesced, padding lookups left out), as PyTorch gives it."""
+    __slots__ = ()
+
+    @staticmethod
+    def backward(ctx, g):
+        from ...sparse._tensor import SparseTensor
+        idx = ctx.idx.reshape(-1)
+        rows = np.reshape(g, (-1, g.shape[-1]))
+        if ctx.padding_idx is not None:
+            keep = idx != ctx.padding_idx
+            idx, rows = idx[keep], rows[keep]
+        grad = SparseTensor._make(idx.astype(np.int64)[None], Tensor._wrap(np.ascontiguousarray(rows)),
+                                  (ctx.rows, g.shape[-1]), idx.size <= 1)
+        return grad, None, None, None
+
+
 def _renorm_rows(weight, idx, max_norm, norm_type):
     with no_grad():
         rows = np.unique(idx.reshape(-1))
@@ -119,6 +137,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             padding_idx = n + padding_idx
     if max_norm is not None:
         _renorm_rows(weight, idx, max_norm, norm_type)
+    if sparse:
+        if scale_grad_by_freq and weight.requires_grad:
+            raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
+        return SparseEmbeddingOp.apply(weight, idx.astype(np.intp, copy=False), padding_idx, False)
     return EmbeddingOp.apply(weight, idx.astype(np.intp, copy=False), padding_idx, bool(scale_grad_by_freq))
 
 
