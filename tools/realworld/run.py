@@ -105,6 +105,8 @@ def main(argv=None):
     ap.add_argument("--page", help="rewrite the corpus table of this Markdown page")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per run of one case in one framework")
     ap.add_argument("--list", action="store_true", help="list the cases and their deviations, run nothing")
+    ap.add_argument("--results", help="a JSON file of earlier results: the cases run now replace theirs, and the page "
+                                      "is written from all of them (so a few cases can be rerun alone)")
     args = ap.parse_args(argv)
     chosen = [CASES[n] for n in args.only] if args.only else list(CASES.values())
     if args.list:
@@ -121,6 +123,14 @@ def main(argv=None):
             print(f"{'':28s}   deviation: {d}")
     n = sum(r["result"] == "matches" for _, r in rows)
     print(f"\n{n} of {len(rows)} programs run and match PyTorch")
+    if args.results:
+        saved = json.load(open(args.results)) if os.path.exists(args.results) else {}
+        saved.update({c.name: r for c, r in rows})
+        with open(args.results, "w") as f:
+            json.dump(saved, f, indent=1)
+        rows = [(c, saved[c.name]) for c in CASES.values() if c.name in saved]
+        print(f"with the earlier results in {args.results}: "
+              f"{sum(r['result'] == 'matches' for _, r in rows)} of {len(rows)}")
     if args.page:
         write_page(args.page, rows)
     return 0 if n == len(rows) else 1
