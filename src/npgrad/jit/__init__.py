@@ -56,7 +56,9 @@ def unused(fn):
 
 
 def export(fn):
-    """``@torch.jit.export``: compile this method too. Every method runs here, so it is the method."""
+    """``@torch.jit.export``: compile this method too. Every method runs here, so it is the method, marked:
+    a traced module with exported methods is scripted, as PyTorch does."""
+    fn._npgrad_jit_export = True
     return fn
 
 
@@ -64,6 +66,10 @@ def interface(obj):
     """``@torch.jit.interface``: a class used as a TorchScript interface type, returned as it is."""
     if not isinstance(obj, type):
         raise RuntimeError("interface must be applied to a class")
+    from ..nn import Module
+    if obj.__mro__[1:] not in ((object,), (Module, object)):
+        raise RuntimeError("TorchScript interface does not support inheritance yet. Please directly inherit from "
+                           "'object' or 'nn.Module'.")
     return obj
 
 

@@ -8,6 +8,7 @@ a *copy* sharing the original's parameters and buffers (its own training flag an
 """
 import collections
 import copy
+import typing
 import warnings
 import weakref
 
@@ -21,10 +22,9 @@ NO_ARCHIVE = ("npgrad cannot write or read TorchScript archives (it runs eager c
               "in Python, or export it with torch.onnx.export")
 
 
-def _deprecated(name):
+def _deprecated(name, instead="switch to `torch.compile` or `torch.export`"):
     # Warned from this file, as PyTorch warns from its own: hidden by Python's default filters.
-    warnings.warn(f"`torch.jit.{name}` is deprecated. Please switch to `torch.compile` or `torch.export`.",
-                  DeprecationWarning)
+    warnings.warn(f"`torch.jit.{name}` is deprecated. Please {instead}.", DeprecationWarning)
 
 
 # ``torch.jit.Attribute(value, type)``: a value with its TorchScript type; a ScriptModule keeps the value.
@@ -52,6 +52,7 @@ class RecursiveScriptModule(ScriptModule):
     class too, so its forward (and super() calls in it), methods and properties run unchanged."""
 
     _original_class = Module
+    _constants = frozenset()
 
     @property
     def original_name(self):
@@ -59,6 +60,23 @@ class RecursiveScriptModule(ScriptModule):
 
     def extra_repr(self):
         return f"original_name={self.original_name}"
+
+    def __setattr__(self, name, value):
+        if name in self._constants:
+            raise RuntimeError(f"Can't set constant '{name}' which has value:{getattr(self, name)}")
+        super().__setattr__(name, value)
+
+
+def _constants_of(cls):
+    """The attributes TorchScript makes constants: annotated ``Final`` or listed in ``__constants__``."""
+    names = set()
+    for klass in cls.__mro__:
+        names.update(getattr(klass, "__constants__", ()))
+        for name, ann in vars(klass).get("__annotations__", {}).items():
+            if ann is typing.Final or typing.get_origin(ann) is typing.Final or \
+                    (isinstance(ann, str) and ann.split("[")[0].rsplit(".", 1)[-1] == "Final"):
+                names.add(name)
+    return frozenset(names)
 
 
 _CLASSES = weakref.WeakKeyDictionary()
@@ -69,7 +87,7 @@ def _derived_class(cls, base):
     made = per_cls.get(base)
     if made is None:
         made = type(base.__name__, (base, cls), {"__module__": base.__module__, "__qualname__": base.__qualname__,
-                                                 "_original_class": cls})
+                                                 "_original_class": cls, "_constants": _constants_of(cls)})
         per_cls[base] = made
     return made
 
@@ -78,7 +96,9 @@ def _script_module(module, base, memo, child_base=None, warn=True):
     """A copy of ``module`` (children copied recursively, each once) that shares its tensors."""
     if id(module) in memo:
         return memo[id(module)]
-    if warn:
+    # PyTorch warns for the module scripted and for each child class it has not compiled before
+    new_class = base not in _CLASSES.get(type(module), {})
+    if warn is True or (warn and new_class):
         _deprecated("script")
     new = object.__new__(_derived_class(type(module), base))
     memo[id(module)] = new
@@ -87,7 +107,7 @@ def _script_module(module, base, memo, child_base=None, warn=True):
     child_base = child_base or base
     children = module.__dict__["_modules"]
     state["_modules"] = type(children)(
-        (k, c if c is None or isinstance(c, ScriptModule) else _script_module(c, child_base, memo, warn=warn))
+        (k, c if c is None or isinstance(c, ScriptModule) else _script_module(c, child_base, memo, warn=warn and "new"))
         for k, c in children.items())
     new.__dict__.update(state)
     return new
@@ -97,15 +117,14 @@ class ScriptFunction:
     """A scripted or traced function: calling it runs the Python function."""
 
     __name__ = "ScriptFunction"  # what PyTorch's pybind type answers for instances too
-    __slots__ = ("_fn", "name")
+    __slots__ = ("_fn", "name", "qualified_name")
 
     def __init__(self, fn):
         self._fn = fn
         self.name = getattr(fn, "__name__", type(fn).__name__)
-
-    @property
-    def qualified_name(self):
-        return f"__torch__.{self.name}"
+        module = getattr(fn, "__module__", None)
+        self.qualified_name = ".".join(["__torch__"] + ([module] if module and module != "__main__" else [])
+                                       + [self.name])
 
     def __call__(self, *args, **kwargs):
         return self._fn(*args, **kwargs)
@@ -192,7 +211,7 @@ def _frozen(mod, kept, what):
 def freeze(mod, preserved_attrs=None, optimize_numerics=True):
     """``torch.jit.freeze``: an eval-mode ScriptModule with its weights folded in (a detached copy)."""
     result = _frozen(mod, preserved_attrs, "Freezing")
-    _deprecated("freeze")
+    _deprecated("freeze", "use `torch.compile` instead")
     return result
 
 
@@ -200,4 +219,7 @@ def optimize_for_inference(mod, other_methods=None):
     """``torch.jit.optimize_for_inference``: freezing; npgrad has no graph passes to run on top of it."""
     if isinstance(mod, _FrozenModule):
         return mod
-    return _frozen(mod, other_methods, "optimize_for_inference")
+    result = _frozen(mod, other_methods, "optimize_for_inference")
+    _deprecated("optimize_for_inference", "use `torch.compile` instead")
+    _deprecated("freeze", "use `torch.compile` instead")
+    return result

@@ -10,7 +10,7 @@ import inspect
 
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.module import Module
-from ._script import ScriptFunction, ScriptModule, _deprecated, _script_module
+from ._script import RecursiveScriptModule, ScriptFunction, ScriptModule, _deprecated, _script_module
 
 __all__ = ["trace", "trace_module", "is_tracing", "TracedModule", "TopLevelTracedModule", "TracerWarning",
            "TracingCheckError"]
@@ -62,23 +62,34 @@ def _as_args(example_inputs):
     return tuple(example_inputs) if isinstance(example_inputs, (tuple, list)) else (example_inputs,)
 
 
-def _run(fn, args, kwargs, times):
-    # The first run is the trace; PyTorch's check retraces, replays the record and reruns the Python code,
-    # three more evaluations per check input. Those have no graph to build here.
-    _tracing[0] += 1
-    try:
-        fn(*args, **kwargs)
-    finally:
-        _tracing[0] -= 1
+def _call(fn, example, as_kwargs, tracing):
+    args, kwargs = ((), example) if as_kwargs else (_as_args(example), {})
+    if tracing:
+        _tracing[0] += 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _tracing[0] -= 1
     with no_grad():
-        for _ in range(times - 1):
-            fn(*args, **kwargs)
+        return fn(*args, **kwargs)
 
 
-def _checks(check_trace, check_inputs):
+def _trace_runs(method_of, inputs, check_trace, check_inputs, as_kwargs, warning):
+    """Run what PyTorch runs: each method once to trace it; then, for each check input and each method, a
+    retrace of every method, two runs of the record and one of the Python code. These are the program's
+    random draws and BatchNorm updates (a trace whose check meets a random op stops earlier in PyTorch)."""
+    def trace_all(examples):
+        for name, example in examples.items():
+            _deprecated(warning)
+            _call(method_of(name), example, as_kwargs, True)
+    trace_all(inputs)
     if not check_trace:
-        return 0
-    return 1 if check_inputs is None else len(check_inputs)
+        return
+    for check in (check_inputs if check_inputs is not None else [inputs]):
+        for name, example in check.items():
+            trace_all(check)
+            for _ in range(3):
+                _call(method_of(name), example, as_kwargs, False)
 
 
 def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inputs=None, check_tolerance=1e-5,
@@ -89,47 +100,34 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
     if isinstance(func, (ScriptModule, ScriptFunction)):
         return func
     if example_inputs is None and not isinstance(example_kwarg_inputs, dict):
-        raise RuntimeError("example_kwarg_inputs should be a dict")
-    _deprecated("trace")
+        if isinstance(func, Module):
+            raise RuntimeError("example_kwarg_inputs should be a dict")
+        raise TypeError("'NoneType' object is not iterable")
+    as_kwargs = example_inputs is None
+    example = example_kwarg_inputs if as_kwargs else example_inputs
     if inspect.ismethod(func) and isinstance(func.__self__, Module) and func.__name__ == "forward":
         func = func.__self__
+    checks = None if check_inputs is None else [{"forward": c} for c in check_inputs]
     if isinstance(func, Module):
-        inputs = example_inputs if example_inputs is not None else example_kwarg_inputs
-        return trace_module(func, {"forward": inputs}, None, check_trace, [(c,) if not isinstance(c, tuple)
-                                                                          else c for c in check_inputs]
-                            if check_inputs is not None else None, check_tolerance, strict, _force_outplace,
-                            _module_class, _compilation_unit, example_inputs_is_kwarg=example_inputs is None,
-                            _store_inputs=_store_inputs, _trace_checks=True)
-    args, kwargs = (_as_args(example_inputs), {}) if example_inputs is not None else ((), example_kwarg_inputs)
-    _run(func, args, kwargs, 1)
-    for _ in range(_checks(check_trace, check_inputs)):
         _deprecated("trace")
-        _run(func, args, kwargs, 3)
+        return trace_module(func, {"forward": example}, None, check_trace, checks, check_tolerance, strict,
+                            _force_outplace, _module_class, _compilation_unit, as_kwargs, _store_inputs)
+    _trace_runs(lambda name: func, {"forward": example}, check_trace, checks, as_kwargs, "trace")
     return ScriptFunction(func)
 
 
 def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None, check_tolerance=1e-5,
                  strict=True, _force_outplace=False, _module_class=None, _compilation_unit=None,
-                 example_inputs_is_kwarg=False, _store_inputs=True, _trace_checks=False):
+                 example_inputs_is_kwarg=False, _store_inputs=True):
     """``torch.jit.trace_module``: runs each named method on its example inputs and returns the module as a
     TopLevelTracedModule (a copy sharing its tensors) whose methods run the eager code."""
     if not isinstance(mod, Module):
         raise AttributeError("expected torch.nn.Module as the first argument")
     if not isinstance(inputs, dict):
         raise AttributeError("expected a dictionary of (method_name, input) pairs")
-    for name, example in inputs.items():
-        method = getattr(mod, name)
-        if example_inputs_is_kwarg:
-            args, kwargs = (), example
-        else:
-            args, kwargs = _as_args(example), {}
-        _deprecated("trace_method")
-        _run(method, args, kwargs, 1)
-        # PyTorch's check after trace() reruns the module three times per check input; trace_module's own
-        # check is not repeated here (it runs the methods a different number of times per method).
-        if _trace_checks:
-            for check in (check_inputs if check_trace and check_inputs is not None else [None] * check_trace):
-                _deprecated("trace_method")
-                c_args = args if check is None else check
-                _run(method, c_args, kwargs if check is None else {}, 3)
+    _trace_runs(lambda name: getattr(mod, name), inputs, check_trace, check_inputs, example_inputs_is_kwarg,
+                "trace_method")
+    if any(getattr(v, "_npgrad_jit_export", False) for k in type(mod).__mro__ for v in vars(k).values()):
+        # PyTorch scripts a module that has exported methods, its traced forward beside them
+        return _script_module(mod, RecursiveScriptModule, {}, warn=False)
     return _script_module(mod, TopLevelTracedModule, {}, TracedModule, warn=False)
