@@ -326,3 +326,20 @@ def test_deprecation_warnings_as_torch():
             out.append([str(i.message) for i in w if i.category is DeprecationWarning])
         return out
     assert record(npgrad) == record(torch)
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_jit_isinstance_checks_element_types(lib):
+    from typing import Dict, List, Optional, Tuple, Union
+    t = lib.ones(1)
+    yes = [([1, 2], List[int]), ((1, "a"), Tuple[int, str]), (None, Optional[int]), ({"a": t}, Dict[str, lib.Tensor]),
+           ([[1], [2]], List[List[int]]), (True, int), (1, Union[int, str])]
+    no = [([1, "a"], List[int]), ((1,), Tuple[int, str]), ("s", Optional[int]), ([[1], ["a"]], List[List[int]]),
+          (1.0, Union[int, str]), ([1, 2], Tuple[int, int]), ({"a": 1}, Dict[str, str]), (1, float)]
+    assert all(lib.jit.isinstance(o, ty) for o, ty in yes)
+    assert not any(lib.jit.isinstance(o, ty) for o, ty in no)
+    with pytest.warns(UserWarning, match="The inner type of a container is lost"):
+        assert lib.jit.isinstance([], List[int])
+    for bare, msg in ((list, "list without a contained type"), (Dict, "Dict without contained types")):
+        with pytest.raises(RuntimeError, match=f"Attempted to use {msg}"):
+            lib.jit.isinstance([1], bare)

@@ -7,18 +7,21 @@ decorated function or module gives the eager values and gradients. The decorator
 TorchScript runs, ``is_scripting()`` is always False. TorchScript archives (``torch.jit.save``/``load``,
 ``ScriptModule.save``) are absent: reading their names says so and what to use instead.
 """
+import builtins
 import threading
 import typing
 
 from ._script import (NO_ARCHIVE, Attribute, RecursiveScriptModule, ScriptFunction, ScriptModule, freeze,
                       optimize_for_inference, script, script_method)
+from ._types import jit_isinstance as isinstance  # noqa: A001 - torch.jit.isinstance; builtins' below
 from ._trace import (TopLevelTracedModule, TracedModule, TracerWarning, TracingCheckError, is_tracing, trace,
                      trace_module)
 
 __all__ = ["Attribute", "Error", "Final", "Future", "RecursiveScriptModule", "ScriptFunction", "ScriptModule",
            "ScriptWarning", "TopLevelTracedModule", "TracedModule", "TracerWarning", "TracingCheckError", "annotate",
-           "export", "fork", "freeze", "ignore", "interface", "is_scripting", "is_tracing", "optimize_for_inference",
-           "script", "script_if_tracing", "script_method", "trace", "trace_module", "unused", "wait"]
+           "export", "fork", "freeze", "ignore", "interface", "is_scripting", "isinstance", "is_tracing",
+           "optimize_for_inference", "script", "script_if_tracing", "script_method", "trace", "trace_module", "unused",
+           "wait"]
 
 Final = typing.Final
 
@@ -45,7 +48,7 @@ def ignore(drop=False, **kwargs):
     """``@torch.jit.ignore`` / ``@torch.jit.ignore(drop=True)``: leave a function to Python. It is Python here."""
     if callable(drop):
         return drop
-    if not isinstance(drop, bool):
+    if not builtins.isinstance(drop, bool):
         raise RuntimeError(f"Argument to @torch.jit.ignore must be a bool or a function but got {drop}")
     return lambda fn: fn
 
@@ -64,7 +67,7 @@ def export(fn):
 
 def interface(obj):
     """``@torch.jit.interface``: a class used as a TorchScript interface type, returned as it is."""
-    if not isinstance(obj, type):
+    if not builtins.isinstance(obj, type):
         raise RuntimeError("interface must be applied to a class")
     from ..nn import Module
     if obj.__mro__[1:] not in ((object,), (Module, object)):
@@ -120,7 +123,7 @@ class Future(typing.Generic[_T]):
         self._finish()
 
     def set_exception(self, result):
-        if not isinstance(result, Exception):
+        if not builtins.isinstance(result, Exception):
             raise TypeError(f"{result} is of type {type(result)}, not an Exception.")
         if self.done():
             raise RuntimeError("Future can only be marked completed once.")
