@@ -343,3 +343,20 @@ def test_jit_isinstance_checks_element_types(lib):
     for bare, msg in ((list, "list without a contained type"), (Dict, "Dict without contained types")):
         with pytest.raises(RuntimeError, match=f"Attempted to use {msg}"):
             lib.jit.isinstance([1], bare)
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+@pytest.mark.parametrize("make, strict, error", [
+    (lambda a: None, True, "didn't return any values"), (lambda a: (a, None), True, "Only tensors, lists, tuples"),
+    (lambda a: 3, True, "Only tensors, lists, tuples"), (lambda a: {"a": a}, True, "Encountering a dict"),
+    (lambda a: [[a], a], True, "Tracer cannot infer type"), (lambda a: {"a": (a,)}, False, None),
+    (lambda a: ((a, a), [a, a], ()), True, None)])
+def test_trace_refuses_outputs_pytorch_cannot_record(lib, make, strict, error):
+    # PyTorch's tracer refuses these outputs; npgrad could run them but refuses them too, so a program that
+    # traces under npgrad traces under PyTorch.
+    x = lib.ones(2)
+    if error is None:
+        lib.jit.trace(make, x, check_trace=False, strict=strict)
+    else:
+        with pytest.raises(RuntimeError, match=error):
+            lib.jit.trace(make, x, check_trace=False, strict=strict)

@@ -10,6 +10,7 @@ import inspect
 
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.module import Module
+from ..tensor import Tensor
 from ._script import RecursiveScriptModule, ScriptFunction, ScriptModule, _deprecated, _script_module
 
 __all__ = ["trace", "trace_module", "is_tracing", "TracedModule", "TopLevelTracedModule", "TracerWarning",
@@ -62,6 +63,40 @@ def _as_args(example_inputs):
     return tuple(example_inputs) if isinstance(example_inputs, (tuple, list)) else (example_inputs,)
 
 
+_ONLY = "Only tensors, lists, tuples of tensors, or dictionary of tensors can be output from traced functions"
+_DICT = ("Encountering a dict at the output of the tracer might cause the trace to be incorrect, this is only valid "
+         "if the container structure does not change based on the module's inputs. Consider using a constant "
+         "container instead (e.g. for `list`, use a `tuple` instead. for `dict`, use a `NamedTuple` instead). If "
+         "you absolutely need this and know the side effects, pass strict=False to trace() to allow this behavior.")
+
+
+def _check_output(out, strict, top=True):
+    """Refuse, as PyTorch's tracer does, an output a trace could not record; npgrad would run it anyway."""
+    if isinstance(out, Tensor):
+        return
+    if out is None and top:
+        raise RuntimeError("The traced function didn't return any values! Side-effects are not captured in traces, "
+                           "so it would be a no-op.")
+    if isinstance(out, tuple):
+        for item in out:
+            _check_output(item, strict, False)
+        return
+    if isinstance(out, list):
+        if all(isinstance(item, Tensor) for item in out):
+            return
+        if len({type(item) for item in out}) > 1 or any(isinstance(item, list) for item in out):
+            raise RuntimeError(f"Tracer cannot infer type of {out}")
+        raise RuntimeError(_ONLY)
+    if isinstance(out, dict) and top:
+        if strict:
+            raise RuntimeError(_DICT)
+        if all(isinstance(k, str) and not isinstance(v, dict) for k, v in out.items()):
+            for v in out.values():
+                _check_output(v, strict, False)
+            return
+    raise RuntimeError(_ONLY)
+
+
 def _call(fn, example, as_kwargs, tracing):
     args, kwargs = ((), example) if as_kwargs else (_as_args(example), {})
     if tracing:
@@ -74,14 +109,14 @@ def _call(fn, example, as_kwargs, tracing):
         return fn(*args, **kwargs)
 
 
-def _trace_runs(method_of, inputs, check_trace, check_inputs, as_kwargs, warning):
+def _trace_runs(method_of, inputs, check_trace, check_inputs, as_kwargs, warning, strict):
     """Run what PyTorch runs: each method once to trace it; then, for each check input and each method, a
     retrace of every method, two runs of the record and one of the Python code. These are the program's
     random draws and BatchNorm updates (a trace whose check meets a random op stops earlier in PyTorch)."""
     def trace_all(examples):
         for name, example in examples.items():
             _deprecated(warning)
-            _call(method_of(name), example, as_kwargs, True)
+            _check_output(_call(method_of(name), example, as_kwargs, True), strict)
     trace_all(inputs)
     if not check_trace:
         return
@@ -112,7 +147,7 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
         _deprecated("trace")
         return trace_module(func, {"forward": example}, None, check_trace, checks, check_tolerance, strict,
                             _force_outplace, _module_class, _compilation_unit, as_kwargs, _store_inputs)
-    _trace_runs(lambda name: func, {"forward": example}, check_trace, checks, as_kwargs, "trace")
+    _trace_runs(lambda name: func, {"forward": example}, check_trace, checks, as_kwargs, "trace", strict)
     return ScriptFunction(func)
 
 
@@ -126,7 +161,7 @@ def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None
     if not isinstance(inputs, dict):
         raise AttributeError("expected a dictionary of (method_name, input) pairs")
     _trace_runs(lambda name: getattr(mod, name), inputs, check_trace, check_inputs, example_inputs_is_kwarg,
-                "trace_method")
+                "trace_method", strict)
     if any(getattr(v, "_npgrad_jit_export", False) for k in type(mod).__mro__ for v in vars(k).values()):
         # PyTorch scripts a module that has exported methods, its traced forward beside them
         return _script_module(mod, RecursiveScriptModule, {}, warn=False)
