@@ -360,3 +360,16 @@ def test_trace_refuses_outputs_pytorch_cannot_record(lib, make, strict, error):
     else:
         with pytest.raises(RuntimeError, match=error):
             lib.jit.trace(make, x, check_trace=False, strict=strict)
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_script_modules_deepcopy_but_do_not_pickle(lib):
+    import copy
+    import pickle
+    s = lib.jit.script(lib.nn.Linear(2, 2))
+    c = copy.deepcopy(s)
+    assert type(c).__name__ == "RecursiveScriptModule" and c.weight is not s.weight
+    np.testing.assert_array_equal(_np(c.weight), _np(s.weight))
+    with pytest.raises(RuntimeError, match=r"Tried to serialize object __torch__\.[\w.]*Linear which does not have a "
+                                           "__getstate__ method defined!"):
+        pickle.dumps(s)

@@ -41,6 +41,19 @@ class ScriptModule(Module):
             value = _script_module(value, RecursiveScriptModule, {})
         super().__setattr__(name, value)
 
+    def __reduce_ex__(self, protocol):
+        # PyTorch pickles no script module (its archives are the way out, which npgrad lacks)
+        cls = self.__dict__.get("_original_class") or getattr(type(self), "_original_class", None)
+        cls = type(self) if cls is None or cls is Module else cls
+        raise RuntimeError(f"Tried to serialize object __torch__.{cls.__module__}.{cls.__qualname__} which does not "
+                           "have a __getstate__ method defined!")
+
+    def __deepcopy__(self, memo):
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return new
+
     def __getattr__(self, name):
         if name in ("save", "save_to_buffer", "_save_for_lite_interpreter"):
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}': {NO_ARCHIVE}")
