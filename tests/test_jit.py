@@ -175,6 +175,17 @@ def test_trace_runs_the_module_as_often_as_pytorch(kwargs):
     assert len(set(counts)) == 1, counts
 
 
+def test_trace_module_runs_each_method_as_often_as_pytorch():
+    # per check input and method: a retrace of every method, then three runs of that method
+    counts = []
+    for m, lib in zip(_models(exported=False), LIBS):
+        x, _ = _inputs(lib)
+        lib.jit.trace_module(m, {"forward": x, "twice": x})
+        counts.append(int(m.bn.num_batches_tracked))
+    assert counts[0] == 1 + (1 + 3) + (1 + 0)
+    assert len(set(counts)) == 1, counts
+
+
 @needs_torch
 def test_traced_module_repr_and_trace_module_methods_match_torch():
     reprs = []
