@@ -301,7 +301,8 @@ def test_freeze_and_optimize_for_inference():
         s.eval()
         x, _ = _inputs(lib)
         expected = _np(s(x))
-        fz, opt = lib.jit.freeze(s), lib.jit.optimize_for_inference(s)
+        fz, opt = lib.jit.freeze(s, preserved_attrs=["twice"]), lib.jit.optimize_for_inference(s)
+        np.testing.assert_allclose(_np(fz.twice(x)), _np(x) * 2)
         with lib.no_grad():
             m.fc.weight.add_(1.0)  # the frozen copies keep the weights they were frozen with
         for frozen in (fz, opt):
