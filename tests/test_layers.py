@@ -59,6 +59,8 @@ LAYERS = [
     ("npgrad.optim", 7), ("npgrad.utils", 7), ("npgrad.amp", 7), ("npgrad.cuda.amp", 7),
     # torch.func: transforms over the autograd tape, and functional_call over nn.Module.
     ("npgrad.func", 7),
+    # torch.jit: script/trace over eager code; its scripted modules are copies of nn.Modules.
+    ("npgrad.jit", 7),
     # torch.distributions: built from operators, factories and nn.functional (softplus, BCE-with-logits).
     ("npgrad.distributions", 7),
     ("npgrad.datasets", 8), ("npgrad.serialization", 8), ("npgrad.viz", 8),

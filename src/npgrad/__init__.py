@@ -56,7 +56,7 @@ cpu = device("cpu")
 # `npgrad.save`), so `import npgrad` costs little more than importing NumPy.
 _LAZY_MODULES = {"nn", "optim", "utils", "distributions", "datasets", "viz", "linalg", "special", "return_types",
                  "serialization", "cuda", "mps", "backends", "amp", "func", "distributed", "onnx", "fft", "version",
-                 "accelerator", "testing", "multiprocessing", "profiler", "sparse"}
+                 "accelerator", "testing", "multiprocessing", "profiler", "sparse", "jit"}
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "amp", "vmap": "func",
                "finfo": "_finfo", "iinfo": "_finfo",
                "sparse_coo_tensor": "sparse", "sparse_csr_tensor": "sparse", "spmm": "sparse"}
