@@ -31,6 +31,8 @@ def _listed(page):
     import re
     listed = {}
     for section in re.split(r"^## ", page, flags=re.M)[1:]:
+        if not section.startswith("`"):  # a section that is not a namespace's (the real-program corpus)
+            continue
         ns = section.split("`")[1]
         missing = re.search(r"^Missing: (.*)$", section, re.M)
         excluded = re.findall(r"^- .*?: ((?:`[^`]+`(?:, )?)+)$", section, re.M)

@@ -39,8 +39,6 @@ NAMESPACES = {
     "torch (submodules)": "submodules",
 }
 
-_STDLIB = {"builtins", "ctypes", "functools", "glob", "importlib", "inspect", "math", "os", "platform", "sys",
-           "textwrap", "threading", "types", "warnings", "signal", "torch"}
 _TYPES = ("Size", "device", "dtype", "Generator", "layout", "memory_format", "finfo", "iinfo", "Tensor")
 
 
@@ -48,6 +46,11 @@ class _Submodules:
     """``hasattr(holder, "backends.mkl")``: whether ``npgrad.backends.mkl`` imports."""
 
     def __getattr__(self, name):
+        import types
+
+        import npgrad
+        if "." not in name and isinstance(getattr(npgrad, name, None), types.ModuleType):
+            return getattr(npgrad, name)  # torch.windows: an attribute naming a module, not an importable path
         try:
             return importlib.import_module(f"npgrad.{name}")
         except ImportError:
@@ -98,12 +101,18 @@ EXCLUDED = [
     ("torch (constants, dtypes, types)", r"^(TYPE_CHECKING|USE_GLOBAL_DEPS|USE_RTLD_GLOBAL_WITH_LIBTORCH|PRIVATE_OPS"
      r"|AVG|SUM)$", "flags of how PyTorch's C++ library was built and loaded, and its internal enum values"),
     ("torch (constants, dtypes, types)", r"^jagged$", _NESTED),
+    ("torch (constants, dtypes, types)", r"^uint(16|32|64)$",
+     "PyTorch 2.13's shell dtypes: it refuses their promotion and most arithmetic ('add_stub' not implemented for "
+     "'UInt16'); left out rather than half-supported"),
     ("torch (constants, dtypes, types)", r"^(Cuda|Xpu|Mtia)?\w*Storage$", _STORAGE),
     ("torch (submodules)", r"^(ao|quantization|backends\.quantized)$", _QUANT),
     ("torch (submodules)", r"^(xpu|mtia|backends\.(cudnn|cusparselt|miopen|mkldnn|mps|nnpack|kleidiai|mha))$", _DEVICE),
     ("torch (submodules)", r"^(fx|export|compiler|package|classes|cpp|library|ops|monitor|backends\.(m|python_native))$",
      _COMPILE + ", or PyTorch's C++ operator registry"),
     ("torch (submodules)", r"^nested$", _NESTED),
+    ("torch (submodules)", r"^masked$", "masked tensors: a prototype API of PyTorch's (torch.masked.MaskedTensor)"),
+    ("torch (submodules)", r"^overrides$", "the __torch_function__ protocol: npgrad's Tensor has no dispatch layer for "
+                                           "subclasses to override"),
     ("torch (submodules)", r"^storage$", _STORAGE),
     ("torch.func", r"^debug_unwrap$", "functorch's per-level wrapper tensors: npgrad's transforms run on one tape "
                                        "and wrap nothing, so there is nothing to unwrap"),
@@ -159,7 +168,7 @@ def read_pytorch():
                        {n for n in _public(torch) if isinstance(getattr(torch, n), type) and n.endswith("Tensor")} |
                        set(_TYPES))
     submodules = sorted({n for n in dir(torch) if not n.startswith("_") and isinstance(getattr(torch, n), types.ModuleType)
-                         and n not in _STDLIB} |
+                         and getattr(torch, n).__name__.startswith("torch.")} |
                         {f"backends.{n}" for n in dir(torch.backends) if not n.startswith("_")
                          and isinstance(getattr(torch.backends, n), types.ModuleType)})
     return {"version": torch.__version__.split("+")[0], "out_functions": _out_functions(torch),

@@ -49,15 +49,15 @@ _parallel.ENABLED = _BLAS_SPIN_SHORT and "openblas" in _process_tuning.blas_name
 from ._layout import (layout, memory_format, strided, contiguous_format, preserve_format, channels_last,  # noqa: E402
                       channels_last_3d, legacy_contiguous_format)
 from ._layout import sparse_coo, sparse_csr  # noqa: E402
-cpu = device("cpu")
 
 
 # Subpackages and the serialization functions load on first use (`npgrad.nn`, `from npgrad import optim`,
 # `npgrad.save`), so `import npgrad` costs little more than importing NumPy.
 _LAZY_MODULES = {"nn", "optim", "utils", "distributions", "datasets", "viz", "linalg", "special", "return_types",
                  "serialization", "cuda", "mps", "backends", "amp", "func", "distributed", "onnx", "fft", "version",
-                 "accelerator", "testing", "multiprocessing", "profiler", "sparse", "jit"}
-_LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "amp", "vmap": "func",
+                 "accelerator", "testing", "multiprocessing", "profiler", "sparse", "jit", "cpu", "functional",
+                 "futures", "signal", "types"}
+_LAZY_ATTRS = {"windows": "signal", "save": "serialization", "load": "serialization", "autocast": "amp", "vmap": "func",
                "finfo": "_finfo", "iinfo": "_finfo",
                "sparse_coo_tensor": "sparse", "sparse_csr_tensor": "sparse", "spmm": "sparse"}
 # torch.lstm, torch.gru_cell, ...: the recurrent kernels nn.LSTM and its kin call.

@@ -1,4 +1,4 @@
 """``torch.backends``: the flags PyTorch scripts set for their accelerator backends. npgrad has none of
 those backends, so each reports it is not available and its settings are kept but change nothing
 (as in a PyTorch build without them); ``backends.cpu`` reports the CPU's vector extension."""
-from . import cpu, cuda, cudnn, mkldnn, mps  # noqa: F401
+from . import cpu, cuda, cudnn, mkl, mkldnn, mps, openmp, opt_einsum  # noqa: F401
