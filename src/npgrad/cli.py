@@ -172,7 +172,9 @@ def _restore(state, path, model, opt, sched, total, arch, lr):
     for group in opt.param_groups:
         group["initial_lr"] = lr
     sched.last_epoch = step
-    for group, value in zip(opt.param_groups, sched._get_closed_form_lr()):
+    # CosineAnnealingLR's closed form (PyTorch's documented formula), not a scheduler's private method
+    value = sched.eta_min + (lr - sched.eta_min) * (1 + math.cos(math.pi * step / sched.T_max)) / 2
+    for group in opt.param_groups:
         group["lr"] = value
     sched._last_lr = [group["lr"] for group in opt.param_groups]
     return step

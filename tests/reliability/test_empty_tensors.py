@@ -33,6 +33,8 @@ NOT_OPERATORS = {
     "set_printoptions", "set_rng_state", "tensor", "tril_indices", "triu_indices", "zeros", "broadcast_shapes",
     "normal", "numel", "set_default_device", "get_default_device", "is_anomaly_enabled", "set_anomaly_enabled",
     "is_anomaly_check_nan_enabled", "thread_safe_generator", "from_file", "vmap",
+    "get_autocast_dtype", "set_autocast_dtype", "is_autocast_enabled", "set_autocast_enabled",  # autocast's state
+    "sparse_coo_tensor", "sparse_csr_tensor", "spmm",  # sparse layouts: tests/sparse/test_sparse_empty.py
 } | {n for n in dir(npgrad._runtime) if not n.startswith("_")}  # process-wide settings: threads, compile, ...
 # nn.functional's functions under their torch.* names (torch.conv2d, Tensor.prelu ...): the sweep of
 # nn.functional on empty batches (tests/reliability/test_module_sweep.py) covers them as F.<name>.
@@ -50,6 +52,7 @@ NOT_METHODS = {
     "resize_as_", "untyped_storage", "storage", "dim_order",
     # (like data_ptr, new_empty, map_, resize_ and view_as above; x.new(n) is uninitialized memory)
     "const_data_ptr", "new", "new_empty_strided", "map2_", "resize", "resize_as", "as_subclass",
+    "to_sparse", "to_sparse_coo", "to_sparse_csr",  # a sparse result: tests/sparse/test_sparse_empty.py
 }
 
 
