@@ -55,6 +55,8 @@ def run(case_name, src, lib, state_path):
     torch.manual_seed(0)
     random.seed(0)
     np.random.seed(0)
+    if c.setup is not None:
+        c.setup(torch)
     if c.script is not None:
         count = [0]
 

@@ -32,6 +32,7 @@ class Case:
     needs: Sequence[str] = ()      # importable packages besides torch/numpy (einops, ...)
     script: Optional[str] = None   # run this file whole (script mode) instead of ``build``
     after_loop: bool = True        # script mode: run what follows the training loop too
+    setup: Optional[Callable] = None  # setup(torch): a declared replay installed before the program runs
 
 
 @dataclasses.dataclass
@@ -66,13 +67,13 @@ SCRIPT_MODE = ("the whole script runs as written, its first training loop cut to
 AFTER_LOOP = "the code after its training loop (a demo that needs a trained model) does not run"
 
 
-def script_case(name, repo, path, extra_files=(), deviations=(), steps=3, needs=(), after_loop=True):
+def script_case(name, repo, path, extra_files=(), deviations=(), steps=3, needs=(), after_loop=True, setup=None):
     """A program that needs nothing from outside (toy data built in the script): run it whole."""
     if name in CASES:
         raise ValueError(f"two corpus cases are named {name!r}")
     deviations = (SCRIPT_MODE.format(steps=steps), *deviations, *(() if after_loop else (AFTER_LOOP,)))
     CASES[name] = Case(name, repo, (path, *extra_files), None, deviations, steps, tuple(needs), script=path,
-                       after_loop=after_loop)
+                       after_loop=after_loop, setup=setup)
 
 
 def _main_block(tree):

@@ -42,3 +42,23 @@ def labels(rng, n, classes):
 
 def images(rng, n, c, h, w):
     return rng.standard_normal((n, c, h, w)).astype(np.float32)
+
+
+REPLAY_LINEAR = ("every nn.Linear's initial weights drawn from one NumPy generator (the program builds a Linear "
+                 "inside forward, on every call, so its weights are fresh random draws each step)")
+
+
+def replay_linear_init(torch, seed=2):
+    """nn.Linear.reset_parameters draws PyTorch's U(-1/sqrt(fan_in), 1/sqrt(fan_in)) bounds from one NumPy
+    generator, so layers created while the program runs get the same weights under both frameworks."""
+    import math
+    rng = np.random.default_rng(seed)
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.in_features) if self.in_features else 0.0
+        with torch.no_grad():
+            for p in (self.weight, self.bias):
+                if p is not None:
+                    p.copy_(torch.from_numpy(rng.uniform(-bound, bound, tuple(p.shape))).to(p.dtype))
+
+    torch.nn.Linear.reset_parameters = reset_parameters
