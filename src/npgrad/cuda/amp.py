@@ -3,26 +3,12 @@ and then behaves as ``torch.amp``'s object for "cuda" on a machine without CUDA:
 import functools
 import warnings
 
+from .. import dtypes as _dtypes
+from ..amp import _device_spellings
 from ..amp import autocast_mode as _autocast_mode
-from ..amp import grad_scaler as _grad_scaler
 
 
-class GradScaler(_grad_scaler.GradScaler):
-    def __init__(self, init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000,
-                 enabled=True):
-        warnings.warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
-                      "`torch.amp.GradScaler('cuda', args...)` instead.", FutureWarning, stacklevel=2)
-        super().__init__("cuda", init_scale=init_scale, growth_factor=growth_factor, backoff_factor=backoff_factor,
-                         growth_interval=growth_interval, enabled=enabled)
-
-
-class autocast(_autocast_mode.autocast):
-    def __init__(self, enabled=True, dtype=None, cache_enabled=True):
-        warnings.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
-                      "`torch.amp.autocast('cuda', args...)` instead.", FutureWarning, stacklevel=2)
-        from .. import dtypes
-        super().__init__("cuda", dtype=dtypes.float16 if dtype is None else dtype, enabled=enabled,
-                         cache_enabled=cache_enabled)
+autocast, GradScaler = _device_spellings.spellings("cuda", lambda: _dtypes.float16)
 
 
 def custom_fwd(fwd=None, *, cast_inputs=None):
