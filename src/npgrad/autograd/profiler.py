@@ -73,6 +73,12 @@ class _Interval:
         return self.end - self.start
 
 
+def _warn_unavailable(device, stacklevel):
+    # This build records the CPU only; PyTorch's note when asked for another device it does not have.
+    dev = device.upper()
+    warn(f"{dev} is not available, disabling {dev} profiling", stacklevel=stacklevel)
+
+
 def _format_time(time_us):
     if time_us >= 1e6:
         return f"{time_us / 1e6:.3f}s"
@@ -634,7 +640,7 @@ class profile:
                  FutureWarning, stacklevel=2)
             use_device = "cuda"
         if use_device is not None:
-            warn(f"{use_device.upper()} is not available, disabling {use_device.upper()} profiling", stacklevel=2)
+            _warn_unavailable(use_device, stacklevel=3)
             use_device = None
         if not use_cpu:
             raise AssertionError("No activities specified for the profiler")
