@@ -342,3 +342,27 @@ def test_schedule_transitions_save_once_per_recorded_cycle():
 def test_schedule_transitions_match_torch():
     assert (_odd_schedule_run(npgrad, nprof, _ODD_SCHEDULE_FOR_TORCH)
             == _odd_schedule_run(torch, torch.profiler, _ODD_SCHEDULE_FOR_TORCH))
+
+
+def test_tensorboard_trace_handler_gzip_and_bad_directory(tmp_path):
+    import gzip
+    with nprof.profile(on_trace_ready=nprof.tensorboard_trace_handler(str(tmp_path / "new" / "dir"), use_gzip=True)):
+        npgrad.ones(2).exp()
+    (path,) = (tmp_path / "new" / "dir").iterdir()  # the plain file it compresses from is gone
+    assert path.name.endswith(".pt.trace.json.gz")
+    with gzip.open(path) as f:
+        assert "aten::exp" in {e["name"] for e in json.load(f)["traceEvents"]}
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    handler = nprof.tensorboard_trace_handler(str(blocker))
+    with pytest.raises(RuntimeError, match="Can't create directory: " + str(blocker)):
+        with nprof.profile(on_trace_ready=handler):
+            npgrad.ones(2).exp()
+
+
+def test_low_level_profiler_needs_preparing():
+    p = nprof.profile()
+    for call, doing in ((p.events, "accessing events"), (p.key_averages, "getting key averages"),
+                        (lambda: p.export_chrome_trace("x.json"), "exporting chrome trace")):
+        with pytest.raises(AssertionError, match="Profiler must be initialized before " + doing):
+            call()
