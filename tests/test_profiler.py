@@ -300,3 +300,69 @@ def test_with_stack_records_this_file():
     ev = next(e for e in p.events() if e.name == "aten::exp")
     assert any(__file__ in s and "test_with_stack_records_this_file" in s for s in ev.stack)
     assert "Source Location" in p.key_averages(group_by_stack_n=1).table()
+
+
+
+# Every kind of step between actions, the wrong ones (stepping back without saving) included. torch 2.13
+# crashes on RECORD followed by WARMUP, so the comparison with it leaves that one out.
+_ODD_SCHEDULE = ["WARMUP", "RECORD", "NONE", "RECORD", "WARMUP", "NONE", "WARMUP", "RECORD_AND_SAVE", "RECORD",
+                 "RECORD_AND_SAVE", "WARMUP", "RECORD_AND_SAVE", "RECORD_AND_SAVE", "NONE", "WARMUP", "WARMUP",
+                 "RECORD", "RECORD"]
+_ODD_SCHEDULE_FOR_TORCH = ["WARMUP", "RECORD", "NONE", "RECORD", "RECORD_AND_SAVE", "WARMUP", "NONE", "WARMUP",
+                           "RECORD_AND_SAVE", "RECORD", "RECORD_AND_SAVE", "WARMUP", "RECORD_AND_SAVE",
+                           "RECORD_AND_SAVE", "NONE", "NONE", "WARMUP", "WARMUP", "RECORD", "RECORD"]
+
+
+def _odd_schedule_run(t, mod, actions):
+    ready = []
+    x = t.ones(2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with mod.profile(schedule=lambda i: mod.ProfilerAction[actions[i]],
+                         on_trace_ready=lambda p: ready.append(
+                             (p.step_num, sum(e.name == "aten::add" for e in p.events())))) as p:
+            for _ in range(len(actions) - 1):
+                x = x + 1
+                p.step()
+            x = x + 1
+    odd = [str(w.message) for w in caught if str(w.message).startswith("Incorrect schedule")]
+    return ready, odd
+
+
+def test_schedule_transitions_save_once_per_recorded_cycle():
+    ready, odd = _odd_schedule_run(npgrad, nprof, _ODD_SCHEDULE)
+    saves = [i + 1 for i, a in enumerate(_ODD_SCHEDULE[:-1]) if a == "RECORD_AND_SAVE"]
+    assert [s for s, _ in ready] == saves + [len(_ODD_SCHEDULE) - 1]  # and the RECORD the end cuts short
+    assert all(n >= 1 for _, n in ready)
+    assert odd == ["Incorrect schedule: RECORD followed by NONE", "Incorrect schedule: RECORD followed by WARMUP",
+                   "Incorrect schedule: WARMUP followed by NONE"]
+
+
+@needs_torch
+def test_schedule_transitions_match_torch():
+    assert (_odd_schedule_run(npgrad, nprof, _ODD_SCHEDULE_FOR_TORCH)
+            == _odd_schedule_run(torch, torch.profiler, _ODD_SCHEDULE_FOR_TORCH))
+
+
+def test_tensorboard_trace_handler_gzip_and_bad_directory(tmp_path):
+    import gzip
+    with nprof.profile(on_trace_ready=nprof.tensorboard_trace_handler(str(tmp_path / "new" / "dir"), use_gzip=True)):
+        npgrad.ones(2).exp()
+    (path,) = (tmp_path / "new" / "dir").iterdir()  # the plain file it compresses from is gone
+    assert path.name.endswith(".pt.trace.json.gz")
+    with gzip.open(path) as f:
+        assert "aten::exp" in {e["name"] for e in json.load(f)["traceEvents"]}
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    handler = nprof.tensorboard_trace_handler(str(blocker))
+    with pytest.raises(RuntimeError, match="Can't create directory: " + str(blocker)):
+        with nprof.profile(on_trace_ready=handler):
+            npgrad.ones(2).exp()
+
+
+def test_low_level_profiler_needs_preparing():
+    p = nprof.profile()
+    for call, doing in ((p.events, "accessing events"), (p.key_averages, "getting key averages"),
+                        (lambda: p.export_chrome_trace("x.json"), "exporting chrome trace")):
+        with pytest.raises(AssertionError, match="Profiler must be initialized before " + doing):
+            call()

@@ -73,6 +73,12 @@ class _Interval:
         return self.end - self.start
 
 
+def _warn_unavailable(device, stacklevel):
+    # This build records the CPU only; PyTorch's note when asked for another device it does not have.
+    dev = device.upper()
+    warn(f"{dev} is not available, disabling {dev} profiling", stacklevel=stacklevel)
+
+
 def _format_time(time_us):
     if time_us >= 1e6:
         return f"{time_us / 1e6:.3f}s"
@@ -100,6 +106,13 @@ def _format_time_share(time_us, total_time_us):
     return f"{time_us * 100.0 / total_time_us:.2f}%"
 
 
+# What every event and every average carries alike: this build records the CPU only, and no legacy,
+# asynchronous or device events.
+_CPU_ONLY_FIELDS = {"is_async": False, "is_legacy": False, "node_id": -1, "overload_name": "", "flops": 0,
+                    "device_type": "CPU", "use_device": None, "device_memory_usage": 0,
+                    "self_device_memory_usage": 0, "device_time_total": 0, "self_device_time_total": 0}
+
+
 class FunctionEvent:
     """One profiled range: an operator call, an engine node, or a ``record_function`` block. Times in us."""
 
@@ -112,20 +125,12 @@ class FunctionEvent:
         self.time_range = _Interval(start_us, end_us)
         self.input_shapes = input_shapes if input_shapes is not None else []
         self.stack = stack if stack is not None else []
+        vars(self).update(_CPU_ONLY_FIELDS)
         self.cpu_children = []
         self.cpu_parent = None
         self.count = 1
-        self.is_async = False
-        self.is_legacy = False
         self.is_user_annotation = kind == "user_annotation"
-        self.node_id = -1
-        self.overload_name = ""
-        self.flops = 0
-        self.device_type = "CPU"  # torch's DeviceType.CPU; only CPU is recorded here
-        self.use_device = None
         self.cpu_memory_usage = 0  # bytes, this range's and its children's (see _Recorder.memory)
-        self.device_memory_usage = self.self_device_memory_usage = 0
-        self.self_device_time_total = self.device_time_total = 0
         self._kind = kind
 
     @property
@@ -159,41 +164,26 @@ class FunctionEvent:
                 f"input_shapes={self.input_shapes}>")
 
 
+# An average takes these from the first event it adds (while its key is unset) ...
+_TAKEN_FROM_FIRST = ("key", "input_shapes", "stack", "is_user_annotation", "cpu_parent")
+# ... and sums these over all of them.
+_SUMMED = ("count", "cpu_time_total", "self_cpu_time_total", "cpu_memory_usage", "self_cpu_memory_usage")
+
+
 class FunctionEventAvg:
     """The events of one key (name, and input shapes when grouped by them), summed."""
 
     def __init__(self):
-        self.key = None
-        self.count = 0
-        self.cpu_time_total = 0
-        self.self_cpu_time_total = 0
-        self.input_shapes = None
-        self.stack = None
-        self.cpu_parent = None
-        self.is_async = False
-        self.is_legacy = False
+        vars(self).update(_CPU_ONLY_FIELDS)
+        vars(self).update(dict.fromkeys(_TAKEN_FROM_FIRST), **dict.fromkeys(_SUMMED, 0))
         self.is_user_annotation = False
-        self.node_id = -1
-        self.overload_name = ""
-        self.flops = 0
-        self.device_type = "CPU"
-        self.use_device = None
-        self.cpu_memory_usage = self.self_cpu_memory_usage = 0
-        self.device_memory_usage = self.self_device_memory_usage = 0
-        self.self_device_time_total = self.device_time_total = 0
 
     def add(self, other):
         if self.key is None:
-            self.key = other.key
-            self.input_shapes = other.input_shapes
-            self.stack = other.stack
-            self.is_user_annotation = other.is_user_annotation
-            self.cpu_parent = other.cpu_parent
-        self.count += other.count
-        self.cpu_time_total += other.cpu_time_total
-        self.self_cpu_time_total += other.self_cpu_time_total
-        self.cpu_memory_usage += other.cpu_memory_usage
-        self.self_cpu_memory_usage += other.self_cpu_memory_usage
+            for field in _TAKEN_FROM_FIRST:
+                setattr(self, field, getattr(other, field))
+        for field in _SUMMED:
+            setattr(self, field, getattr(self, field) + getattr(other, field))
         self.flops += other.flops or 0
         return self
 
@@ -215,9 +205,9 @@ class FunctionEventAvg:
 class EventList(list):
     """A list of FunctionEvent (or FunctionEventAvg) with PyTorch's summaries."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs):  # PyTorch's signature: its three keywords, the rest list's
         kwargs.pop("use_device", None)
-        self._profile_memory = kwargs.pop("profile_memory", False)
+        self._profile_memory = kwargs.pop("profile_memory", False)  # the tables' memory and FLOPs columns
         self._with_flops = kwargs.pop("with_flops", False)
         super().__init__(*args, **kwargs)
 
@@ -249,11 +239,9 @@ class EventList(list):
 
     def table(self, sort_by=None, row_limit=100, max_src_column_width=75, max_name_column_width=55,
               max_shapes_column_width=80, header=None, top_level_events_only=False, time_unit=None):
-        return _build_table(self, sort_by=sort_by, header=header, row_limit=row_limit,
-                            max_src_column_width=max_src_column_width, max_name_column_width=max_name_column_width,
-                            max_shapes_column_width=max_shapes_column_width,
-                            top_level_events_only=top_level_events_only, time_unit=time_unit,
-                            profile_memory=self._profile_memory, with_flops=self._with_flops)
+        widths = (max_name_column_width, max_shapes_column_width, max_src_column_width)
+        return _build_table(self, sort_by, header, row_limit, widths, top_level_events_only, time_unit,
+                            self._profile_memory, self._with_flops)
 
     def export_chrome_trace(self, path):
         events = []
@@ -278,9 +266,19 @@ class EventList(list):
                     f.write(";".join(reversed(e.stack)) + " " + str(int(getattr(e, metric))) + "\n")
 
 
-def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_column_width=75,
-                 max_name_column_width=55, max_shapes_column_width=80, top_level_events_only=False, time_unit=None,
-                 profile_memory=False, with_flops=False):
+def _column_width(texts, cap):
+    # PyTorch's: the longest entry and 4 spaces, at most ``cap`` (None: no cap).
+    width = max(map(len, texts)) + 4
+    return width if cap is None else min(width, cap)
+
+
+def _clipped(name, cap):
+    # PyTorch cuts a name that comes within 3 characters of the cap and marks the cut with "...".
+    return name if cap is None or len(name) < cap - 3 else name[:cap - 3] + "..."
+
+
+def _build_table(events, sort_by, header, row_limit, widths, top_level_events_only, time_unit, profile_memory,
+                 with_flops):
     # PyTorch's profiler_util._build_table, CPU columns only (its header and row orders kept: the FLOPs
     # header comes after Source Location, the FLOPs value before it).
     if len(events) == 0:
@@ -288,18 +286,11 @@ def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_colum
     has_input_shapes = any(e.input_shapes is not None and len(e.input_shapes) > 0 for e in events)
     if sort_by is not None:
         events = EventList(sorted(events, key=lambda e: getattr(e, sort_by), reverse=True))
-    name_width = max(len(e.key) for e in events) + 4
-    if max_name_column_width is not None:
-        name_width = min(name_width, max_name_column_width)
-    shapes_width = max(len(str(e.input_shapes)) for e in events) + 4
-    if max_shapes_column_width is not None:
-        shapes_width = min(shapes_width, max_shapes_column_width)
+    name_cap, shapes_cap, src_cap = widths
+    name_width = _column_width([e.key for e in events], name_cap)
+    shapes_width = _column_width([str(e.input_shapes) for e in events], shapes_cap)
     stacks = [e.stack for e in events if e.stack]
-    src_width = None
-    if stacks:
-        src_width = max(max(len(s) for s in st) for st in stacks) + 4
-        if max_src_column_width is not None:
-            src_width = min(src_width, max_src_column_width)
+    src_width = _column_width([line for st in stacks for line in st], src_cap) if stacks else None
     headers = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"]
     if profile_memory:
         headers += ["CPU Mem", "Self CPU Mem"]
@@ -355,10 +346,7 @@ def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_colum
         if top_level_events_only and e.cpu_parent is not None:
             continue
         shown += 1
-        name = e.key
-        if max_name_column_width is not None and len(name) >= max_name_column_width - 3:
-            name = name[:max_name_column_width - 3] + "..."
-        row = [name, _format_time_share(e.self_cpu_time_total, total), unit(e.self_cpu_time_total, e.self_cpu_time_total_str),
+        row = [_clipped(e.key, name_cap), _format_time_share(e.self_cpu_time_total, total), unit(e.self_cpu_time_total, e.self_cpu_time_total_str),
                _format_time_share(e.cpu_time_total, total), unit(e.cpu_time_total, e.cpu_time_total_str),
                unit(e.cpu_time, e.cpu_time_str)]
         if profile_memory:
@@ -596,11 +584,10 @@ class record_function:
         return self
 
     def __exit__(self, exc_type, exc_value, traceback):
-        if not self.run_callbacks_on_exit:
-            return
-        events, self._events = self._events or [], None
-        for r, ev in events:
-            r.close(ev)
+        if self.run_callbacks_on_exit:
+            events, self._events = self._events or [], None
+            for r, ev in events:
+                r.close(ev)
 
     def __call__(self, fn):
         import functools
@@ -634,7 +621,7 @@ class profile:
                  FutureWarning, stacklevel=2)
             use_device = "cuda"
         if use_device is not None:
-            warn(f"{use_device.upper()} is not available, disabling {use_device.upper()} profiling", stacklevel=2)
+            _warn_unavailable(use_device, stacklevel=3)
             use_device = None
         if not use_cpu:
             raise AssertionError("No activities specified for the profiler")
@@ -682,51 +669,46 @@ class profile:
         self.entered = False
         return False
 
-    def _check_finish(self):
-        if self.function_events is None:
+    def _finished(self):
+        """The recorded events; the results are read only once the block has ended."""
+        events = self.function_events
+        if events is None:
             raise RuntimeError("Profiler didn't finish running")
+        return events
+
+    def _shown(self, how):
+        events = self.function_events
+        return "<unfinished torch.autograd.profile>" if events is None else how(events)
 
     def __repr__(self):
-        if self.function_events is None:
-            return "<unfinished torch.autograd.profile>"
-        return repr(self.function_events)
+        return self._shown(repr)
 
     def __str__(self):
-        if self.function_events is None:
-            return "<unfinished torch.autograd.profile>"
-        return str(self.function_events)
+        return self._shown(str)
 
     def table(self, sort_by=None, row_limit=100, max_src_column_width=75, max_name_column_width=55,
               max_shapes_column_width=80, header=None, top_level_events_only=False, time_unit=None):
-        self._check_finish()
-        return self.function_events.table(sort_by=sort_by, row_limit=row_limit,
-                                          max_src_column_width=max_src_column_width,
-                                          max_name_column_width=max_name_column_width,
-                                          max_shapes_column_width=max_shapes_column_width, header=header,
-                                          top_level_events_only=top_level_events_only, time_unit=time_unit)
+        return self._finished().table(sort_by, row_limit, max_src_column_width, max_name_column_width,
+                                      max_shapes_column_width, header, top_level_events_only, time_unit)
 
     def export_chrome_trace(self, path):
-        self._check_finish()
-        return self.function_events.export_chrome_trace(path)
+        return self._finished().export_chrome_trace(path)
 
     def export_stacks(self, path, metric="self_cpu_time_total"):
-        self._check_finish()
+        events = self._finished()
         if not self.with_stack:
             raise AssertionError("export_stacks() requires with_stack=True")
-        return self.function_events.export_stacks(path, metric)
+        return events.export_stacks(path, metric)
 
     def key_averages(self, group_by_input_shape=False, group_by_stack_n=0, group_by_overload_name=False):
-        self._check_finish()
-        return self.function_events.key_averages(group_by_input_shape, group_by_stack_n)
+        return self._finished().key_averages(group_by_input_shape, group_by_stack_n)
 
     def total_average(self):
-        self._check_finish()
-        return self.function_events.total_average()
+        return self._finished().total_average()
 
     @property
     def self_cpu_time_total(self):
-        self._check_finish()
-        return self.function_events.self_cpu_time_total
+        return self._finished().self_cpu_time_total
 
     def events(self):
         return self.function_events
