@@ -1,5 +1,6 @@
 """Each optimizer, with each option, follows PyTorch's parameter trajectory step for step."""
 import copy
+import importlib
 
 import numpy as np
 import pytest
@@ -325,6 +326,24 @@ if HAS_TORCH:
     def test_repr_matches_torch():
         p, tp = npgrad.tensor([1.0], requires_grad=True), torch.tensor([1.0], requires_grad=True)
         assert repr(npgrad.optim.Adam([p], lr=0.1)) == repr(torch.optim.Adam([tp], lr=0.1))
+
+    def test_groups_repr_state_dict_layout_and_hooks_match_torch():
+        def run(lib):
+            a, b = lib.tensor([1.0], requires_grad=True), lib.tensor([2.0], requires_grad=True)
+            opt = lib.optim.SGD([{"params": [a]}, {"params": [b], "lr": 0.5, "momentum": 0.9}], lr=0.1)
+            a.grad, b.grad = lib.tensor([0.5]), lib.tensor([0.25])
+            opt.step()
+            sd = opt.state_dict()
+            layout = [list(g) for g in sd["param_groups"]], sorted(sd["state"])
+            opt.register_load_state_dict_pre_hook(lambda o, d: {**d, "param_groups": [
+                {**g, "lr": 0.01} for g in d["param_groups"]]})
+            opt.load_state_dict(sd)
+            with pytest.raises(ValueError) as missing:
+                lib.optim.Optimizer([{"params": [lib.tensor([1.0], requires_grad=True)]}],
+                                    {"momentum": 0.0, "lr": importlib.import_module(lib.__name__ + ".optim.optimizer").required})
+            return repr(opt), layout, [g["lr"] for g in opt.param_groups], sd["param_groups"][0]["lr"], \
+                str(missing.value)
+        assert run(npgrad) == run(torch)
 
 
 def test_named_parameters_and_state_dict_hooks():

@@ -190,3 +190,19 @@ if HAS_TORCH:
     def test_names_match_torch():
         assert sorted(swa_utils.__all__) == sorted(torch.optim.swa_utils.__all__)
         assert math.isclose(swa_utils.SWALR._cosine_anneal(0.25), torch.optim.swa_utils.SWALR._cosine_anneal(0.25))
+
+    def test_swalr_edge_cases_match_torch():
+        # get_lr called outside step() warns; an unhashable strategy is refused as a value; a NaN decay passes
+        def run(lib):
+            opt = lib.optim.SGD([lib.tensor([1.0], requires_grad=True)], lr=1.0)
+            sched = lib.optim.swa_utils.SWALR(opt, swa_lr=0.1, anneal_epochs=2)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                lrs = sched.get_lr()
+            with pytest.raises(ValueError) as refused:
+                lib.optim.swa_utils.SWALR(opt, swa_lr=0.1, anneal_strategy=["cos"])
+            lib.optim.swa_utils.get_ema_avg_fn(float("nan"))
+            return lrs, [(w.category, str(w.message)) for w in caught], str(refused.value)
+        ours, theirs = run(npgrad), run(torch)
+        np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-15)
+        assert ours[1:] == theirs[1:]

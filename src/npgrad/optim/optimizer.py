@@ -7,6 +7,7 @@ notices a graph that saved the old value.
 """
 import copy
 import functools
+import itertools
 from typing import Callable, Optional
 from collections import OrderedDict, defaultdict
 from itertools import chain
@@ -50,7 +51,7 @@ def _scalar(x):
 def check_lr(lr):
     """PyTorch's check of a learning rate (a number or a 1-element Tensor) in Adam, RMSprop and Adagrad: NaN and
     negative rates are refused. (SGD's own check, ``lr < 0``, lets NaN through, as PyTorch's does.)"""
-    if isinstance(lr, Tensor) and lr.numel() != 1:
+    if isinstance(lr, Tensor) and lr._data.size != 1:
         raise ValueError("Tensor lr must be 1-element")
     if not 0.0 <= lr:
         raise ValueError(f"Invalid learning rate: {lr}")
@@ -201,6 +202,64 @@ def register_optimizer_step_post_hook(hook):
     return RemovableHandle(_global_post_hooks, hook)
 
 
+# The per-optimizer hook registries (PyTorch's attribute names), made fresh on construction and on unpickling.
+_HOOK_REGISTRIES = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
+                    "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
+                    "_optimizer_load_state_dict_post_hooks")
+
+# Defaults a pickle from an older version may lack.
+_LATER_DEFAULTS = {"differentiable": False}
+
+
+def _chain_hooks(hooks, optimizer, value):
+    """Pass ``value`` through ``hooks``: a hook that returns something other than None replaces it."""
+    for hook in hooks.values():
+        out = hook(optimizer, value)
+        if out is not None:
+            value = out
+    return value
+
+
+def _param_list(params):
+    """A group's ``'params'`` as a list: one Tensor, or an ordered iterable (a set's order is not stable)."""
+    if isinstance(params, Tensor):
+        return [params]
+    if isinstance(params, set):
+        raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
+                        "tensors in sets will change between runs. Please use a list instead.")
+    return list(params)
+
+
+def _split_names(params):
+    """Separate ``(name, tensor)`` pairs from bare tensors: (tensors, names); names only for the pairs."""
+    tensors = [p[1] if isinstance(p, tuple) else p for p in params]
+    names = [p[0] for p in params if isinstance(p, tuple)]
+    return tensors, names
+
+
+def _group_repr(i, group):
+    options = "".join(f"    {key}: {group[key]}\n" for key in sorted(group) if key != "params")
+    return f"\nParameter Group {i}\n{options}"
+
+
+def _pack_group(group, index):
+    """A group as state_dict stores it: its options, then ``'params'`` as indices (last, as in PyTorch)."""
+    packed = dict(group)
+    del packed["params"]
+    packed["params"] = [index[id(p)] for p in group["params"]]
+    return packed
+
+
+def _check_group_sizes(groups, saved_groups):
+    mine = [len(g["params"]) for g in groups]
+    theirs = [len(g["params"]) for g in saved_groups]
+    if len(mine) != len(theirs):
+        raise ValueError("loaded state dict has a different number of parameter groups")
+    if mine != theirs:
+        raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                         "optimizer's group")
+
+
 class Optimizer:
     """Base class of all optimizers.
 
@@ -210,25 +269,23 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         self.defaults = defaults
-        self._optimizer_step_pre_hooks = OrderedDict()
-        self._optimizer_step_post_hooks = OrderedDict()
-        self._optimizer_state_dict_pre_hooks = OrderedDict()
-        self._optimizer_state_dict_post_hooks = OrderedDict()
-        self._optimizer_load_state_dict_pre_hooks = OrderedDict()
-        self._optimizer_load_state_dict_post_hooks = OrderedDict()
-        self._patch_step_function()
+        self._ensure_hook_registries()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             "but got " + _typename(params))
         self.state = defaultdict(dict)
         self.param_groups = []
-        param_groups = list(params)
-        if len(param_groups) == 0:
+        given = list(params)
+        if not given:
             raise ValueError("optimizer got an empty parameter list")
-        if not isinstance(param_groups[0], dict):
-            param_groups = [{"params": param_groups}]
-        for group in param_groups:
+        # a flat list of tensors (or named pairs) is one group; otherwise each item is a group's dict
+        for group in given if isinstance(given[0], dict) else [{"params": given}]:
             self.add_param_group(group)
+
+    def _ensure_hook_registries(self):
+        for name in _HOOK_REGISTRIES:
+            self.__dict__.setdefault(name, OrderedDict())
+        self._patch_step_function()
 
     # The hook signatures, as in PyTorch: (optimizer, args, kwargs) -> None or new (args, kwargs); and -> None.
     OptimizerPreHook = Callable[..., Optional[tuple]]
@@ -258,85 +315,73 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
-                     "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
-                     "_optimizer_load_state_dict_post_hooks"):
-            self.__dict__.setdefault(name, OrderedDict())
-        self._patch_step_function()
-        self.defaults.setdefault("differentiable", False)
+        self._ensure_hook_registries()
+        for key, value in _LATER_DEFAULTS.items():
+            self.defaults.setdefault(key, value)
 
     def _setdefault_in_groups(self, **options):
         """Give every group the options a pickle from an older version lacks (for a subclass's __setstate__)."""
-        for group in self.param_groups:
-            for key, value in options.items():
-                group.setdefault(key, value)
+        missing = options.items()
+        for group, (key, value) in itertools.product(self.param_groups, missing):
+            group.setdefault(key, value)
+
+    def _all_params(self):
+        return chain.from_iterable(group["params"] for group in self.param_groups)
 
     def __repr__(self):
-        lines = [self.__class__.__name__ + " ("]
-        for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
-            for key in sorted(group.keys()):
-                if key != "params":
-                    lines.append(f"    {key}: {group[key]}")
-        return "\n".join(lines) + "\n)"
+        groups = "".join(_group_repr(i, group) for i, group in enumerate(self.param_groups))
+        return f"{type(self).__name__} ({groups})"
 
     # -- parameter groups ------------------------------------------------------------------------------
     def add_param_group(self, param_group):
         """Add a group of parameters (a dict with ``'params'`` and optional per-group options)."""
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
-        params = param_group["params"]
-        if isinstance(params, Tensor):
-            params = [params]
-        elif isinstance(params, set):
-            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
-                            "tensors in sets will change between runs. Please use a list instead.")
-        else:
-            params = list(params)
-        tensors, names = [], []
-        for p in params:
-            if isinstance(p, tuple):
-                names.append(p[0])
-                tensors.append(p[1])
-            else:
-                tensors.append(p)
+        tensors, names = _split_names(_param_list(param_group["params"]))
         param_group["params"] = tensors
         if names:
             if len(names) != len(tensors):
                 raise ValueError("all optimizer params should be with/without names. Some param names are missing")
             param_group["param_names"] = names
-
-        for p in tensors:
-            if not isinstance(p, Tensor):
-                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(p))
-            if not self.defaults.get("differentiable", None) and not (p.is_leaf or p.retains_grad):
-                raise ValueError("can't optimize a non-leaf Tensor")
-
-        for name, default in self.defaults.items():
-            if default is required and name not in param_group:
-                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
-            param_group.setdefault(name, default)
+        self._check_params(tensors)
+        self._fill_defaults(param_group)
 
         ids = [id(p) for p in tensors]
-        if len(ids) != len(set(ids)):
+        if len(set(ids)) < len(ids):
             import warnings
             warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will cause "
                           "an error; see github.com/pytorch/pytorch/issues/40967 for more information", stacklevel=3)
-
-        seen = set()
-        for group in self.param_groups:
-            seen.update(id(p) for p in group["params"])
-            if ("param_names" in param_group) != ("param_names" in group):
-                which = "with names" if "param_names" in param_group else "without names"
-                raise ValueError("all optimizer param groups should be with/without names. "
-                                 f"cannot add param group {which} to the optimizer")
-        if not seen.isdisjoint(ids):
+        named = "param_names" in param_group
+        if any(("param_names" in group) != named for group in self.param_groups):
+            which = "with names" if named else "without names"
+            raise ValueError("all optimizer param groups should be with/without names. "
+                             f"cannot add param group {which} to the optimizer")
+        if not {id(p) for p in self._all_params()}.isdisjoint(ids):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
+
+    def _check_params(self, tensors):
+        # a differentiable optimizer may update non-leaf tensors (it is part of the graph)
+        leaves_only = not self.defaults.get("differentiable", None)
+        for p in tensors:
+            if not isinstance(p, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(p))
+            if leaves_only and not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+
+    def _fill_defaults(self, group):
+        """Options the group leaves out take the optimizer's defaults; a ``required`` one must be given."""
+        for name, default in self.defaults.items():
+            if name in group:
+                continue
+            if default is required:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+            group[name] = default
 
     # -- gradients -------------------------------------------------------------------------------------
     def zero_grad(self, set_to_none=True):
         """Reset every parameter's gradient: to None (default), or to zeros in place."""
+        # nested loops: cheaper per call than chaining the groups' lists
         for group in self.param_groups:
             for p in group["params"]:
                 g = p._grad
@@ -375,44 +420,28 @@ class Optimizer:
         for hook in self._optimizer_state_dict_pre_hooks.values():
             hook(self)
         index = {}
-        groups = []
-        for group in self.param_groups:
-            packed = {k: v for k, v in group.items() if k != "params"}
-            for p in group["params"]:
-                index.setdefault(id(p), len(index))
-            packed["params"] = [index[id(p)] for p in group["params"]]
-            groups.append(packed)
+        for p in self._all_params():
+            index.setdefault(id(p), len(index))  # a parameter listed twice keeps its first number
+        groups = [_pack_group(group, index) for group in self.param_groups]
         state = {(index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
-        result = {"state": state, "param_groups": groups}
-        for hook in self._optimizer_state_dict_post_hooks.values():
-            out = hook(self, result)
-            if out is not None:
-                result = out
-        return result
+        return _chain_hooks(self._optimizer_state_dict_post_hooks, self, {"state": state, "param_groups": groups})
 
     def load_state_dict(self, state_dict):
         """Load a ``state_dict()``: groups are matched in order, parameters by position within groups."""
-        state_dict = state_dict.copy()
-        for hook in self._optimizer_load_state_dict_pre_hooks.values():
-            out = hook(self, state_dict)
-            if out is not None:
-                state_dict = out
+        # a shallow copy, so that a pre hook's edits never reach the caller's dict
+        state_dict = _chain_hooks(self._optimizer_load_state_dict_pre_hooks, self, copy.copy(state_dict))
         groups = self.param_groups
         saved_groups = copy.deepcopy(state_dict["param_groups"])
-        if len(groups) != len(saved_groups):
-            raise ValueError("loaded state dict has a different number of parameter groups")
-        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
-            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
-                             "optimizer's group")
-        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
-                          chain.from_iterable(g["params"] for g in groups)))
+        _check_group_sizes(groups, saved_groups)
+        saved_ids = chain.from_iterable(g["params"] for g in saved_groups)
+        owner = dict(zip(saved_ids, self._all_params()))
         state = defaultdict(dict)
-        for k, v in state_dict["state"].items():
-            if k in id_map:
-                param = id_map[k]
-                state[param] = _cast_state(param, v)
+        for key, value in state_dict["state"].items():
+            param = owner.get(key)
+            if param is None:  # state not tied to a parameter is kept as it is
+                state[key] = value
             else:
-                state[k] = v
+                state[param] = _cast_state(param, value)
         new_groups = []
         for group, saved in zip(groups, saved_groups):
             saved["params"] = group["params"]

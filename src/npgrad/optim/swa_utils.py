@@ -26,7 +26,9 @@ __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_s
 
 
 def _check_decay(decay):
-    if decay < 0.0 or decay > 1.0:
+    # written as two comparisons so that a NaN decay passes, as it does in PyTorch
+    low, high = decay < 0.0, decay > 1.0
+    if low or high:
         raise ValueError(f"Invalid decay value {decay} provided. Please provide a value in [0,1] range.")
 
 
@@ -60,11 +62,12 @@ def get_ema_multi_avg_fn(decay=0.999):
 
 
 def _reciprocal_count(num_averaged):
-    # 1 / (n + 1) with n a 0-d integer tensor is a division in the default float dtype
-    if isinstance(num_averaged, Tensor):
-        ftype = _dt.get_default_dtype().np.type
-        return ftype(1) / ftype(int(num_averaged._data) + 1)
-    return 1 / (num_averaged + 1)
+    # AveragedModel passes n as a 0-d integer tensor: 1 / (n + 1) is then a division in the default float dtype
+    data = getattr(num_averaged, "_data", None)
+    if data is None:
+        return 1 / (num_averaged + 1)
+    ftype = _dt.get_default_dtype().np.type
+    return ftype(1) / ftype(int(data) + 1)
 
 
 _INTEGER_ADDCDIV = (
@@ -91,9 +94,10 @@ def get_swa_multi_avg_fn():
 def get_ema_avg_fn(decay=0.999):
     """An ``avg_fn`` returning ``decay * ema + (1 - decay) * current``."""
     _check_decay(decay)
+    fresh = 1 - decay
 
     def ema_update(ema_param, current_param, num_averaged):
-        return decay * ema_param + (1 - decay) * current_param
+        return ema_param * decay + current_param * fresh
     return ema_update
 
 
@@ -101,7 +105,8 @@ def get_swa_avg_fn():
     """An ``avg_fn`` returning the running mean ``avg + (current - avg) / (n + 1)``."""
 
     def swa_update(averaged_param, current_param, num_averaged):
-        return averaged_param + (current_param - averaged_param) / (num_averaged + 1)
+        step = (current_param - averaged_param) / (num_averaged + 1)
+        return step + averaged_param
     return swa_update
 
 
@@ -125,18 +130,15 @@ class AveragedModel(Module):
 
     def __init__(self, model, device=None, avg_fn=None, multi_avg_fn=None, use_buffers=False):
         super().__init__()
-        if avg_fn is not None and multi_avg_fn is not None:
+        if sum(fn is not None for fn in (avg_fn, multi_avg_fn)) == 2:
             raise AssertionError("Only one of avg_fn and multi_avg_fn should be provided")
-        self.module = deepcopy(model)
-        if device is not None:
-            self.module = self.module.to(device)
+        copy = deepcopy(model)
+        self.module = copy if device is None else copy.to(device)
         self.register_buffer("n_averaged", _tensor(0, dtype=_dt.int64, device=device))
-        self.avg_fn = avg_fn
-        self.multi_avg_fn = multi_avg_fn
-        self.use_buffers = use_buffers
+        self.avg_fn, self.multi_avg_fn, self.use_buffers = avg_fn, multi_avg_fn, use_buffers
 
-    def forward(self, *args, **kwargs):
-        return self.module(*args, **kwargs)
+    def forward(self, *inputs, **options):
+        return self.module(*inputs, **options)
 
     def update_parameters(self, model):
         """Fold ``model``'s current weights into the average (the first call copies them)."""
@@ -175,30 +177,40 @@ class AveragedModel(Module):
         bump_version(self.n_averaged)
 
 
+def _first_item(batch):
+    return batch[0] if isinstance(batch, (list, tuple)) else batch
+
+
 def update_bn(loader, model, device=None):
     """Recompute every BatchNorm's running statistics as plain averages over one pass of ``loader``
     (batches, or tuples/lists whose first item is the input)."""
-    momenta = {}
-    for module in model.modules():
-        if isinstance(module, _BatchNorm):
-            module.reset_running_stats()
-            momenta[module] = module.momentum
-    if not momenta:
+    norms = [m for m in model.modules() if isinstance(m, _BatchNorm)]
+    saved = []
+    for norm in norms:
+        norm.reset_running_stats()
+        saved.append(norm.momentum)
+    if not norms:
         return
     was_training = model.training
     model.train()
-    for module in momenta:
-        module.momentum = None  # a cumulative average over the batches
+    for norm in norms:
+        norm.momentum = None  # a cumulative average over the batches
     with no_grad():
-        for inputs in loader:
-            if isinstance(inputs, (list, tuple)):
-                inputs = inputs[0]
-            if device is not None:
-                inputs = inputs.to(device)
-            model(inputs)
-    for module, momentum in momenta.items():
-        module.momentum = momentum
+        for batch in map(_first_item, loader):
+            model(batch if device is None else batch.to(device))
+    for norm, momentum in zip(norms, saved):
+        norm.momentum = momentum
     model.train(was_training)
+
+
+_ANNEALS = {"cos": "_cosine_anneal", "linear": "_linear_anneal"}  # anneal_strategy -> SWALR's method
+
+
+def _reanneal(lr, swa_lr, before, after):
+    """Move ``lr`` from annealing fraction ``before`` to ``after``. The lr the annealing started from is
+    recovered from the current one rather than stored, so SWALR chains after other schedules."""
+    start = swa_lr if before == 1 else (lr - swa_lr * before) / (1 - before)
+    return swa_lr * after + start * (1 - after)
 
 
 class SWALR(LRScheduler):
@@ -208,13 +220,14 @@ class SWALR(LRScheduler):
     def __init__(self, optimizer, swa_lr, anneal_epochs=10, anneal_strategy="cos", last_epoch=-1):
         for value, group in zip(_per_group("swa_lr", optimizer, swa_lr), optimizer.param_groups):
             group["swa_lr"] = value
-        if anneal_strategy not in ["cos", "linear"]:
+        if anneal_strategy not in tuple(_ANNEALS):  # a tuple: an unhashable strategy is a ValueError too
             raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
         self._set_anneal_func(anneal_strategy)
-        if not isinstance(anneal_epochs, int) or anneal_epochs < 0:
+        valid_epochs = isinstance(anneal_epochs, int) and anneal_epochs >= 0
+        if not valid_epochs:
             raise ValueError(f"anneal_epochs must be equal or greater than 0, got {anneal_epochs}")
-        self.anneal_epochs = anneal_epochs
-        super().__init__(optimizer, last_epoch)
+        self._keep(anneal_epochs=anneal_epochs)
+        LRScheduler.__init__(self, optimizer, last_epoch)
 
     @staticmethod
     def _linear_anneal(t):
@@ -222,35 +235,30 @@ class SWALR(LRScheduler):
 
     @staticmethod
     def _cosine_anneal(t):
-        return (1 - math.cos(math.pi * t)) / 2
-
-    @staticmethod
-    def _get_initial_lr(lr, swa_lr, alpha):
-        # the lr this schedule started from, recovered from the current one (so it chains with others)
-        if alpha == 1:
-            return swa_lr
-        return (lr - alpha * swa_lr) / (1 - alpha)
+        # 0.5 - 0.5 cos(pi t) rounds exactly as (1 - cos(pi t)) / 2: halving is exact
+        return 0.5 - 0.5 * math.cos(math.pi * t)
 
     def _set_anneal_func(self, anneal_strategy):
-        self._anneal_strategy = anneal_strategy
-        self.anneal_func = self._cosine_anneal if anneal_strategy == "cos" else self._linear_anneal
+        self._keep(_anneal_strategy=anneal_strategy)
+        self.anneal_func = getattr(self, _ANNEALS[anneal_strategy])
+
+    def _fraction(self, step):
+        """How far along the annealing ``step`` is, in [0, 1], after the anneal function."""
+        return self.anneal_func(min(1, max(0, step / max(1, self.anneal_epochs))))
 
     def get_lr(self):
-        if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
-                          UserWarning, stacklevel=2)
+        self._warn_if_called_outside_step()
         step = self._step_count - 1
-        if self.anneal_epochs == 0:
-            step = max(1, step)
-        prev_alpha = self.anneal_func(max(0, min(1, (step - 1) / max(1, self.anneal_epochs))))
-        prev_lrs = [self._get_initial_lr(group["lr"], group["swa_lr"], prev_alpha)
-                    for group in self.optimizer.param_groups]
-        alpha = self.anneal_func(max(0, min(1, step / max(1, self.anneal_epochs))))
-        return [group["swa_lr"] * alpha + lr * (1 - alpha) for group, lr in zip(self.optimizer.param_groups, prev_lrs)]
+        if self.anneal_epochs == 0 and step < 1:
+            step = 1
+        before, after = self._fraction(step - 1), self._fraction(step)
+        return [_reanneal(group["lr"], group["swa_lr"], before, after) for group in self.optimizer.param_groups]
 
     def state_dict(self):
-        return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "anneal_func")}
+        state = super().state_dict()
+        del state["anneal_func"]
+        return state
 
     def load_state_dict(self, state_dict):
-        self.__dict__.update(state_dict)
-        self._set_anneal_func(self._anneal_strategy)
+        super().load_state_dict(state_dict)
+        self._set_anneal_func(state_dict.get("_anneal_strategy", self._anneal_strategy))
