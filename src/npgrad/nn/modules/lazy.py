@@ -93,9 +93,11 @@ class LazyModuleMixin:
 
     def reset_parameters(self):
         # Called by the base __init__ too, before anything is sized: only a fully sized layer is initialised.
-        sized = self._size_attr is not None and getattr(self, self._size_attr) != 0
-        if sized and not self.has_uninitialized_params():
-            super().reset_parameters()
+        # A lazy class of another kind (no _size_attr) keeps its base's reset_parameters as it is.
+        if self._size_attr is not None:
+            if getattr(self, self._size_attr) == 0 or self.has_uninitialized_params():
+                return
+        super().reset_parameters()
 
     def has_uninitialized_params(self):
         return any(is_lazy(t) for _, t in _slots(self))
