@@ -65,17 +65,55 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
     return mask
 
 
+def _linear3(inputs, weights, biases):
+    return tuple(linear(x, w, b) for x, w, b in zip(inputs, weights, biases))
+
+
 def _in_projection_packed(q, k, v, w, b):
-    E = q.shape[-1]
+    # in_proj_weight stacks the q, k and v projections; shared inputs share one matmul.
+    if k is v and q is k:
+        return linear(q, w, b).chunk(3, -1)
     if k is v:
-        if q is k:
-            return linear(q, w, b).chunk(3, -1)
+        E = q.shape[-1]
         w_q, w_kv = w.split([E, 2 * E])
         b_q, b_kv = (None, None) if b is None else b.split([E, 2 * E])
         return (linear(q, w_q, b_q),) + tuple(linear(k, w_kv, b_kv).chunk(2, -1))
-    w_q, w_k, w_v = w.chunk(3)
-    b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
-    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+    return _linear3((q, k, v), w.chunk(3), (None,) * 3 if b is None else b.chunk(3))
+
+
+def _prepared_masks(attn_mask, key_padding_mask, is_causal, dt):
+    # Both masks as additive float biases (or None); the padding mask is checked against attn_mask's dtype.
+    other = None if attn_mask is None else attn_mask._data.dtype
+    padding = _canonical_mask(key_padding_mask, "key_padding_mask", other, "attn_mask", dt)
+    if attn_mask is None:
+        if is_causal:
+            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                               "method `generate_square_subsequent_mask` to create this mask.")
+        return None, padding
+    return _canonical_mask(attn_mask, "attn_mask", None, "", dt, check_other=False), padding
+
+
+def _as_3d_mask(mask, rows, L, S):
+    """attn_mask as (batch * heads, L, S): a 2D mask is shared by every batch row and head."""
+    rank = mask.dim()
+    want = {2: (L, S), 3: (rows, L, S)}.get(rank)
+    if want is None:
+        raise RuntimeError(f"attn_mask's dimension {rank} is not supported")
+    if tuple(mask.shape) != want:
+        raise RuntimeError(f"The shape of the {rank}D attn_mask is {mask.shape}, but should be {want}.")
+    return mask if rank == 3 else mask.unsqueeze(0)
+
+
+def _one_more_key(k, v, k_new, v_new, dim, *masks):
+    """Append one key/value position along ``dim``; each mask present gains an attended (0) column for it."""
+    return [cat([k, k_new], dim), cat([v, v_new], dim)] + [m if m is None else pad(m, (0, 1)) for m in masks]
+
+
+def _with_padding(attn_mask, padding, n, heads, s):
+    if tuple(padding.shape) != (n, s):
+        raise AssertionError(f"expecting key_padding_mask shape of {(n, s)}, but got {padding.shape}")
+    per_row = padding.reshape(n, 1, 1, s).expand(-1, heads, -1, -1).reshape(n * heads, 1, s)
+    return per_row if attn_mask is None else attn_mask + per_row
 
 
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
@@ -85,90 +123,57 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
                                  is_causal=False):
     """Sequence-first (L, N, E) multi-head attention, as torch.nn.functional.multi_head_attention_forward."""
-    is_batched = query.dim() == 3
-    if query.dim() not in (2, 3):
-        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query "
+    rank = query.dim()
+    if rank not in (2, 3):
+        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {rank}-D query "
                              "tensor")
-    if not is_batched:
-        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
-        if key_padding_mask is not None:
-            key_padding_mask = key_padding_mask.unsqueeze(0)
-    tgt_len, bsz, embed_dim = query.shape
-    src_len = key.shape[0]
-    if embed_dim != embed_dim_to_check:
-        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
-    head_dim = embed_dim // num_heads
-    if head_dim * num_heads != embed_dim:
-        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    batched = rank == 3
+    if not batched:  # an unbatched call runs as a batch of one
+        query, key, value = (t.unsqueeze(1) for t in (query, key, value))
+        key_padding_mask = None if key_padding_mask is None else key_padding_mask.unsqueeze(0)
+    L, N, E = query.shape
+    if E != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {E}")
+    head_dim, left_over = divmod(E, num_heads)
+    if left_over:
+        raise AssertionError(f"embed_dim {E} not divisible by num_heads {num_heads}")
     dt = query._data.dtype
-    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
-                                       None if attn_mask is None else attn_mask._data.dtype, "attn_mask", dt)
-    if is_causal and attn_mask is None:
-        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
-                           "method `generate_square_subsequent_mask` to create this mask.")
-    attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", dt, check_other=False)
+    attn_mask, padding = _prepared_masks(attn_mask, key_padding_mask, is_causal, dt)
     if use_separate_proj_weight:
-        b_q = b_k = b_v = None
-        if in_proj_bias is not None:
-            b_q, b_k, b_v = in_proj_bias.chunk(3)
-        q, k, v = linear(query, q_proj_weight, b_q), linear(key, k_proj_weight, b_k), linear(value, v_proj_weight, b_v)
+        biases = (None,) * 3 if in_proj_bias is None else in_proj_bias.chunk(3)
+        q, k, v = _linear3((query, key, value), (q_proj_weight, k_proj_weight, v_proj_weight), biases)
     else:
         q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    rows = N * num_heads  # attention runs on (batch * heads, positions, head_dim)
     if attn_mask is not None:
-        if attn_mask.dim() == 2:
-            if tuple(attn_mask.shape) != (tgt_len, src_len):
-                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
-                                   f"{(tgt_len, src_len)}.")
-            attn_mask = attn_mask.unsqueeze(0)
-        elif attn_mask.dim() == 3:
-            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
-                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
-                                   f"{(bsz * num_heads, tgt_len, src_len)}.")
-        else:
-            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+        attn_mask = _as_3d_mask(attn_mask, rows, L, key.shape[0])
     if bias_k is not None and bias_v is not None:
-        k = cat([k, bias_k.repeat(1, bsz, 1)])
-        v = cat([v, bias_v.repeat(1, bsz, 1)])
-        if attn_mask is not None:
-            attn_mask = pad(attn_mask, (0, 1))
-        if key_padding_mask is not None:
-            key_padding_mask = pad(key_padding_mask, (0, 1))
-    q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-    k = (k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_k is None else static_k)
-    v = (v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_v is None else static_v)
+        k, v, attn_mask, padding = _one_more_key(k, v, bias_k.repeat(1, N, 1), bias_v.repeat(1, N, 1), 0,
+                                                 attn_mask, padding)
+
+    def split_heads(t):
+        return t.reshape(t.shape[0], rows, head_dim).transpose(0, 1)
+    q = split_heads(q)
+    k = split_heads(k) if static_k is None else static_k
+    v = split_heads(v) if static_v is None else static_v
     if add_zero_attn:
-        zeros = Tensor._wrap(np.zeros((bsz * num_heads, 1, head_dim), dt))
-        k = cat([k, zeros], dim=1)
-        v = cat([v, zeros], dim=1)
-        if attn_mask is not None:
-            attn_mask = pad(attn_mask, (0, 1))
-        if key_padding_mask is not None:
-            key_padding_mask = pad(key_padding_mask, (0, 1))
-    src_len = k.shape[1]
-    if key_padding_mask is not None:
-        if tuple(key_padding_mask.shape) != (bsz, src_len):
-            raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
-                                 f"{key_padding_mask.shape}")
-        kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1) \
-            .reshape(bsz * num_heads, 1, src_len)
-        attn_mask = kpm if attn_mask is None else attn_mask + kpm
-    if not training:
-        dropout_p = 0.0
+        nothing = Tensor._wrap(np.zeros((rows, 1, head_dim), dt))
+        k, v, attn_mask, padding = _one_more_key(k, v, nothing, nothing, 1, attn_mask, padding)
+    S = k.shape[1]
+    if padding is not None:
+        attn_mask = _with_padding(attn_mask, padding, N, num_heads, S)
     scores = (q * math.sqrt(1.0 / head_dim)) @ k.transpose(-2, -1)
     if attn_mask is not None:
         scores = scores + attn_mask
     w = softmax(scores, -1)
-    if dropout_p > 0.0:
+    if training and dropout_p > 0.0:
         w = dropout(w, dropout_p)
-    out = (w @ v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-    out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
+    heads_out = (w @ v).transpose(0, 1).reshape(L * N, E)
+    out = linear(heads_out, out_proj_weight, out_proj_bias).reshape(L, N, E)
     weights = None
     if need_weights:
-        weights = w.reshape(bsz, num_heads, tgt_len, src_len)
-        if average_attn_weights:
-            weights = weights.mean(1)
-        if not is_batched:
-            weights = weights.squeeze(0)
-    if not is_batched:
-        out = out.squeeze(1)
-    return out, weights
+        weights = w.reshape(N, num_heads, L, S)
+        weights = weights.mean(1) if average_attn_weights else weights
+    if batched:
+        return out, weights
+    return out.squeeze(1), (None if weights is None else weights.squeeze(0))

@@ -22,6 +22,43 @@ __all__ = ["cached", "ParametrizationList", "register_parametrization", "is_para
 _cache_depth = [0]
 _cache = {}
 
+# The checks a new parametrization passes unless ``unsafe``: (not a tensor, other dtype, other shape), formatted
+# with the tensor's name, the value's type name, and the expected (``want``) and produced (``got``) attribute.
+_ON_FIRST = ("A parametrization must return a tensor. Got {kind}.",
+             "Registering a parametrization may not change the dtype of the tensor, unless `unsafe` flag is enabled."
+             "\nunparametrized dtype: {want}\nparametrized dtype: {got}",
+             "Registering a parametrization may not change the shape of the tensor, unless `unsafe` flag is enabled."
+             "\nunparametrized shape: {want}\nparametrized shape: {got}")
+_ON_CHAINED = ("A parametrization must return a tensor. Got {kind}.",
+               "Registering a parametrization may not change the dtype of the tensor, unless the `unsafe` flag is "
+               "enabled.\nmodule.{name}.dtype: {want}\nparametrization(module.{name}).dtype: {got}",
+               "Registering a parametrization may not change the shape of the tensor, unless the `unsafe` flag is "
+               "enabled.\nmodule.{name}.shape: {want}\nparametrization(module.{name}).shape: {got}")
+_ON_CHAINED_INVERSE = ("parametrization.right_inverse must return a tensor. Got: {kind}",
+                       "The tensor returned by parametrization.right_inverse must have the same dtype as "
+                       "module.{name}, unless the `unsafe` flag is enabled.\nmodule.{name}.dtype: {want}\n"
+                       "returned dtype: {got}",
+                       "The tensor returned by parametrization.right_inverse must have the same shape as "
+                       "module.{name}, unless the `unsafe` flag is enabled.\nmodule.{name}.shape: {want}\n"
+                       "returned shape: {got}")
+# An assignment only checks the kind and the dtype: of the one original, or of original<i>.
+_ON_ASSIGN = ("`right_inverse` should return a tensor. Got {kind}",
+              "The tensor returned by `right_inverse` has dtype {got} while `original` has dtype {want}")
+_ON_ASSIGN_PART = ("'right_inverse' must return a sequence of tensors or reference-type opaques. "
+                   "Got element {i} of type {kind}.",
+                   "Tensor {i} returned by `right_inverse` has dtype {got} while `original{i}` has dtype {want}")
+_NOT_TENSOR_OR_SEQ = "'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
+
+
+def _check_like(out, ref, messages, **fields):
+    """Raise the ValueError of ``messages`` for the first way ``out`` differs from tensor ``ref``."""
+    if not isinstance(out, Tensor):
+        raise ValueError(messages[0].format(kind=type(out).__name__, **fields))
+    for attr, msg in zip(("dtype", "shape"), messages[1:]):
+        want, got = getattr(ref, attr), getattr(out, attr)
+        if got != want:
+            raise ValueError(msg.format(want=want, got=got, **fields))
+
 
 @contextmanager
 def cached():
@@ -32,15 +69,12 @@ def cached():
         yield
     finally:
         _cache_depth[0] -= 1
-        if not _cache_depth[0]:
+        if _cache_depth[0] == 0:
             _cache.clear()
 
 
 def _register(module, name, t):
-    if isinstance(t, Parameter):
-        module.register_parameter(name, t)
-    else:
-        module.register_buffer(name, t)
+    (module.register_parameter if isinstance(t, Parameter) else module.register_buffer)(name, t)
 
 
 def _set_storage(dest, src):
@@ -60,87 +94,90 @@ class ParametrizationList(ModuleList):
             raise ValueError("ParametrizationList requires one or more modules.")
         super().__init__(modules)
         self.unsafe = unsafe
-        shape, dtype = original.shape, original.dtype
+        before = _Spec(original.dtype, original.shape)
         with no_grad():
-            new = original
-            for m in reversed(self):
-                if hasattr(m, "right_inverse"):
-                    try:
-                        new = m.right_inverse(new)
-                    except NotImplementedError:
-                        pass
-        if not isinstance(new, (Tensor, collections.abc.Sequence)):
-            raise ValueError("'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
-                             f"Got {type(new).__name__}")
-        self.is_tensor = isinstance(new, Tensor)
-        self.ntensors = 1 if self.is_tensor else len(new)
-        if self.is_tensor:
-            if new.dtype != original.dtype:
+            stored = self._pull_back(original, lenient=True)
+        single = isinstance(stored, Tensor)
+        if not single and not isinstance(stored, collections.abc.Sequence):
+            raise ValueError(_NOT_TENSOR_OR_SEQ + f"Got {type(stored).__name__}")
+        parts = [stored] if single else list(stored)
+        self.is_tensor, self.ntensors = single, len(parts)
+        if single:
+            if stored.dtype != original.dtype:
                 raise ValueError("When `right_inverse` outputs one tensor, it may not change the dtype.\n"
                                  f"original.dtype: {original.dtype}\n"
-                                 f"right_inverse(original).dtype: {new.dtype}")
-            _set_storage(original, new)
-            _register(self, "original", original)
-        else:
-            for i, t in enumerate(new):
+                                 f"right_inverse(original).dtype: {stored.dtype}")
+            _set_storage(original, stored)  # keeps the original object (and its shape until now: checked below)
+            parts = [original]
+        trainable = original.requires_grad
+        for i, (name, t) in enumerate(zip(self._original_names(), parts)):
+            if not single:
                 if not isinstance(t, Tensor):
-                    raise ValueError("'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
-                                     f"Got element {i} of the sequence with type {type(t).__name__}.")
-                if isinstance(original, Parameter):
-                    t = Parameter(t, original.requires_grad)
-                t.requires_grad_(original.requires_grad)
-                _register(self, f"original{i}", t)
-        if not self.unsafe:
-            z = self()
-            if not isinstance(z, Tensor):
-                raise ValueError(f"A parametrization must return a tensor. Got {type(z).__name__}.")
-            if z.dtype != dtype:
-                raise ValueError("Registering a parametrization may not change the dtype of the tensor, unless "
-                                 f"`unsafe` flag is enabled.\nunparametrized dtype: {dtype}\n"
-                                 f"parametrized dtype: {z.dtype}")
-            if z.shape != shape:
-                raise ValueError("Registering a parametrization may not change the shape of the tensor, unless "
-                                 f"`unsafe` flag is enabled.\nunparametrized shape: {shape}\n"
-                                 f"parametrized shape: {z.shape}")
+                    raise ValueError(_NOT_TENSOR_OR_SEQ + f"Got element {i} of the sequence with type "
+                                     f"{type(t).__name__}.")
+                t = Parameter(t, trainable) if isinstance(original, Parameter) else t
+                t.requires_grad_(trainable)
+            _register(self, name, t)
+        if not unsafe:
+            _check_like(self(), before, _ON_FIRST)
+
+    def _original_names(self):
+        return ("original",) if self.is_tensor else tuple(f"original{i}" for i in range(self.ntensors))
+
+    def _pull_back(self, value, lenient):
+        # The right inverses, last parametrization first. At registration one that is missing or raises
+        # NotImplementedError is passed over; an assignment needs every one.
+        for m in reversed(self):
+            inverse = getattr(m, "right_inverse", None)
+            if inverse is None:
+                if lenient:
+                    continue
+                raise RuntimeError(f"parametrization {type(m).__name__} does not implement right_inverse.")
+            try:
+                value = inverse(value)
+            except NotImplementedError:
+                if not lenient:
+                    raise
+        return value
 
     def right_inverse(self, value):
         """Store in the original tensor(s) what the parametrizations' right inverses make of ``value``."""
         with no_grad():
-            for m in reversed(self):
-                if not hasattr(m, "right_inverse"):
-                    raise RuntimeError(f"parametrization {type(m).__name__} does not implement right_inverse.")
-                value = m.right_inverse(value)
+            value = self._pull_back(value, lenient=False)
             if self.is_tensor:
-                if not isinstance(value, Tensor):
-                    raise ValueError(f"`right_inverse` should return a tensor. Got {type(value).__name__}")
-                if value.dtype != self.original.dtype:
-                    raise ValueError(f"The tensor returned by `right_inverse` has dtype {value.dtype} while "
-                                     f"`original` has dtype {self.original.dtype}")
+                _check_like(value, self.original, _ON_ASSIGN)
                 _set_storage(self.original, value)
                 return
-            if not isinstance(value, collections.abc.Sequence):
-                raise ValueError(f"'right_inverse' must return a sequence of tensors. Got {type(value).__name__}.")
-            if len(value) != self.ntensors:
-                raise ValueError(f"'right_inverse' must return a sequence of tensors of length {self.ntensors}. "
-                                 f"Got a sequence of length {len(value)}.")
-            for i, t in enumerate(value):
-                orig = getattr(self, f"original{i}")
-                if not isinstance(t, Tensor):
-                    raise ValueError("'right_inverse' must return a sequence of tensors or reference-type opaques. "
-                                     f"Got element {i} of type {type(t).__name__}.")
-                if t.dtype != orig.dtype:
-                    raise ValueError(f"Tensor {i} returned by `right_inverse` has dtype {t.dtype} while "
-                                     f"`original{i}` has dtype {orig.dtype}")
-                _set_storage(orig, t)
+            for i, (t, held) in enumerate(zip(self._as_parts(value), self._originals())):
+                _check_like(t, held, _ON_ASSIGN_PART, i=i)
+                _set_storage(held, t)
+
+    def _as_parts(self, value):
+        # Several originals: the right inverse gives one tensor for each.
+        if isinstance(value, collections.abc.Sequence):
+            got = len(value)
+            if got == self.ntensors:
+                return value
+            raise ValueError(f"'right_inverse' must return a sequence of tensors of length {self.ntensors}. "
+                             f"Got a sequence of length {got}.")
+        raise ValueError(f"'right_inverse' must return a sequence of tensors. Got {type(value).__name__}.")
+
+    def _originals(self):
+        return [getattr(self, n) for n in self._original_names()]
 
     def forward(self):
-        if self.is_tensor:
-            x = self[0](self.original)
-        else:
-            x = self[0](*(getattr(self, f"original{i}") for i in range(self.ntensors)))
-        for m in list(self)[1:]:
+        first, *rest = self
+        x = first(*self._originals())
+        for m in rest:
             x = m(x)
         return x
+
+
+class _Spec:
+    """The dtype and shape a tensor had before registration (its storage has been replaced since)."""
+
+    def __init__(self, dtype, shape):
+        self.dtype, self.shape = dtype, shape
 
 
 def _refuse_pickle(self):
@@ -160,11 +197,10 @@ def _deepcopy(self, memo):
 
 def _give_own_class(module):
     # A class per module: the properties added below must not appear on other instances of the class.
-    cls = module.__class__
-    body = {"__getstate__": _refuse_pickle}
-    if not hasattr(cls, "__deepcopy__"):
-        body["__deepcopy__"] = _deepcopy
-    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), body)
+    base = type(module)
+    keep_own_copy = hasattr(base, "__deepcopy__")
+    extra = {} if keep_own_copy else {"__deepcopy__": _deepcopy}
+    module.__class__ = type(f"Parametrized{base.__name__}", (base,), {"__getstate__": _refuse_pickle, **extra})
 
 
 def _add_property(module, name):
@@ -172,19 +208,54 @@ def _add_property(module, name):
         raise AssertionError(f"Module already has an attribute named '{name}'")
 
     def get(self):
-        plist = self.parametrizations[name]
-        if not _cache_depth[0]:
-            return plist()
+        compute = self.parametrizations[name]
+        if _cache_depth[0] == 0:
+            return compute()
         key = (id(self), name)
-        value = _cache.get(key)
-        if value is None:
-            value = _cache[key] = plist()
-        return value
+        if _cache.get(key) is None:
+            _cache[key] = compute()
+        return _cache[key]
 
-    def set_(self, value):
+    def put(self, value):
         self.parametrizations[name].right_inverse(value)
 
-    setattr(module.__class__, name, property(get, set_))
+    setattr(type(module), name, property(get, put))
+
+
+def _chain(module, name, parametrization, unsafe):
+    # A further parametrization on an already parametrized tensor: it must keep the current value's kind.
+    if not unsafe:
+        current = getattr(module, name)
+        produced = parametrization(current)
+        _check_like(produced, current, _ON_CHAINED, name=name)
+        inverse = getattr(parametrization, "right_inverse", None)
+        try:
+            back = None if inverse is None else inverse(produced)
+        except NotImplementedError:
+            back = None
+        if back is not None:
+            _check_like(back, current, _ON_CHAINED_INVERSE, name=name)
+    chain = module.parametrizations[name]
+    chain.append(parametrization)
+    chain.unsafe = chain.unsafe or unsafe
+
+
+def _first(module, name, parametrization, unsafe):
+    chain = ParametrizationList([parametrization], getattr(module, name), unsafe=unsafe)
+    delattr(module, name)
+    chains = _chains_of(module)
+    _add_property(module, name)
+    chains[name] = chain
+
+
+def _chains_of(module):
+    """``module.parametrizations``; the first registration makes it and gives the module its own class."""
+    if is_parametrized(module):
+        return module.parametrizations
+    _give_own_class(module)
+    chains = ModuleDict()
+    module.parametrizations = chains
+    return chains
 
 
 def register_parametrization(module, tensor_name, parametrization, *, unsafe=False):
@@ -192,48 +263,9 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
     name chains after the first. ``unsafe=True`` skips the shape and dtype checks."""
     parametrization.train(module.training)
     if is_parametrized(module, tensor_name):
-        if not unsafe:
-            y = getattr(module, tensor_name)
-            x = parametrization(y)
-            if not isinstance(x, Tensor):
-                raise ValueError(f"A parametrization must return a tensor. Got {type(x).__name__}.")
-            if x.dtype != y.dtype:
-                raise ValueError("Registering a parametrization may not change the dtype of the tensor, unless the "
-                                 f"`unsafe` flag is enabled.\nmodule.{tensor_name}.dtype: {y.dtype}\n"
-                                 f"parametrization(module.{tensor_name}).dtype: {x.dtype}")
-            if x.shape != y.shape:
-                raise ValueError("Registering a parametrization may not change the shape of the tensor, unless the "
-                                 f"`unsafe` flag is enabled.\nmodule.{tensor_name}.shape: {y.shape}\n"
-                                 f"parametrization(module.{tensor_name}).shape: {x.shape}")
-            if hasattr(parametrization, "right_inverse"):
-                try:
-                    z = parametrization.right_inverse(x)
-                except NotImplementedError:
-                    z = None
-                if z is not None:
-                    if not isinstance(z, Tensor):
-                        raise ValueError("parametrization.right_inverse must return a tensor. Got: "
-                                         f"{type(z).__name__}")
-                    if z.dtype != y.dtype:
-                        raise ValueError("The tensor returned by parametrization.right_inverse must have the same "
-                                         f"dtype as module.{tensor_name}, unless the `unsafe` flag is enabled.\n"
-                                         f"module.{tensor_name}.dtype: {y.dtype}\nreturned dtype: {z.dtype}")
-                    if z.shape != y.shape:
-                        raise ValueError("The tensor returned by parametrization.right_inverse must have the same "
-                                         f"shape as module.{tensor_name}, unless the `unsafe` flag is enabled.\n"
-                                         f"module.{tensor_name}.shape: {y.shape}\nreturned shape: {z.shape}")
-        plist = module.parametrizations[tensor_name]
-        plist.append(parametrization)
-        plist.unsafe |= unsafe
-    elif tensor_name in module._buffers or tensor_name in module._parameters:
-        original = getattr(module, tensor_name)
-        plist = ParametrizationList([parametrization], original, unsafe=unsafe)
-        delattr(module, tensor_name)
-        if not is_parametrized(module):
-            _give_own_class(module)
-            module.parametrizations = ModuleDict()
-        _add_property(module, tensor_name)
-        module.parametrizations[tensor_name] = plist
+        _chain(module, tensor_name, parametrization, unsafe)
+    elif tensor_name in module._parameters or tensor_name in module._buffers:
+        _first(module, tensor_name, parametrization, unsafe)
     else:
         raise ValueError(f"Module '{module}' does not have a parameter, a buffer, or a parametrized element with "
                          f"name '{tensor_name}'")
@@ -242,10 +274,25 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
 
 def is_parametrized(module, tensor_name=None):
     """Whether ``module`` has any parametrization (or one on ``tensor_name``)."""
-    plists = getattr(module, "parametrizations", None)
-    if not isinstance(plists, ModuleDict):
-        return False
-    return len(plists) > 0 if tensor_name is None else tensor_name in plists
+    chains = getattr(module, "parametrizations", None)
+    if isinstance(chains, ModuleDict):
+        return tensor_name in chains if tensor_name is not None else len(chains) > 0
+    return False
+
+
+def _plain_tensor(module, name, chain, leave_parametrized):
+    # What takes the parametrized tensor's place once its parametrizations are gone.
+    if chain.is_tensor:
+        kept = chain.original
+        if leave_parametrized:
+            with no_grad():
+                _set_storage(kept, getattr(module, name))
+        return kept
+    if not leave_parametrized:
+        raise ValueError("Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is parametrized "
+                         "in terms of a sequence of tensors.")
+    value = getattr(module, name)
+    return Parameter(value.detach()) if value.requires_grad else value
 
 
 def remove_parametrizations(module, tensor_name, leave_parametrized=True):
@@ -253,30 +300,22 @@ def remove_parametrizations(module, tensor_name, leave_parametrized=True):
     parametrized value (``leave_parametrized=True``) or the original one."""
     if not is_parametrized(module, tensor_name):
         raise ValueError(f"Module {module} does not have a parametrization on {tensor_name}")
-    plist = module.parametrizations[tensor_name]
-    if plist.is_tensor:
-        original = plist.original
-        if leave_parametrized:
-            with no_grad():
-                _set_storage(original, getattr(module, tensor_name))
-    else:
-        if not leave_parametrized:
-            raise ValueError("Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is parametrized "
-                             "in terms of a sequence of tensors.")
-        t = getattr(module, tensor_name)
-        original = Parameter(t.detach()) if t.requires_grad else t
-    delattr(module.__class__, tensor_name)
-    del module.parametrizations[tensor_name]
-    _register(module, tensor_name, original)
-    if not is_parametrized(module):
+    chains = module.parametrizations
+    restored = _plain_tensor(module, tensor_name, chains[tensor_name], leave_parametrized)
+    own_class = type(module)
+    delattr(own_class, tensor_name)
+    del chains[tensor_name]
+    _register(module, tensor_name, restored)
+    if len(chains) == 0:  # the last one: back to the module's own class
         delattr(module, "parametrizations")
-        module.__class__ = module.__class__.__bases__[0]
+        module.__class__ = own_class.__bases__[0]
     return module
 
 
 def type_before_parametrizations(module):
     """The module's class before register_parametrization gave it its own."""
-    return module.__class__.__bases__[0] if is_parametrized(module) else type(module)
+    cls = type(module)
+    return cls.__bases__[0] if is_parametrized(module) else cls
 
 
 def transfer_parametrizations_and_params(from_module, to_module, tensor_name=None):
@@ -284,19 +323,13 @@ def transfer_parametrizations_and_params(from_module, to_module, tensor_name=Non
     sharing the original tensors."""
     if not is_parametrized(from_module):
         return to_module
-    names = list(from_module.parametrizations) if tensor_name is None else [tensor_name]
-    for name in names:
+    for name in ([tensor_name] if tensor_name is not None else list(from_module.parametrizations)):
         if not hasattr(to_module, name):
             setattr(to_module, name, Parameter(getattr(from_module, name)))
-        for p in from_module.parametrizations[name]:
+        source = from_module.parametrizations[name]
+        for p in source:
             register_parametrization(to_module, name, p)
-        src = from_module.parametrizations[name]
-        dst = to_module.parametrizations[name]
-        if hasattr(src, "original"):
-            dst.original = src.original
-        else:
-            i = 0
-            while hasattr(src, f"original{i}"):
-                setattr(dst, f"original{i}", getattr(src, f"original{i}"))
-                i += 1
+        target = to_module.parametrizations[name]
+        for slot, t in zip(source._original_names(), source._originals()):
+            setattr(target, slot, t)
     return to_module
