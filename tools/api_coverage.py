@@ -134,8 +134,6 @@ def _public(mod):
 
 def read_pytorch():
     """PyTorch's public names per namespace (needs torch)."""
-    import types
-
     import torch
     import torch.nn.functional as F
 
@@ -164,19 +162,35 @@ def read_pytorch():
     fft = sorted(n for n in _public(torch.fft) if callable(getattr(torch.fft, n)) and not isinstance(getattr(torch.fft, n), type))
     # What programs touch besides functions: the constants, dtypes and type objects (torch.inf, torch.bfloat16,
     # torch.FloatTensor, torch.Size ...) and the submodules they import (torch.jit, torch.backends.mkl ...).
-    constants = sorted({n for n in _public(torch) if not callable(getattr(torch, n))} |
-                       {n for n in _public(torch) if isinstance(getattr(torch, n), type) and n.endswith("Tensor")} |
-                       set(_TYPES))
-    submodules = sorted({n for n in dir(torch) if not n.startswith("_") and isinstance(getattr(torch, n), types.ModuleType)
-                         and getattr(torch, n).__name__.startswith("torch.")} |
-                        {f"backends.{n}" for n in dir(torch.backends) if not n.startswith("_")
-                         and isinstance(getattr(torch.backends, n), types.ModuleType)})
+    constants, submodules = _fresh_torch_names()
     return {"version": torch.__version__.split("+")[0], "out_functions": _out_functions(torch),
             "names": {"torch": top, "torch.Tensor": tensor, "torch.nn": modules, "torch.nn.functional": functional,
                       "torch.nn.init": init, "torch.linalg": linalg, "torch.special": special,
                       "torch.utils.data": data, "torch.func": func, "torch.distributions": distributions,
                       "torch.optim": optim, "torch.fft": fft, "torch (constants, dtypes, types)": constants,
                       "torch (submodules)": submodules}}
+
+
+_FRESH = """
+import json, types, torch
+public = [n for n in dir(torch) if not n.startswith("_")]
+mods = lambda m: [n for n in dir(m) if not n.startswith("_") and isinstance(getattr(m, n), types.ModuleType)]
+constants = {n for n in public if not callable(getattr(torch, n)) and not isinstance(getattr(torch, n), types.ModuleType)}
+constants |= {n for n in public if isinstance(getattr(torch, n), type) and n.endswith("Tensor")}
+submodules = {n for n in mods(torch) if getattr(torch, n).__name__.startswith("torch.")}
+submodules |= {"backends." + n for n in mods(torch.backends)}
+print(json.dumps([sorted(constants), sorted(submodules)]))
+"""
+
+
+def _fresh_torch_names():
+    """The torch module's constants/type objects and submodules as a program sees them right after
+    ``import torch``, read in a new interpreter: what a process imported before (a test run's other modules)
+    adds attributes to the torch module and would change the lists."""
+    import subprocess
+    out = subprocess.run([sys.executable, "-c", _FRESH], capture_output=True, text=True, check=True).stdout
+    constants, submodules = json.loads(out)
+    return sorted(set(constants) | set(_TYPES)), submodules
 
 
 def _out_functions(torch):
