@@ -9,12 +9,7 @@ import pytest
 
 import npgrad
 
-try:
-    import torch
-    HAS_TORCH = True
-except ImportError:  # pragma: no cover
-    torch = None
-    HAS_TORCH = False
+from oracle import HAS_TORCH, torch
 
 LIBS = ["npgrad"] + (["torch"] if HAS_TORCH else [])
 
