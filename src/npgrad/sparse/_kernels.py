@@ -63,6 +63,14 @@ class SegmentSum(Op):
         return g[ctx.keys], None, None
 
 
+def scatter_add(shape, index, values):
+    """A dense array of ``shape`` with ``values`` added at ``index`` (duplicates add): ToDense's forward and
+    Gather's adjoint, the one linear map both directions of that pair use."""
+    out = np.zeros(shape, values.dtype)
+    np.add.at(out, index, values)
+    return out
+
+
 class Gather(Op):
     """Entries picked from a dense array (``to_sparse``); the adjoint scatters them back."""
     __slots__ = ()
@@ -75,9 +83,7 @@ class Gather(Op):
 
     @staticmethod
     def backward(ctx, g):
-        out = np.zeros(ctx.shape, g.dtype)
-        np.add.at(out, ctx.index, g)
-        return out, None
+        return scatter_add(ctx.shape, ctx.index, g), None
 
 
 class ToDense(Op):
@@ -88,9 +94,7 @@ class ToDense(Op):
     @staticmethod
     def forward(ctx, v, index, shape):
         ctx.index = index
-        out = np.zeros(shape, v.dtype)
-        np.add.at(out, index, v)
-        return out
+        return scatter_add(shape, index, v)
 
     @staticmethod
     def backward(ctx, g):
