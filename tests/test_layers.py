@@ -64,6 +64,10 @@ LAYERS = [
     # torch.distributions: built from operators, factories and nn.functional (softplus, BCE-with-logits).
     ("npgrad.distributions", 7),
     ("npgrad.datasets", 8), ("npgrad.serialization", 8), ("npgrad.viz", 8),
+    # torchvision's API: a user of nn, utils.data and serialization like any model code (DESIGN.md, "Vision").
+    ("npgrad.vision", 8),
+    # torch.hub: the checkpoint cache directory and downloads into it (serialization reads the files).
+    ("npgrad.hub", 8),
     # 9: the command line, and the package root, which re-exports everything (`import npgrad`).
     ("npgrad.cli", 9), ("npgrad.__main__", 9), ("npgrad", 9), ("npgrad._torch_alias", 9),
 ]

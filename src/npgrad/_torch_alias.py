@@ -1,4 +1,4 @@
-"""``import torch`` resolving to npgrad: what ``npgrad run script.py`` and ``npgrad.alias_torch()`` install.
+"""``import torch`` resolving to npgrad (and ``import torchvision`` to npgrad.vision): what ``npgrad run script.py`` and ``npgrad.alias_torch()`` install.
 
 A finder at the front of ``sys.meta_path`` answers every ``torch`` and ``torch.<sub>`` import with the
 npgrad module of the same path (``torch.nn.functional`` is ``npgrad.nn.functional``), so an unmodified
@@ -29,11 +29,16 @@ class _ModuleLoader(importlib.abc.Loader):
         pass
 
 
+# torchvision is npgrad.vision: its models, transforms and datasets are written on npgrad, like the scripts.
+_ALIASED = {"torch": "npgrad", "torchvision": "npgrad.vision"}
+
+
 class TorchAlias(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != "torch" and not fullname.startswith("torch."):
+        top = fullname.partition(".")[0]
+        if top not in _ALIASED:
             return None
-        target_name = "npgrad" + fullname[len("torch"):]
+        target_name = _ALIASED[top] + fullname[len(top):]
         try:
             module = importlib.import_module(target_name)
         except ModuleNotFoundError as e:
