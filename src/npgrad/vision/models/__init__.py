@@ -3,3 +3,4 @@ and the registry (``get_model``, ``list_models``, ``get_weight``)."""
 from ._api import Weights, WeightsEnum, get_model, get_model_builder, get_model_weights, get_weight, list_models
 from .mobilenetv2 import *  # noqa: F401,F403
 from .mobilenetv3 import *  # noqa: F401,F403
+from .efficientnet import *  # noqa: F401,F403
