@@ -4,3 +4,5 @@ from ._api import Weights, WeightsEnum, get_model, get_model_builder, get_model_
 from .mobilenetv2 import *  # noqa: F401,F403
 from .mobilenetv3 import *  # noqa: F401,F403
 from .efficientnet import *  # noqa: F401,F403
+from .shufflenetv2 import *  # noqa: F401,F403
+from .mnasnet import *  # noqa: F401,F403
