@@ -6,3 +6,4 @@ from .mobilenetv3 import *  # noqa: F401,F403
 from .efficientnet import *  # noqa: F401,F403
 from .shufflenetv2 import *  # noqa: F401,F403
 from .mnasnet import *  # noqa: F401,F403
+from .regnet import *  # noqa: F401,F403
