@@ -7,3 +7,4 @@ from .efficientnet import *  # noqa: F401,F403
 from .shufflenetv2 import *  # noqa: F401,F403
 from .mnasnet import *  # noqa: F401,F403
 from .regnet import *  # noqa: F401,F403
+from .convnext import *  # noqa: F401,F403
