@@ -8,3 +8,4 @@ from .shufflenetv2 import *  # noqa: F401,F403
 from .mnasnet import *  # noqa: F401,F403
 from .regnet import *  # noqa: F401,F403
 from .convnext import *  # noqa: F401,F403
+from .vision_transformer import *  # noqa: F401,F403
