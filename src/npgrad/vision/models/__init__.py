@@ -9,3 +9,4 @@ from .mnasnet import *  # noqa: F401,F403
 from .regnet import *  # noqa: F401,F403
 from .convnext import *  # noqa: F401,F403
 from .vision_transformer import *  # noqa: F401,F403
+from .swin_transformer import *  # noqa: F401,F403
