@@ -10,3 +10,4 @@ from .regnet import *  # noqa: F401,F403
 from .convnext import *  # noqa: F401,F403
 from .vision_transformer import *  # noqa: F401,F403
 from .swin_transformer import *  # noqa: F401,F403
+from .maxvit import *  # noqa: F401,F403
