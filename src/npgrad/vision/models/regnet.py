@@ -171,6 +171,33 @@ def _regnet(block_params, weights, progress, **kwargs):
     return _load(RegNet(block_params, norm_layer=norm_layer, **kwargs), weights, progress)
 
 
+# depth, w_0, w_a, w_m, group width, squeeze-excite ratio: the design-space points of the paper's models
+_DESIGNS = {
+    "y_400mf": (16, 48, 27.89, 2.09, 8, 0.25),
+    "y_800mf": (14, 56, 38.84, 2.4, 16, 0.25),
+    "y_1_6gf": (27, 48, 20.71, 2.65, 24, 0.25),
+    "y_3_2gf": (21, 80, 42.63, 2.66, 24, 0.25),
+    "y_8gf": (17, 192, 76.82, 2.19, 56, 0.25),
+    "y_16gf": (18, 200, 106.23, 2.48, 112, 0.25),
+    "y_32gf": (20, 232, 115.89, 2.53, 232, 0.25),
+    "y_128gf": (27, 456, 160.83, 2.52, 264, 0.25),
+    "x_400mf": (22, 24, 24.48, 2.54, 16, None),
+    "x_800mf": (16, 56, 35.73, 2.28, 16, None),
+    "x_1_6gf": (18, 80, 34.01, 2.25, 24, None),
+    "x_3_2gf": (25, 88, 26.31, 2.25, 48, None),
+    "x_8gf": (23, 80, 49.56, 2.88, 120, None),
+    "x_16gf": (22, 216, 55.59, 2.1, 128, None),
+    "x_32gf": (23, 320, 69.86, 2.0, 168, None),
+}
+
+
+def _from_table(name, weights, progress, kwargs):
+    depth, w_0, w_a, w_m, group_width, se_ratio = _DESIGNS[name]
+    params = BlockParams.from_init_params(depth=depth, w_0=w_0, w_a=w_a, w_m=w_m, group_width=group_width,
+                                          se_ratio=se_ratio, **kwargs)
+    return _regnet(params, weights, progress, **kwargs)
+
+
 class RegNet_Y_400MF_Weights(WeightsEnum):
     IMAGENET1K_V1 = _imagenet("regnet_y_400mf-c65dace8.pth", 4344144, (74.046, 91.716), 0.402, 16.806,
                               _REFS + "#small-models", crop=224)
@@ -308,109 +335,88 @@ class RegNet_X_32GF_Weights(WeightsEnum):
 @register_model()
 def regnet_y_400mf(*, weights: Optional[RegNet_Y_400MF_Weights] = None, progress: bool = True, **kwargs):
     weights = handle_weights("regnet_y_400mf", RegNet_Y_400MF_Weights, weights, kwargs)
-    params = BlockParams.from_init_params(depth=16, w_0=48, w_a=27.89, w_m=2.09, group_width=8, se_ratio=0.25, **kwargs)
-    return _regnet(params, weights, progress, **kwargs)
+    return _from_table("y_400mf", weights, progress, kwargs)
 
 
 @register_model()
 def regnet_y_800mf(*, weights: Optional[RegNet_Y_800MF_Weights] = None, progress: bool = True, **kwargs):
     weights = handle_weights("regnet_y_800mf", RegNet_Y_800MF_Weights, weights, kwargs)
-    params = BlockParams.from_init_params(depth=14, w_0=56, w_a=38.84, w_m=2.4, group_width=16, se_ratio=0.25, **kwargs)
-    return _regnet(params, weights, progress, **kwargs)
+    return _from_table("y_800mf", weights, progress, kwargs)
 
 
 @register_model()
 def regnet_y_1_6gf(*, weights: Optional[RegNet_Y_1_6GF_Weights] = None, progress: bool = True, **kwargs):
     weights = handle_weights("regnet_y_1_6gf", RegNet_Y_1_6GF_Weights, weights, kwargs)
-    params = BlockParams.from_init_params(depth=27, w_0=48, w_a=20.71, w_m=2.65, group_width=24,
-                                          se_ratio=0.25, **kwargs)
-    return _regnet(params, weights, progress, **kwargs)
+    return _from_table("y_1_6gf", weights, progress, kwargs)
 
 
 @register_model()
 def regnet_y_3_2gf(*, weights: Optional[RegNet_Y_3_2GF_Weights] = None, progress: bool = True, **kwargs):
     weights = handle_weights("regnet_y_3_2gf", RegNet_Y_3_2GF_Weights, weights, kwargs)
-    params = BlockParams.from_init_params(depth=21, w_0=80, w_a=42.63, w_m=2.66, group_width=24,
-                                          se_ratio=0.25, **kwargs)
-    return _regnet(params, weights, progress, **kwargs)
+    return _from_table("y_3_2gf", weights, progress, kwargs)
 
 
 @register_model()
 def regnet_y_8gf(*, weights: Optional[RegNet_Y_8GF_Weights] = None, progress: bool = True, **kwargs):
     weights = handle_weights("regnet_y_8gf", RegNet_Y_8GF_Weights, weights, kwargs)
-    params = BlockParams.from_init_params(depth=17, w_0=192, w_a=76.82, w_m=2.19, group_width=56,
-                                          se_ratio=0.25, **kwargs)
-    return _regnet(params, weights, progress, **kwargs)
+    return _from_table("y_8gf", weights, progress, kwargs)
 
 
 @register_model()
 def regnet_y_16gf(*, weights: Optional[RegNet_Y_16GF_Weights] = None, progress: bool = True, **kwargs):
     weights = handle_weights("regnet_y_16gf", RegNet_Y_16GF_Weights, weights, kwargs)
-    params = BlockParams.from_init_params(depth=18, w_0=200, w_a=106.23, w_m=2.48, group_width=112,
-                                          se_ratio=0.25, **kwargs)
-    return _regnet(params, weights, progress, **kwargs)
+    return _from_table("y_16gf", weights, progress, kwargs)
 
 
 @register_model()
 def regnet_y_32gf(*, weights: Optional[RegNet_Y_32GF_Weights] = None, progress: bool = True, **kwargs):
     weights = handle_weights("regnet_y_32gf", RegNet_Y_32GF_Weights, weights, kwargs)
-    params = BlockParams.from_init_params(depth=20, w_0=232, w_a=115.89, w_m=2.53, group_width=232,
-                                          se_ratio=0.25, **kwargs)
-    return _regnet(params, weights, progress, **kwargs)
+    return _from_table("y_32gf", weights, progress, kwargs)
 
 
 @register_model()
 def regnet_y_128gf(*, weights: Optional[RegNet_Y_128GF_Weights] = None, progress: bool = True, **kwargs):
     weights = handle_weights("regnet_y_128gf", RegNet_Y_128GF_Weights, weights, kwargs)
-    params = BlockParams.from_init_params(depth=27, w_0=456, w_a=160.83, w_m=2.52, group_width=264,
-                                          se_ratio=0.25, **kwargs)
-    return _regnet(params, weights, progress, **kwargs)
+    return _from_table("y_128gf", weights, progress, kwargs)
 
 
 @register_model()
 def regnet_x_400mf(*, weights: Optional[RegNet_X_400MF_Weights] = None, progress: bool = True, **kwargs):
     weights = handle_weights("regnet_x_400mf", RegNet_X_400MF_Weights, weights, kwargs)
-    params = BlockParams.from_init_params(depth=22, w_0=24, w_a=24.48, w_m=2.54, group_width=16, **kwargs)
-    return _regnet(params, weights, progress, **kwargs)
+    return _from_table("x_400mf", weights, progress, kwargs)
 
 
 @register_model()
 def regnet_x_800mf(*, weights: Optional[RegNet_X_800MF_Weights] = None, progress: bool = True, **kwargs):
     weights = handle_weights("regnet_x_800mf", RegNet_X_800MF_Weights, weights, kwargs)
-    params = BlockParams.from_init_params(depth=16, w_0=56, w_a=35.73, w_m=2.28, group_width=16, **kwargs)
-    return _regnet(params, weights, progress, **kwargs)
+    return _from_table("x_800mf", weights, progress, kwargs)
 
 
 @register_model()
 def regnet_x_1_6gf(*, weights: Optional[RegNet_X_1_6GF_Weights] = None, progress: bool = True, **kwargs):
     weights = handle_weights("regnet_x_1_6gf", RegNet_X_1_6GF_Weights, weights, kwargs)
-    params = BlockParams.from_init_params(depth=18, w_0=80, w_a=34.01, w_m=2.25, group_width=24, **kwargs)
-    return _regnet(params, weights, progress, **kwargs)
+    return _from_table("x_1_6gf", weights, progress, kwargs)
 
 
 @register_model()
 def regnet_x_3_2gf(*, weights: Optional[RegNet_X_3_2GF_Weights] = None, progress: bool = True, **kwargs):
     weights = handle_weights("regnet_x_3_2gf", RegNet_X_3_2GF_Weights, weights, kwargs)
-    params = BlockParams.from_init_params(depth=25, w_0=88, w_a=26.31, w_m=2.25, group_width=48, **kwargs)
-    return _regnet(params, weights, progress, **kwargs)
+    return _from_table("x_3_2gf", weights, progress, kwargs)
 
 
 @register_model()
 def regnet_x_8gf(*, weights: Optional[RegNet_X_8GF_Weights] = None, progress: bool = True, **kwargs):
     weights = handle_weights("regnet_x_8gf", RegNet_X_8GF_Weights, weights, kwargs)
-    params = BlockParams.from_init_params(depth=23, w_0=80, w_a=49.56, w_m=2.88, group_width=120, **kwargs)
-    return _regnet(params, weights, progress, **kwargs)
+    return _from_table("x_8gf", weights, progress, kwargs)
 
 
 @register_model()
 def regnet_x_16gf(*, weights: Optional[RegNet_X_16GF_Weights] = None, progress: bool = True, **kwargs):
     weights = handle_weights("regnet_x_16gf", RegNet_X_16GF_Weights, weights, kwargs)
-    params = BlockParams.from_init_params(depth=22, w_0=216, w_a=55.59, w_m=2.1, group_width=128, **kwargs)
-    return _regnet(params, weights, progress, **kwargs)
+    return _from_table("x_16gf", weights, progress, kwargs)
 
 
 @register_model()
 def regnet_x_32gf(*, weights: Optional[RegNet_X_32GF_Weights] = None, progress: bool = True, **kwargs):
     weights = handle_weights("regnet_x_32gf", RegNet_X_32GF_Weights, weights, kwargs)
-    params = BlockParams.from_init_params(depth=23, w_0=320, w_a=69.86, w_m=2.0, group_width=168, **kwargs)
-    return _regnet(params, weights, progress, **kwargs)
+    return _from_table("x_32gf", weights, progress, kwargs)
