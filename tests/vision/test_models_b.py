@@ -102,6 +102,8 @@ def test_registry_and_weights():
                 assert member.url == ref.url
                 expected = {k: v for k, v in ref.meta.items() if k not in ("categories", "_docs")}
                 assert {k: v for k, v in member.meta.items() if k != "categories"} == expected
+                if "categories" in member.meta:
+                    assert list(member.meta["categories"]) == list(ref.meta["categories"])
                 ref_kw = dict(ref.transforms.keywords)
                 ref_kw = {k: (v.value if hasattr(v, "value") else v) for k, v in ref_kw.items()}
                 mine_kw = {"interpolation": "bilinear", **member.transforms.keywords}

@@ -3,6 +3,7 @@ torchvision checkpoint, giving the ``Weights`` with its URL, ImageNet preprocess
 
 The preprocessing preset lives in ``transforms`` and is imported when a weights' ``transforms()`` is called,
 so that building a model never imports the transforms package."""
+import importlib
 from functools import partial
 
 from ._api import Weights
@@ -14,17 +15,16 @@ _SWAG_LICENSE = "https://github.com/facebookresearch/SWAG/blob/main/LICENSE"
 
 
 def _image_classification(*, interpolation="bilinear", **kwargs):
-    from ..transforms import InterpolationMode
-    from ..transforms._presets import ImageClassification
-    return ImageClassification(interpolation=InterpolationMode(interpolation), **kwargs)
+    # imported by name when called: building a model must not need the transforms package (nor its Pillow)
+    presets = importlib.import_module("..transforms._presets", __package__)
+    return presets.ImageClassification(interpolation=presets.InterpolationMode(interpolation), **kwargs)
 
 
 def _categories():
-    try:
-        from ._meta import _IMAGENET_CATEGORIES
-    except ImportError:  # the shared category list is not in this tree
+    try:  # the ImageNet class names, shared with the other families' weights
+        return importlib.import_module("._meta", __package__)._IMAGENET_CATEGORIES
+    except ImportError:
         return None
-    return _IMAGENET_CATEGORIES
 
 
 def _imagenet(file, num_params, acc, ops, file_size, recipe, crop, resize=None, interpolation="bilinear",
