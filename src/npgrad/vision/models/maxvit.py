@@ -47,13 +47,11 @@ class MBConv(nn.Module):
     def __init__(self, in_channels, out_channels, expansion_ratio, squeeze_ratio, stride, activation_layer,
                  norm_layer, p_stochastic_dropout=0.0):
         super().__init__()
-        if stride != 1 or in_channels != out_channels:
-            proj = [nn.Conv2d(in_channels, out_channels, kernel_size=1, stride=1, bias=True)]
-            if stride == 2:
-                proj.insert(0, nn.AvgPool2d(kernel_size=3, stride=stride, padding=1))
-            self.proj = nn.Sequential(*proj)
-        else:
+        if stride == 1 and in_channels == out_channels:
             self.proj = nn.Identity()
+        else:
+            pool = [nn.AvgPool2d(kernel_size=3, stride=stride, padding=1)] if stride == 2 else []
+            self.proj = nn.Sequential(*pool, nn.Conv2d(in_channels, out_channels, kernel_size=1, stride=1))
         mid = int(out_channels * expansion_ratio)
         squeeze = int(out_channels * squeeze_ratio)
         self.stochastic_depth = (StochasticDepth(p_stochastic_dropout, mode="row") if p_stochastic_dropout
@@ -82,17 +80,15 @@ class RelativePositionalMultiHeadAttention(nn.Module):
         super().__init__()
         if feat_dim % head_dim != 0:
             raise ValueError(f"feat_dim: {feat_dim} must be divisible by head_dim: {head_dim}")
-        self.n_heads = feat_dim // head_dim
-        self.head_dim = head_dim
-        self.size = int(math.sqrt(max_seq_len))
-        self.max_seq_len = max_seq_len
-        self.to_qkv = nn.Linear(feat_dim, self.n_heads * self.head_dim * 3)
+        side = int(math.sqrt(max_seq_len))
+        self.n_heads, self.head_dim, self.size, self.max_seq_len = feat_dim // head_dim, head_dim, side, max_seq_len
+        self.to_qkv = nn.Linear(feat_dim, 3 * feat_dim)
         # torchvision's scale: the model width's, not the head width's
         self.scale_factor = feat_dim ** -0.5
-        self.merge = nn.Linear(self.head_dim * self.n_heads, feat_dim)
-        self.relative_position_bias_table = nn.Parameter(empty((2 * self.size - 1) ** 2, self.n_heads))
-        self.register_buffer("relative_position_index", _get_relative_position_index(self.size, self.size))
-        nn.init.trunc_normal_(self.relative_position_bias_table, std=0.02)
+        self.merge = nn.Linear(feat_dim, feat_dim)
+        table = empty((2 * side - 1) ** 2, feat_dim // head_dim)
+        self.relative_position_bias_table = nn.Parameter(nn.init.trunc_normal_(table, std=0.02))
+        self.register_buffer("relative_position_index", _get_relative_position_index(side, side))
 
     def get_relative_positional_bias(self):
         bias = self.relative_position_bias_table[self.relative_position_index.view(-1)]
@@ -145,42 +141,34 @@ class PartitionAttentionLayer(nn.Module):
     def __init__(self, in_channels, head_dim, partition_size, partition_type, grid_size, mlp_ratio,
                  activation_layer, norm_layer, attention_dropout, mlp_dropout, p_stochastic_dropout):
         super().__init__()
-        self.n_heads = in_channels // head_dim
-        self.head_dim = head_dim
-        self.n_partitions = grid_size[0] // partition_size
-        self.partition_type = partition_type
-        self.grid_size = grid_size
         if partition_type not in ("grid", "window"):
             raise ValueError("partition_type must be either 'grid' or 'window'")
-        if partition_type == "window":
-            self.p, self.g = partition_size, self.n_partitions
-        else:
-            self.p, self.g = self.n_partitions, partition_size
-        self.partition_op = WindowPartition()
-        self.departition_op = WindowDepartition()
-        self.partition_swap = SwapAxes(-2, -3) if partition_type == "grid" else nn.Identity()
-        self.departition_swap = SwapAxes(-2, -3) if partition_type == "grid" else nn.Identity()
-        self.attn_layer = nn.Sequential(
-            norm_layer(in_channels),
-            RelativePositionalMultiHeadAttention(in_channels, head_dim, partition_size ** 2),
-            nn.Dropout(attention_dropout))
-        self.mlp_layer = nn.Sequential(
-            nn.LayerNorm(in_channels),
-            nn.Linear(in_channels, in_channels * mlp_ratio),
-            activation_layer(),
-            nn.Linear(in_channels * mlp_ratio, in_channels),
-            nn.Dropout(mlp_dropout))
+        count = grid_size[0] // partition_size
+        self.n_heads, self.head_dim, self.n_partitions = in_channels // head_dim, head_dim, count
+        self.partition_type, self.grid_size = partition_type, grid_size
+        # p: the side of the blocks the map is cut into; a grid's blocks are the windows' count, transposed
+        grid = partition_type == "grid"
+        self.p, self.g = (count, partition_size) if grid else (partition_size, count)
+        self.partition_op, self.departition_op = WindowPartition(), WindowDepartition()
+        self.partition_swap = SwapAxes(-2, -3) if grid else nn.Identity()
+        self.departition_swap = SwapAxes(-2, -3) if grid else nn.Identity()
+        attention = RelativePositionalMultiHeadAttention(in_channels, head_dim, partition_size ** 2)
+        self.attn_layer = nn.Sequential(norm_layer(in_channels), attention, nn.Dropout(attention_dropout))
+        hidden = in_channels * mlp_ratio
+        self.mlp_layer = nn.Sequential(nn.LayerNorm(in_channels), nn.Linear(in_channels, hidden), activation_layer(),
+                                       nn.Linear(hidden, in_channels), nn.Dropout(mlp_dropout))
         self.stochastic_dropout = StochasticDepth(p_stochastic_dropout, mode="row")
 
     def forward(self, x):
-        gh, gw = self.grid_size[0] // self.p, self.grid_size[1] // self.p
-        if self.grid_size[0] % self.p != 0 or self.grid_size[1] % self.p != 0:
+        p = self.p
+        (gh, rh), (gw, rw) = divmod(self.grid_size[0], p), divmod(self.grid_size[1], p)
+        if rh or rw:
             raise AssertionError(f"Grid size must be divisible by partition size. Got grid size of {self.grid_size} "
-                                 f"and partition size of {self.p}")
-        x = self.partition_swap(self.partition_op(x, self.p))
-        x = x + self.stochastic_dropout(self.attn_layer(x))
-        x = x + self.stochastic_dropout(self.mlp_layer(x))
-        return self.departition_op(self.departition_swap(x), self.p, gh, gw)
+                                 f"and partition size of {p}")
+        x = self.partition_swap(self.partition_op(x, p))
+        for sublayer in (self.attn_layer, self.mlp_layer):
+            x = x + self.stochastic_dropout(sublayer(x))
+        return self.departition_op(self.departition_swap(x), p, gh, gw)
 
 
 class MaxVitLayer(nn.Module):
@@ -216,7 +204,8 @@ class MaxVitBlock(nn.Module):
         if len(p_stochastic) != n_layers:
             raise AssertionError(f"p_stochastic must have length n_layers={n_layers}, got p_stochastic={p_stochastic}.")
         self.layers = nn.ModuleList()
-        self.grid_size = _get_conv_output_shape(input_grid_size, kernel_size=3, stride=2, padding=1)
+        # the first layer's stride-2 MBConv halves the map
+        self.grid_size = _get_conv_output_shape(input_grid_size, 3, 2, 1)
         for i, p in enumerate(p_stochastic):
             self.layers.append(MaxVitLayer(
                 in_channels=in_channels if i == 0 else out_channels, out_channels=out_channels,
