@@ -320,3 +320,58 @@ def test_weights_load_from_hub_cache(tmp_path, monkeypatch):
     for (k, a), b in zip(source.state_dict().items(), loaded.state_dict().values()):
         np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=k)
     assert math.isclose(weights.meta["_metrics"]["ImageNet-1K"]["acc@1"], 60.552)
+
+
+def test_vit_mlp_version1_keys():
+    """Checkpoints from before MLPBlock became an MLP name its linears linear_1/linear_2; they still load."""
+    vt = models.vision_transformer
+    model = vt.VisionTransformer(32, 8, 1, 2, 16, 32, num_classes=10)
+    state = model.state_dict()
+    old = OrderedDict((k.replace("mlp.0.", "mlp.linear_1.").replace("mlp.3.", "mlp.linear_2."), v)
+                      for k, v in state.items())
+    old._metadata = OrderedDict((k, dict(v, version=1) if k.endswith("mlp") else v)
+                                for k, v in state._metadata.items())
+    assert any("linear_1" in k for k in old)
+    fresh = vt.VisionTransformer(32, 8, 1, 2, 16, 32, num_classes=10)
+    fresh.load_state_dict(old)
+    np.testing.assert_array_equal(fresh.encoder.layers[0].mlp[3].weight.detach().numpy(),
+                                  model.encoder.layers[0].mlp[3].weight.detach().numpy())
+
+
+VARIANTS = {
+    "mobilenet_v3_large": dict(reduced_tail=True, dilated=True, width_mult=0.75),
+    "mobilenet_v3_small": dict(reduced_tail=True, num_classes=7),
+    "mobilenet_v2": dict(width_mult=1.4, round_nearest=4),
+    "efficientnet_b3": dict(num_classes=5, dropout=0.1),
+    "vit_b_32": dict(image_size=96),
+    "convnext_tiny": dict(stochastic_depth_prob=0.2, layer_scale=0.5),
+    "maxvit_t": dict(input_size=(448, 448)),
+}
+
+
+@pytest.mark.skipif(not HAS_TV, reason="compares the module trees with torchvision's")
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_builder_keyword_variants(name):
+    with _no_init(npgrad):
+        model = models.get_model(name, **VARIANTS[name])
+    with _no_init(torch):
+        ref = tv.models.get_model(name, **VARIANTS[name])
+    assert [(k, tuple(v.shape)) for k, v in model.state_dict().items()] == \
+           [(k, tuple(v.shape)) for k, v in ref.state_dict().items()]
+    assert _repr(model) == repr(ref)
+
+
+@pytest.mark.skipif(not HAS_TV, reason="compares with torchvision's ViT")
+def test_vit_conv_stem_outputs():
+    vt = models.vision_transformer
+    stem = lambda m: [m.vision_transformer.ConvStemConfig(8, 3, 2), m.vision_transformer.ConvStemConfig(16, 3, 2)]
+    model = vt.VisionTransformer(32, 4, 1, 2, 16, 32, num_classes=10, conv_stem_configs=stem(models))
+    ref = tv.models.vision_transformer.VisionTransformer(32, 4, 1, 2, 16, 32, num_classes=10,
+                                                         conv_stem_configs=stem(tv.models))
+    state = _spread(ref.state_dict())
+    ref.load_state_dict(state)
+    model.load_state_dict(_to_npgrad(state))
+    model.eval()
+    ref.eval()
+    x = np.random.default_rng(6).standard_normal((2, 3, 32, 32)).astype(np.float32)
+    _close(model(npgrad.tensor(x)).detach().numpy(), ref(torch.from_numpy(x)).detach().numpy())
