@@ -7,7 +7,6 @@ says nothing about structure); one small model per family then checks the init s
 outputs and gradients from the same (torchvision's) weights, and a training step.
 """
 import contextlib
-import math
 import warnings
 from collections import OrderedDict
 from unittest import mock
@@ -319,7 +318,6 @@ def test_weights_load_from_hub_cache(tmp_path, monkeypatch):
     loaded = models.shufflenet_v2_x0_5(weights=weights)
     for (k, a), b in zip(source.state_dict().items(), loaded.state_dict().values()):
         np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=k)
-    assert math.isclose(weights.meta["_metrics"]["ImageNet-1K"]["acc@1"], 60.552)
 
 
 def test_vit_mlp_version1_keys():
