@@ -29,13 +29,11 @@ class CNBlock(nn.Module):
     def __init__(self, dim, layer_scale, stochastic_depth_prob, norm_layer=None):
         super().__init__()
         norm_layer = partial(nn.LayerNorm, eps=1e-6) if norm_layer is None else norm_layer
+        hidden = 4 * dim
         self.block = nn.Sequential(
-            nn.Conv2d(dim, dim, kernel_size=7, padding=3, groups=dim, bias=True),
-            Permute([0, 2, 3, 1]),
-            norm_layer(dim),
-            nn.Linear(in_features=dim, out_features=4 * dim, bias=True),
-            nn.GELU(),
-            nn.Linear(in_features=4 * dim, out_features=dim, bias=True),
+            nn.Conv2d(dim, dim, 7, padding=3, groups=dim),  # depthwise
+            Permute([0, 2, 3, 1]), norm_layer(dim),
+            nn.Linear(dim, hidden), nn.GELU(), nn.Linear(hidden, dim),
             Permute([0, 3, 1, 2]))
         self.layer_scale = nn.Parameter(ones(dim, 1, 1) * layer_scale)
         self.stochastic_depth = StochasticDepth(stochastic_depth_prob, "row")
@@ -48,9 +46,7 @@ class CNBlockConfig:
     """A stage: its width, the width the downsampling after it goes to (None for the last), and its depth."""
 
     def __init__(self, input_channels, out_channels, num_layers):
-        self.input_channels = input_channels
-        self.out_channels = out_channels
-        self.num_layers = num_layers
+        self.input_channels, self.out_channels, self.num_layers = input_channels, out_channels, num_layers
 
     def __repr__(self):
         return (f"{type(self).__name__}(input_channels={self.input_channels}, out_channels={self.out_channels}, "
@@ -73,13 +69,11 @@ class ConvNeXt(nn.Module):
         total = sum(s.num_layers for s in block_setting)
         index = 0
         for cnf in block_setting:
-            blocks = []
-            for _ in range(cnf.num_layers):
-                # the drop rate rises linearly from 0 at the first block to stochastic_depth_prob at the last
-                blocks.append(block(cnf.input_channels, layer_scale, stochastic_depth_prob * index / (total - 1.0)))
-                index += 1
-            layers.append(nn.Sequential(*blocks))
-            if cnf.out_channels is not None:
+            # the drop rate rises linearly from 0 at the first block to stochastic_depth_prob at the last
+            rates = [stochastic_depth_prob * i / (total - 1.0) for i in range(index, index + cnf.num_layers)]
+            index += cnf.num_layers
+            layers.append(nn.Sequential(*(block(cnf.input_channels, layer_scale, p) for p in rates)))
+            if cnf.out_channels is not None:  # downsampling between stages
                 layers.append(nn.Sequential(norm_layer(cnf.input_channels),
                                             nn.Conv2d(cnf.input_channels, cnf.out_channels, kernel_size=2, stride=2)))
         self.features = nn.Sequential(*layers)

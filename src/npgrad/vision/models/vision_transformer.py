@@ -45,8 +45,7 @@ class MLPBlock(MLP):
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs):
-        version = local_metadata.get("version", None)
-        if version is None or version < 2:
+        if (local_metadata.get("version") or 1) < 2:
             for old, new in (("linear_1", "0"), ("linear_2", "3")):
                 for kind in ("weight", "bias"):
                     key = f"{prefix}{old}.{kind}"
@@ -68,12 +67,10 @@ class EncoderBlock(nn.Module):
                  norm_layer=partial(nn.LayerNorm, eps=1e-6)):
         super().__init__()
         self.num_heads = num_heads
-        self.ln_1 = norm_layer(hidden_dim)
-        self.self_attention = nn.MultiheadAttention(hidden_dim, num_heads, dropout=attention_dropout,
-                                                    batch_first=True)
-        self.dropout = nn.Dropout(dropout)
-        self.ln_2 = norm_layer(hidden_dim)
-        self.mlp = MLPBlock(hidden_dim, mlp_dim, dropout)
+        self.ln_1, self.self_attention = norm_layer(hidden_dim), nn.MultiheadAttention(
+            hidden_dim, num_heads, dropout=attention_dropout, batch_first=True)
+        self.dropout = nn.Dropout(p=dropout)
+        self.ln_2, self.mlp = norm_layer(hidden_dim), MLPBlock(hidden_dim, mlp_dim, dropout)
 
     def forward(self, input):
         _check_tokens(input)
@@ -89,12 +86,12 @@ class Encoder(nn.Module):
         super().__init__()
         # learned 1-D position embeddings, one per token (the class token's included)
         self.pos_embedding = nn.Parameter(empty(1, seq_length, hidden_dim).normal_(std=0.02))
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = nn.Dropout(p=dropout)
         self.layers = nn.Sequential(OrderedDict(
             (f"encoder_layer_{i}", EncoderBlock(num_heads, hidden_dim, mlp_dim, dropout, attention_dropout,
                                                 norm_layer))
             for i in range(num_layers)))
-        self.ln = norm_layer(hidden_dim)
+        self.ln = norm_layer(hidden_dim)  # the final norm, after the last block
 
     def forward(self, input):
         _check_tokens(input)
@@ -108,15 +105,9 @@ class VisionTransformer(nn.Module):
         super().__init__()
         if image_size % patch_size != 0:
             raise AssertionError("Input shape indivisible by patch size!")
-        self.image_size = image_size
-        self.patch_size = patch_size
-        self.hidden_dim = hidden_dim
-        self.mlp_dim = mlp_dim
-        self.attention_dropout = attention_dropout
-        self.dropout = dropout
-        self.num_classes = num_classes
-        self.representation_size = representation_size
-        self.norm_layer = norm_layer
+        self.image_size, self.patch_size, self.hidden_dim, self.mlp_dim = image_size, patch_size, hidden_dim, mlp_dim
+        self.dropout, self.attention_dropout = dropout, attention_dropout
+        self.num_classes, self.representation_size, self.norm_layer = num_classes, representation_size, norm_layer
         if conv_stem_configs is None:
             self.conv_proj = nn.Conv2d(3, hidden_dim, kernel_size=patch_size, stride=patch_size)
         else:
@@ -144,21 +135,26 @@ class VisionTransformer(nn.Module):
             heads["head"] = nn.Linear(representation_size, num_classes)
         self.heads = nn.Sequential(heads)
 
-        if isinstance(self.conv_proj, nn.Conv2d):
-            fan_in = self.conv_proj.in_channels * self.conv_proj.kernel_size[0] * self.conv_proj.kernel_size[1]
-            nn.init.trunc_normal_(self.conv_proj.weight, std=math.sqrt(1 / fan_in))
-            nn.init.zeros_(self.conv_proj.bias)
-        elif isinstance(getattr(self.conv_proj, "conv_last", None), nn.Conv2d):
-            last = self.conv_proj.conv_last
-            nn.init.normal_(last.weight, mean=0.0, std=math.sqrt(2.0 / last.out_channels))
-            nn.init.zeros_(last.bias)
-        if isinstance(getattr(self.heads, "pre_logits", None), nn.Linear):
-            nn.init.trunc_normal_(self.heads.pre_logits.weight, std=math.sqrt(1 / self.heads.pre_logits.in_features))
-            nn.init.zeros_(self.heads.pre_logits.bias)
-        if isinstance(self.heads.head, nn.Linear):
+        self._init_parameters()
+
+    def _init_parameters(self):
+        proj = self.conv_proj
+        if isinstance(proj, nn.Conv2d):
+            # LeCun-normal (truncated) over the patch's fan-in
+            nn.init.trunc_normal_(proj.weight, std=(proj.in_channels * math.prod(proj.kernel_size)) ** -0.5)
+            nn.init.zeros_(proj.bias)
+        elif isinstance(getattr(proj, "conv_last", None), nn.Conv2d):
+            nn.init.normal_(proj.conv_last.weight, mean=0.0, std=(2.0 / proj.conv_last.out_channels) ** 0.5)
+            nn.init.zeros_(proj.conv_last.bias)
+        pre = getattr(self.heads, "pre_logits", None)
+        if isinstance(pre, nn.Linear):
+            nn.init.trunc_normal_(pre.weight, std=pre.in_features ** -0.5)
+            nn.init.zeros_(pre.bias)
+        head = self.heads.head
+        if isinstance(head, nn.Linear):
             # a zero head: fine-tuning starts from uniform predictions
-            nn.init.zeros_(self.heads.head.weight)
-            nn.init.zeros_(self.heads.head.bias)
+            for t in (head.weight, head.bias):
+                nn.init.zeros_(t)
 
     def _process_input(self, x):
         n, c, h, w = x.shape
@@ -183,8 +179,7 @@ def _vision_transformer(patch_size, num_layers, num_heads, hidden_dim, mlp_dim, 
         if side != other:
             raise AssertionError("a ViT checkpoint's images are square")
         override_param(kwargs, "image_size", side)
-    image_size = kwargs.pop("image_size", 224)
-    model = VisionTransformer(image_size=image_size, patch_size=patch_size, num_layers=num_layers,
+    model = VisionTransformer(image_size=kwargs.pop("image_size", 224), patch_size=patch_size, num_layers=num_layers,
                               num_heads=num_heads, hidden_dim=hidden_dim, mlp_dim=mlp_dim, **kwargs)
     return _load(model, weights, progress)
 
