@@ -310,11 +310,12 @@ def test_vit_interpolate_embeddings():
 def test_weights_load_from_hub_cache(tmp_path, monkeypatch):
     """``weights=`` reads the checkpoint from the hub cache by its file name, without a network."""
     from npgrad import hub
-    monkeypatch.setattr(hub, "_hub_dir", str(tmp_path))
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path))
+    assert hub.get_dir() == str(tmp_path / "hub")
     weights = models.ShuffleNet_V2_X0_5_Weights.IMAGENET1K_V1
     source = models.shufflenet_v2_x0_5()
-    (tmp_path / "checkpoints").mkdir()
-    npgrad.save(source.state_dict(), tmp_path / "checkpoints" / weights.url.rsplit("/", 1)[1])
+    (tmp_path / "hub" / "checkpoints").mkdir(parents=True)
+    npgrad.save(source.state_dict(), tmp_path / "hub" / "checkpoints" / weights.url.rsplit("/", 1)[1])
     loaded = models.shufflenet_v2_x0_5(weights=weights)
     for (k, a), b in zip(source.state_dict().items(), loaded.state_dict().values()):
         np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=k)
