@@ -109,6 +109,20 @@ def test_registry_and_weights():
                 assert mine_kw == {"interpolation": "bilinear", **ref_kw}
 
 
+def test_module_names():
+    """Each family's module offers torchvision's public names (classes, builders, enums)."""
+    from npgrad.vision.models import mobilenet
+    assert mobilenet.mobilenet_v3_large is models.mobilenet_v3_large and "MobileNet_V2_Weights" in mobilenet.__all__
+    if HAS_TV:
+        for family in ("mobilenetv2", "mobilenetv3", "efficientnet", "shufflenetv2", "mnasnet", "regnet", "convnext",
+                       "vision_transformer", "swin_transformer", "maxvit", "mobilenet"):
+            theirs = getattr(tv.models, family)
+            assert sorted(getattr(models, family).__all__) == sorted(theirs.__all__)
+            defined = [n for n, v in vars(theirs).items()
+                       if not n.startswith("_") and getattr(v, "__module__", None) == theirs.__name__]
+            assert [n for n in defined if not hasattr(getattr(models, family), n)] == []
+
+
 def test_builder_arguments():
     with pytest.raises(ValueError, match="expected value 1000 but got 10"):
         models.mobilenet_v2(weights="IMAGENET1K_V1", num_classes=10)

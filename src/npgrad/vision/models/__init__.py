@@ -11,3 +11,4 @@ from .convnext import *  # noqa: F401,F403
 from .vision_transformer import *  # noqa: F401,F403
 from .swin_transformer import *  # noqa: F401,F403
 from .maxvit import *  # noqa: F401,F403
+from . import mobilenet  # noqa: F401
