@@ -388,3 +388,18 @@ def test_vit_conv_stem_outputs():
     ref.eval()
     x = np.random.default_rng(6).standard_normal((2, 3, 32, 32)).astype(np.float32)
     _close(model(npgrad.tensor(x)).detach().numpy(), ref(torch.from_numpy(x)).detach().numpy())
+
+
+@pytest.mark.skipif(not HAS_TV, reason="compares with torchvision's function")
+@pytest.mark.parametrize("shift", [[0, 2], [3, 1]])
+def test_shifted_window_attention_function(shift):
+    """The functional form with shifts along one axis or both, on a map that needs padding."""
+    rng = np.random.default_rng(7)
+    x, qkv_w, proj_w = (rng.standard_normal(s).astype(np.float32) for s in [(2, 9, 11, 8), (24, 8), (8, 8)])
+    bias = rng.standard_normal((1, 2, 16, 16)).astype(np.float32)
+    args = dict(window_size=[4, 4], num_heads=2, shift_size=shift, training=False)
+    mine = models.swin_transformer.shifted_window_attention(
+        *(npgrad.tensor(a) for a in (x, qkv_w, proj_w, bias)), **args)
+    ref = tv.models.swin_transformer.shifted_window_attention(
+        *(torch.from_numpy(a) for a in (x, qkv_w, proj_w, bias)), **args)
+    _close(mine.numpy(), ref.numpy())

@@ -72,8 +72,9 @@ def _shift_mask(pad_h, pad_w, window_size, shift_size, dtype):
     unrolled map (so were not adjacent), 0 elsewhere."""
     def regions(n, win, shift):
         r = np.zeros(n, dtype=np.int64)
-        r[n - win:n - shift] = 1
-        r[n - shift:] = 2
+        if shift:  # an axis that is not shifted keeps its pixels' neighbours
+            r[n - win:n - shift] = 1
+            r[n - shift:] = 2
         return r
     ids = regions(pad_h, window_size[0], shift_size[0])[:, None] * 3 + regions(pad_w, window_size[1], shift_size[1])
     ids = ids.reshape(pad_h // window_size[0], window_size[0], pad_w // window_size[1], window_size[1])
