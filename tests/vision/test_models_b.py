@@ -403,3 +403,30 @@ def test_shifted_window_attention_function(shift):
     ref = tv.models.swin_transformer.shifted_window_attention(
         *(torch.from_numpy(a) for a in (x, qkv_w, proj_w, bias)), **args)
     _close(mine.numpy(), ref.numpy())
+
+
+def _signature(fn):
+    import inspect
+    params = inspect.signature(fn).parameters.values()
+    return [(p.name, p.kind, None if p.default is p.empty else
+             getattr(p.default, "__name__", repr(p.default) if not callable(p.default) else type(p.default).__name__))
+            for p in params]
+
+
+@pytest.mark.skipif(not HAS_TV, reason="compares with torchvision's signatures")
+@pytest.mark.parametrize("family", ["mobilenetv2", "mobilenetv3", "efficientnet", "shufflenetv2", "mnasnet", "regnet",
+                                    "convnext", "vision_transformer", "swin_transformer", "maxvit"])
+def test_signatures(family):
+    """The public classes (constructor and forward) and functions take torchvision's arguments and defaults."""
+    theirs, mine = getattr(tv.models, family), getattr(models, family)
+    for name, ref in vars(theirs).items():
+        if name.startswith("_") or getattr(ref, "__module__", None) != theirs.__name__ or not callable(ref):
+            continue
+        ours = getattr(mine, name)
+        if isinstance(ref, type):
+            if "__init__" in vars(ref):
+                assert _signature(ours.__init__) == _signature(ref.__init__), name
+            if "forward" in vars(ref):
+                assert _signature(ours.forward) == _signature(ref.forward), name
+        else:
+            assert _signature(ours) == _signature(ref), name

@@ -119,6 +119,9 @@ class SwapAxes(nn.Module):
 class WindowPartition(nn.Module):
     """(B, C, H, W) -> (B, H/p * W/p, p*p, C): the p x p windows, each a sequence of tokens."""
 
+    def __init__(self):
+        super().__init__()
+
     def forward(self, x, p):
         b, c, h, w = x.shape
         x = x.reshape(b, c, h // p, p, w // p, p).permute(0, 2, 4, 3, 5, 1)
@@ -127,6 +130,9 @@ class WindowPartition(nn.Module):
 
 class WindowDepartition(nn.Module):
     """The inverse of WindowPartition, given the number of windows along each side."""
+
+    def __init__(self):
+        super().__init__()
 
     def forward(self, x, p, h_partitions, w_partitions):
         b, g, pp, c = x.shape
