@@ -126,8 +126,10 @@ def test_module_names():
 def test_builder_arguments():
     with pytest.raises(ValueError, match="expected value 1000 but got 10"):
         models.mobilenet_v2(weights="IMAGENET1K_V1", num_classes=10)
-    with pytest.warns(UserWarning, match="'pretrained' is deprecated"):
+    with pytest.warns(UserWarning) as record:
         models.shufflenet_v2_x0_5(pretrained=False)
+    messages = [str(w.message) for w in record]
+    assert "'pretrained' is deprecated" in messages[0] and "equivalent to passing `weights=None`" in messages[1]
     with pytest.raises(ValueError, match="Unsupported model type"):
         models.mobilenetv3._mobilenet_v3_conf("mobilenet_v3_medium")
     with pytest.raises(AssertionError, match="Wrong image height"):
