@@ -124,6 +124,29 @@ def _params_in_order(opt):
     return [p for g in opt.param_groups for p in g["params"]]
 
 
+def _init_state(opt):
+    """Give a fresh optimizer its state (zero moments, step 0 after one step at lr 0), so its state dict
+    has every entry a checkpoint can be loaded into, as PyTorch's helpers do."""
+    if opt.state:
+        return
+    from ...factories import zeros_like
+    lrs = [g["lr"] for g in opt.param_groups]
+    touched = []
+    for g in opt.param_groups:
+        g["lr"] = 0.0
+        for p in g["params"]:
+            if p.requires_grad and p.grad is None:
+                p.grad = zeros_like(p)
+                touched.append(p)
+    try:
+        opt.step()
+    finally:
+        for g, lr in zip(opt.param_groups, lrs):
+            g["lr"] = lr
+        for p in touched:
+            p.grad = None
+
+
 def _flatten_optim(osd):
     flat = {}
     for name, state in osd["state"].items():
@@ -145,6 +168,7 @@ def get_optimizer_state_dict(model, optimizers, *, submodules=None, options=None
     names = _names(m)
     out = {"state": {}, "param_groups": []}
     for opt in _optimizers(optimizers):
+        _init_state(opt)
         osd = opt.state_dict()
         order = _params_in_order(opt)
         try:

@@ -14,6 +14,8 @@ import json
 import os
 import secrets
 
+import numpy as np
+
 from ...serialization import save as _torch_save
 from ...serialization._atomic import atomic_write
 from ...tensor import Tensor
@@ -103,7 +105,7 @@ def _write_rank_file(writer, directory, rank, save_id, leaves, keys):
                 handle = open(os.path.join(directory, name), "wb")
             if is_shard(value) or isinstance(value, Tensor):
                 t = value.tensor if is_shard(value) else value
-                data = memoryview(_layout.array_of(t)).cast("B")
+                data = memoryview(_layout.array_of(t).reshape(-1).view(np.uint8))
                 offsets = tuple(int(o) for o in value.offsets) if is_shard(value) else (0,) * t.dim()
                 entries[key] = ("tensor", offsets, tuple(t.shape), name, pos, data.nbytes)
             else:
