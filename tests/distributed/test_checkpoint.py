@@ -187,8 +187,8 @@ def _truncate(ck):
 CORRUPTIONS = {
     "not json": (lambda ck: open(os.path.join(ck, ".metadata"), "wb").write(b"\x80\x04garbage"), "is not the JSON"),
     "truncated data file": (_truncate, "is truncated"),
-    "huge chunk": (lambda ck: _rewrite(ck, (lambda d: (_tensor_item(d).update(size=[2**40, 2**40]),
-                                                        _tensor_item(d)["chunks"][0].update(sizes=[2**40, 2**40]),
+    "huge chunk": (lambda ck: _rewrite(ck, (lambda d: (_tensor_item(d).update(size=[2**20, 2**20]),
+                                                        _tensor_item(d)["chunks"][0].update(sizes=[2**20, 2**20]),
                                                         d)[-1])(_doc(ck))), "holds 48 bytes"),
     "path outside": (lambda ck: _rewrite(ck, (lambda d: (_tensor_item(d)["chunks"][0].update(file="../../etc/passwd"),
                                                           d)[-1])(_doc(ck))), "not one of the checkpoint's"),
@@ -196,6 +196,10 @@ CORRUPTIONS = {
                                                            d)[-1])(_doc(ck))), "lies outside the tensor"),
     "bad dtype": (lambda ck: _rewrite(ck, (lambda d: (_tensor_item(d).update(dtype="object"), d)[-1])(_doc(ck))),
                   "is not one npgrad has"),
+    "overlapping chunks": (lambda ck: _rewrite(ck, (lambda d: (_tensor_item(d)["chunks"].append(
+        dict(_tensor_item(d)["chunks"][0])), d)[-1])(_doc(ck))), "overlap"),
+    "impossible size": (lambda ck: _rewrite(ck, (lambda d: (_tensor_item(d).update(size=[0, 2**62, 2**62]), d)[-1])(
+        _doc(ck))), "too large for any array"),
     "bytes beyond the file": (lambda ck: _rewrite(ck, (lambda d: (_tensor_item(d)["chunks"][0].update(offset=10**9),
                                                                    d)[-1])(_doc(ck))), "are not inside"),
 }
@@ -221,6 +225,24 @@ def test_metadata_over_the_size_limit_is_not_read(tmp_path, monkeypatch):
     monkeypatch.setattr(_layout, "MAX_METADATA_BYTES", 100)
     with pytest.raises(CheckpointError, match="over the 100-byte limit"):
         dcp.FileSystemReader(str(tmp_path)).read_metadata()
+
+
+def test_too_many_chunks_are_refused_and_overlap_checks_are_quick(tmp_path, monkeypatch):
+    import time
+    from npgrad.distributed.checkpoint import _layout
+    n = 3000  # non-overlapping boxes laid out so that every one reaches the next along both dimensions
+    t0 = time.perf_counter()
+    assert _layout.first_overlap([((i, i), (n - i, 1)) for i in range(n)]) is None
+    assert time.perf_counter() - t0 < 20
+    assert _layout.first_overlap([((0, 0), (2, 3)), ((2, 0), (3, 3)), ((1, 2), (2, 2))]) == ((0, 0), (1, 2))
+    ck = str(tmp_path)
+    dcp.save({"w": npgrad.ones(2, 3)}, checkpoint_id=ck)
+    doc = _doc(ck)
+    _tensor_item(doc)["chunks"] *= 3
+    _rewrite(ck, doc)
+    monkeypatch.setattr(_layout, "MAX_CHUNKS", 2)
+    with pytest.raises(CheckpointError, match="it has 3 chunks"):
+        dcp.FileSystemReader(ck).read_metadata()
 
 
 def test_a_failed_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):

@@ -14,7 +14,8 @@ import npgrad as torch
 import npgrad.distributed as dist
 import npgrad.distributed.checkpoint as dcp
 from npgrad.distributed.checkpoint import state_dict_saver
-from npgrad.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+from npgrad.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict, get_state_dict, set_state_dict
+from npgrad.nn.parallel import DistributedDataParallel as DDP
 
 SHAPES = {"rows": ((7, 5), np.float64, 0), "cols": ((4, 9), np.float32, 1), "ints": ((10,), np.int64, 0)}
 
@@ -69,6 +70,44 @@ class Sharded:  # a model whose state dict is shards, as an FSDP-wrapped one's i
         return self.sd
 
 
+def ddp_model(seed):
+    torch.manual_seed(seed)
+    model = DDP(torch.nn.Linear(4, 3).double())
+    return model, torch.optim.Adam(model.parameters(), lr=0.01)
+
+
+def ddp_reference(model, opt):
+    inner = model.module
+    return {"weight": inner.weight.detach().clone(), "bias": inner.bias.detach().clone(),
+            "exp_avg": opt.state[inner.weight]["exp_avg"].clone(), "step": float(opt.state[inner.weight]["step"])}
+
+
+def save_ddp(directory, rank):
+    """The resume recipe: get_state_dict of a DDP model and its optimizer, saved by every rank."""
+    model, opt = ddp_model(0)
+    for _ in range(2):
+        opt.zero_grad()
+        model(torch.ones(2, 4, dtype=torch.float64) * (rank + 1)).pow(2).sum().backward()
+        opt.step()
+    msd, osd = get_state_dict(model, opt)
+    assert list(msd) == ["weight", "bias"] and list(osd["state"]) == ["weight", "bias"], (list(msd), osd)
+    dcp.save({"model": msd, "optim": osd, "epoch": 2}, checkpoint_id=directory + "_ddp")
+    if rank == 0:
+        torch.save(ddp_reference(model, opt), directory + "_ddp_ref.pt")
+
+
+def load_ddp(directory):
+    model, opt = ddp_model(1)  # other weights, a fresh optimizer
+    msd, osd = get_state_dict(model, opt)
+    state = {"model": msd, "optim": osd, "epoch": 0}
+    dcp.load(state, checkpoint_id=directory + "_ddp")
+    set_state_dict(model, opt, model_state_dict=state["model"], optim_state_dict=state["optim"])
+    ref, got = torch.load(directory + "_ddp_ref.pt"), ddp_reference(model, opt)
+    assert state["epoch"] == 2 and got["step"] == ref["step"] == 2.0
+    for k in ("weight", "bias", "exp_avg"):
+        assert torch.equal(got[k], ref[k]), (k, got[k], ref[k])
+
+
 def main():
     mode, directory = sys.argv[1], sys.argv[2]
     version = int(sys.argv[3]) if len(sys.argv) > 3 else 0
@@ -84,10 +123,12 @@ def main():
         assert np.array_equal(whole["rows"].numpy(), full("rows", version)) and whole["bias"].shape == (2,)
         only0 = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
         assert (list(only0) == ["rows", "bias"]) if rank == 0 else only0 == {}, only0
+        save_ddp(directory, rank)
     elif mode == "load":
         sd = state(version, rank, world, empty=True)
         dcp.load(sd, checkpoint_id=directory)
         check(sd, version, rank, world)
+        load_ddp(directory)
     elif mode == "kill":
         dcp.save(state(1, rank, world), checkpoint_id=directory)
         write = state_dict_saver._write_rank_file

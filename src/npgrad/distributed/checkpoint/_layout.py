@@ -25,11 +25,13 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ...serialization._errors import CheckpointError
+from ...serialization._npy import shape_fits
 
 METADATA = ".metadata"
 FORMAT = "npgrad.distributed.checkpoint"
 VERSION = 1
 MAX_METADATA_BYTES = 1 << 30
+MAX_CHUNKS = 1 << 12  # saved pieces of one tensor (one per saving rank); more is refused, not checked slowly
 DATA_FILE = re.compile(r"__[0-9]{1,9}(_[0-9]{1,9})?_[0-9a-f]{8,64}\.distcp\Z")
 DTYPES = {d.name: d for d in _dt._ALL}
 
@@ -117,6 +119,8 @@ def parse_metadata(raw, where, directory):
         if dtype is None:
             _bad(at, f"its dtype {str(item.get('dtype'))[:40]!r} is not one npgrad has")
         size = _ints(item.get("size"), at, "size")
+        if not shape_fits(size, np.dtype(dtype.np).itemsize):
+            _bad(at, f"its size {list(size)} is too large for any array")
         chunks = item.get("chunks")
         if type(chunks) is not list:
             _bad(at, "its chunks must be a list")
@@ -132,10 +136,11 @@ def parse_metadata(raw, where, directory):
             if length != _nbytes(sizes, dtype):
                 _bad(at, f"a chunk of size {list(sizes)} ({dtype.name}) holds {length} bytes")
             out.append((offsets, sizes, name, offset, length))
-        for i in range(len(out)):
-            for j in range(i):
-                if _overlap(out[i][:2], out[j][:2]) is not None and math.prod(out[i][1]) and math.prod(out[j][1]):
-                    _bad(at, f"its chunks at {list(out[i][0])} and {list(out[j][0])} overlap")
+        if len(out) > MAX_CHUNKS:
+            _bad(at, f"it has {len(out)} chunks (at most {MAX_CHUNKS} per tensor)")
+        clash = first_overlap([c[:2] for c in out])
+        if clash is not None:
+            _bad(at, f"its chunks at {list(clash[0])} and {list(clash[1])} overlap")
         parsed[key] = {"kind": "tensor", "path": path, "dtype": dtype, "size": size, "chunks": out}
     save_id = doc.get("save_id")
     return {"save_id": save_id if type(save_id) is str else None, "items": parsed, "files": files}
@@ -152,6 +157,28 @@ def _overlap(a, b):
     if any(h <= l_ for l_, h in zip(lo, hi)):
         return None
     return tuple(lo), tuple(h - l_ for l_, h in zip(lo, hi))
+
+
+def first_overlap(boxes):
+    """Two non-empty boxes (offsets, sizes) that share an element, or None. A sweep along the dimension
+    where the boxes start at the most different places: each box is compared (in NumPy) only with the
+    boxes before it that still reach it there, which for shards along any one dimension is one or two."""
+    boxes = [b for b in boxes if math.prod(b[1])]
+    if len(boxes) < 2:
+        return None
+    kind = object if any(o + s >= 2**62 for b in boxes for o, s in zip(*b)) else np.int64
+    lo = np.array([b[0] for b in boxes], dtype=kind).reshape(len(boxes), -1)
+    hi = lo + np.array([b[1] for b in boxes], dtype=kind).reshape(len(boxes), -1)
+    dim = max(range(lo.shape[1]), key=lambda d: len(set(lo[:, d].tolist())))
+    active = np.zeros(0, dtype=np.int64)
+    for i in sorted(range(len(boxes)), key=lambda k: lo[k, dim]):
+        active = active[hi[active, dim] > lo[i, dim]]
+        if active.size:
+            meet = (np.maximum(lo[active], lo[i]) < np.minimum(hi[active], hi[i])).all(axis=1)
+            if meet.any():
+                return boxes[int(active[np.argmax(meet)])][0], boxes[i][0]
+        active = np.append(active, i)
+    return None
 
 
 def covered(item, offsets, sizes):

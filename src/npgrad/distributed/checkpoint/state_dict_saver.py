@@ -77,14 +77,15 @@ def _assign(plans):
                 boxes = chunks.setdefault(key, [])
                 if box in boxes:  # the same piece held by several ranks (replicas): written once
                     continue
-                for other in boxes:
-                    if _layout._overlap(other, box) is not None and all(box[1]) and all(other[1]):
-                        raise ValueError(f"torch.distributed.checkpoint: shards of {key!r} at offsets {list(other[0])} "
-                                         f"and {list(box[0])} overlap")
                 boxes.append(box)
                 writes[rank].append(key)
             elif seen is None:
                 writes[rank].append(key)
+    for key, boxes in chunks.items():
+        clash = _layout.first_overlap(boxes)
+        if clash is not None:
+            raise ValueError(f"torch.distributed.checkpoint: shards of {key!r} at offsets {list(clash[0])} and "
+                             f"{list(clash[1])} overlap")
     return writes
 
 
