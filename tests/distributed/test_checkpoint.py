@@ -93,6 +93,8 @@ def test_round_trip_in_place_and_keys_as_pytorch(tmp_path):
             tmd = tdcp.save(theirs, checkpoint_id=str(tmp_path / "torch"))
         assert list(tmd.state_dict_metadata) == keys
         assert {k: tuple(v) for k, v in tmd.planner_data.items()} == md.planner_data
+        with pytest.raises(dcp.CheckpointException, match="is a PyTorch distributed checkpoint"):
+            dcp.load({"step": 0}, checkpoint_id=str(tmp_path / "torch"))
     target = {"model": {"w": npgrad.zeros(2, 3, dtype=npgrad.float64), "b": npgrad.zeros(2, dtype=npgrad.int64),
                         "h": npgrad.zeros(2, dtype=npgrad.bfloat16), "s": npgrad.tensor(0.0), "e": npgrad.ones(0, 4)},
               "step": 0, "names": None, "lst": [0, npgrad.zeros(2)], "opt": {"state": {0: {"m": npgrad.zeros(1)}}}}
@@ -185,7 +187,9 @@ def _truncate(ck):
 
 
 CORRUPTIONS = {
-    "not json": (lambda ck: open(os.path.join(ck, ".metadata"), "wb").write(b"\x80\x04garbage"), "is not the JSON"),
+    "not json": (lambda ck: open(os.path.join(ck, ".metadata"), "wb").write(b"{garbage"), "is not the JSON"),
+    "pytorch's pickle": (lambda ck: open(os.path.join(ck, ".metadata"), "wb").write(b"\x80\x04garbage"),
+                         "is a PyTorch distributed checkpoint"),
     "truncated data file": (_truncate, "is truncated"),
     "huge chunk": (lambda ck: _rewrite(ck, (lambda d: (_tensor_item(d).update(size=[2**20, 2**20]),
                                                         _tensor_item(d)["chunks"][0].update(sizes=[2**20, 2**20]),

@@ -80,6 +80,10 @@ def parse_metadata(raw, where, directory):
     is ``{"kind": "tensor", "path", "dtype", "size", "chunks": [(offsets, sizes, file, offset, length)]}``
     or ``{"kind": "bytes", "path", "file", "offset", "length"}``. Data files must exist with at least the
     bytes the metadata says they hold (a truncated file is refused here, before anything is read)."""
+    if raw[:1] == b"\x80":  # a pickle: the .metadata PyTorch's own checkpoints have
+        _bad(where, "it is a PyTorch distributed checkpoint (a pickled .metadata), which npgrad does not read; "
+                    "convert it with PyTorch's torch.distributed.checkpoint.format_utils.dcp_to_torch_save and "
+                    "load that file with torch.load")
     try:
         doc = json.loads(raw)
     except (ValueError, UnicodeDecodeError, RecursionError) as e:
