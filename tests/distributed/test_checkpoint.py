@@ -319,6 +319,8 @@ def test_state_dict_helpers_key_by_fqn():
     assert opt2.param_groups[0]["lr"] == 0.1
     keys = set_model_state_dict(m2, {"0.weight": msd["0.weight"]}, options=StateDictOptions(strict=False))
     assert keys.missing_keys == ["0.bias", "2.weight", "2.bias"] and keys.unexpected_keys == []
+    with pytest.raises(ValueError, match="full_state_dict must be True when broadcast_from_rank0 is True."):
+        set_model_state_dict(m2, msd, options=StateDictOptions(broadcast_from_rank0=True))
     fresh = npgrad.nn.Sequential(npgrad.nn.Linear(2, 3), npgrad.nn.ReLU(), npgrad.nn.Linear(3, 1))
     with pytest.raises(RuntimeError, match="Missing optimizer state for parameter '2.bias' in checkpoint"):
         set_optimizer_state_dict(fresh, npgrad.optim.Adam(fresh.parameters()), osd)

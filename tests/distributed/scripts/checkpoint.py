@@ -14,7 +14,8 @@ import npgrad as torch
 import npgrad.distributed as dist
 import npgrad.distributed.checkpoint as dcp
 from npgrad.distributed.checkpoint import state_dict_saver
-from npgrad.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict, get_state_dict, set_state_dict
+from npgrad.distributed.checkpoint.state_dict import (StateDictOptions, get_model_state_dict, get_state_dict,
+                                                       set_model_state_dict, set_state_dict)
 from npgrad.nn.parallel import DistributedDataParallel as DDP
 
 SHAPES = {"rows": ((7, 5), np.float64, 0), "cols": ((4, 9), np.float32, 1), "ints": ((10,), np.int64, 0)}
@@ -96,6 +97,16 @@ def save_ddp(directory, rank):
         torch.save(ddp_reference(model, opt), directory + "_ddp_ref.pt")
 
 
+def broadcast_load(directory, rank):
+    """Rank 0 reads a full state dict with torch.load; broadcast_from_rank0 gives it to every rank."""
+    model, opt = ddp_model(2)
+    full = torch.load(directory + "_ddp_ref.pt") if rank == 0 else {}
+    sd = {"weight": full["weight"], "bias": full["bias"]} if rank == 0 else {}
+    set_model_state_dict(model, sd, options=StateDictOptions(full_state_dict=True, broadcast_from_rank0=True))
+    ref = torch.load(directory + "_ddp_ref.pt")
+    assert torch.equal(model.module.weight, ref["weight"]) and torch.equal(model.module.bias, ref["bias"])
+
+
 def load_ddp(directory):
     model, opt = ddp_model(1)  # other weights, a fresh optimizer
     msd, osd = get_state_dict(model, opt)
@@ -129,6 +140,7 @@ def main():
         dcp.load(sd, checkpoint_id=directory)
         check(sd, version, rank, world)
         load_ddp(directory)
+        broadcast_load(directory, rank)
     elif mode == "kill":
         dcp.save(state(1, rank, world), checkpoint_id=directory)
         write = state_dict_saver._write_rank_file

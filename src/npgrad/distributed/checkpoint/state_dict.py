@@ -8,6 +8,7 @@ Shards (values with ``.tensor``, ``.global_shape``, ``.offsets``) stay shards un
 ``full_state_dict=True``, which gathers them into whole tensors on every rank (on rank 0 alone with
 ``cpu_offload=True``, the other ranks getting an empty dict).
 """
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,10 +59,18 @@ def _gather_full(shard, to_all):
     return Tensor._wrap(full)
 
 
+def _same_kind(d, fn):
+    """A copy of dict ``d`` (an OrderedDict, a defaultdict ... stays one) with ``fn`` applied to its values."""
+    out = copy.copy(d)
+    for k in out:
+        out[k] = fn(out[k])
+    return out
+
+
 def _full_values(tree, opts):
     """``tree`` with every shard replaced by its whole tensor (collective: every rank must call it)."""
     if isinstance(tree, dict):
-        return type(tree)((k, _full_values(v, opts)) for k, v in tree.items())
+        return _same_kind(tree, lambda v: _full_values(v, opts))
     if isinstance(tree, list):
         return [_full_values(v, opts) for v in tree]
     if is_shard(tree):
@@ -82,6 +91,8 @@ def _options(options):
         return StateDictOptions()
     if not isinstance(options, StateDictOptions):
         raise TypeError(f"options must be a StateDictOptions, not {type(options).__name__}")
+    if options.broadcast_from_rank0 and not options.full_state_dict:
+        raise ValueError("full_state_dict must be True when broadcast_from_rank0 is True.")
     return options
 
 
@@ -202,14 +213,14 @@ def _broadcast(tree):
 
     def pack(t):
         if isinstance(t, dict):
-            return type(t)((k, pack(v)) for k, v in t.items())
+            return _same_kind(t, pack)
         if isinstance(t, list):
             return [pack(v) for v in t]
         return ("__tensor__", t._data) if isinstance(t, Tensor) else t
 
     def unpack(t):
         if isinstance(t, dict):
-            return type(t)((k, unpack(v)) for k, v in t.items())
+            return _same_kind(t, unpack)
         if isinstance(t, list):
             return [unpack(v) for v in t]
         if isinstance(t, tuple) and len(t) == 2 and t[0] == "__tensor__":
