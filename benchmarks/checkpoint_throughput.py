@@ -76,7 +76,8 @@ def main():
         os.unlink(path)
     if rank == 0:
         for name, sec in rows:
-            print(f"{world} rank(s) {name:<24} {total:7.1f} MB  {sec * 1e3:8.1f} ms  {total / sec:8.0f} MB/s", flush=True)
+            print(f"{world} rank(s) {name:<24} {total:7.1f} MB  {sec * 1e3:8.1f} ms  {total / sec:8.0f} MB/s",
+                  flush=True)
     if multi:
         dist.destroy_process_group()
 

@@ -68,7 +68,8 @@ def mpiexec_command(nproc, target, mpiexec=None, hostfile=None, extra=(), per_no
     waiting in a collective; ``per_node`` places that many on each machine of ``hostfile``."""
     launcher = mpiexec or os.environ.get("NPGRAD_MPIEXEC") or shutil.which("mpiexec") or shutil.which("mpirun")
     if launcher is None:
-        raise SystemExit("npgrad: no mpiexec found to start the processes; install an MPI (pip install npgrad[distributed] "
+        raise SystemExit("npgrad: no mpiexec found to start the processes; install an MPI "
+                         "(pip install npgrad[distributed] "
                          "installs mpi4py and mpich) or pass --mpiexec PATH")
     cmd = [launcher, "-n", str(nproc)]
     if hostfile:

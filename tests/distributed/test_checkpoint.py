@@ -85,7 +85,8 @@ def test_round_trip_in_place_and_keys_as_pytorch(tmp_path):
     if HAS_TORCH:
         theirs = {"model": {"w": torch.arange(6.0).reshape(2, 3), "b": torch.tensor([1, 2]), "h": torch.ones(2),
                             "s": torch.tensor(3.5), "e": torch.zeros(0, 4)},
-                  "step": 7, "names": ("a", "b"), "lst": [1, torch.ones(2)], "opt": {"state": {0: {"m": torch.ones(1)}}},
+                  "step": 7, "names": ("a", "b"), "lst": [1, torch.ones(2)],
+                  "opt": {"state": {0: {"m": torch.ones(1)}}},
                   "empty": {}}
         import torch.distributed.checkpoint as tdcp
         with warnings.catch_warnings():

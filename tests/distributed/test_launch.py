@@ -64,7 +64,8 @@ def test_a_failing_rank_ends_the_torchrun_job(tmp_path):
 def test_torch_distributed_launch_passes_local_rank(tmp_path):
     need_mpi()
     script = tmp_path / "argv.py"
-    script.write_text("import sys, os, torch\nopen(f'argv{os.environ[\"RANK\"]}.txt', 'w').write(' '.join(sys.argv[1:]) + "
+    script.write_text("import sys, os, torch\n"
+                      "open(f'argv{os.environ[\"RANK\"]}.txt', 'w').write(' '.join(sys.argv[1:]) + "
                       "' ' + torch.__name__)\n")
     proc = _npgrad("-m", "npgrad", "run", "-m", "torch.distributed.launch", "--nproc-per-node", "2", str(script), "x",
                    cwd=str(tmp_path))
@@ -111,13 +112,9 @@ def test_the_rendezvous_options_set_master_addr_and_port():
 
 
 def test_each_process_gets_torchruns_variables_from_its_mpi_rank(monkeypatch):
-    for k in list(os.environ):
-        if k.startswith(("PMI_", "OMPI_", "PMIX_", "MPI_LOCAL")) or k in ("RANK", "LOCAL_RANK", "GROUP_RANK"):
-            monkeypatch.delenv(k)
-    monkeypatch.setenv("NPGRAD_TORCHRUN", "1")
-    monkeypatch.setenv("NPGRAD_TORCHRUN_NPROC", "4")
-    monkeypatch.setenv("PMI_RANK", "5")
-    monkeypatch.setenv("PMI_SIZE", "8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI_", "OMPI_", "PMIX_", "MPI_LOCAL"))}
+    env.update(NPGRAD_TORCHRUN="1", NPGRAD_TORCHRUN_NPROC="4", PMI_RANK="5", PMI_SIZE="8")
+    monkeypatch.setattr(os, "environ", env)  # what export_torchrun_env sets stays in this copy
     _launch.export_torchrun_env()
     got = {k: os.environ[k] for k in ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK",
                                       "GROUP_WORLD_SIZE", "ROLE_RANK", "ROLE_WORLD_SIZE")}
@@ -133,3 +130,19 @@ def test_env_ranks_that_disagree_with_mpi_are_an_error(monkeypatch):
         _group._check_env("env://", 4, 1)
     _group._check_env("env://", 4, 3)
     _group._check_env("tcp://10.0.0.1:23456", 2, 0)  # a rendezvous address: MPI already did that part
+
+
+def test_record_writes_the_error_file_and_reraises(tmp_path, monkeypatch):
+    from npgrad.distributed.elastic.multiprocessing.errors import record
+    monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(tmp_path / "error.json"))
+
+    @record
+    def main(x):
+        if x:
+            raise ValueError("boom")
+        return 7
+    assert main(0) == 7 and not (tmp_path / "error.json").exists()
+    with pytest.raises(ValueError, match="boom"):
+        main(1)
+    entry = json.loads((tmp_path / "error.json").read_text())["message"]
+    assert entry["message"] == "ValueError: boom" and "raise ValueError" in entry["extraInfo"]["py_callstack"]

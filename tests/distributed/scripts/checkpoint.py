@@ -47,10 +47,12 @@ def shard(name, version, rank, world, empty=False):
 def state(version, rank, world, empty=False):
     def z(a):
         return torch.zeros_like(torch.from_numpy(a)) if empty else torch.from_numpy(a)
-    return {"model": {"rows": shard("rows", version, rank, world, empty), "cols": shard("cols", version, rank, world, empty),
+    return {"model": {"rows": shard("rows", version, rank, world, empty),
+                      "cols": shard("cols", version, rank, world, empty),
                       "rep": z(np.full((3,), float(version)))},
             "ints": shard("ints", version, rank, world, empty),
-            "step": None if empty else 100 + version, "extra": [None if empty else "v%d" % version, z(np.eye(2) * version)]}
+            "step": None if empty else 100 + version,
+            "extra": [None if empty else "v%d" % version, z(np.eye(2) * version)]}
 
 
 def check(sd, version, rank, world):

@@ -14,7 +14,8 @@ class FileSystemWriter:
     ``per_thread_copy_ahead`` and ``cache_staged_state_dict`` are tuning knobs of PyTorch's writer
     threads and staging; npgrad writes from the calling thread."""
 
-    def __init__(self, path, single_file_per_rank=True, sync_files=True, thread_count=1, per_thread_copy_ahead=10_000_000,
+    def __init__(self, path, single_file_per_rank=True, sync_files=True, thread_count=1,
+                 per_thread_copy_ahead=10_000_000,
                  cache_staged_state_dict=False, overwrite=True, _extensions=None, serialization_format=None):
         if _extensions:
             raise ValueError("FileSystemWriter: npgrad has no stream transform extensions")
