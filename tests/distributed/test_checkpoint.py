@@ -134,6 +134,33 @@ def test_modules_and_optimizers_save_through_their_state_dicts(tmp_path):
     assert float(opt3.state[m3.weight]["step"]) == float(opt.state[m.weight]["step"])
 
 
+def test_an_app_state_object_saves_and_loads_through_the_helpers(tmp_path):
+    from npgrad.distributed.checkpoint.stateful import Stateful
+
+    class AppState(Stateful):  # the pattern of PyTorch's DCP recipe
+        def __init__(self, model, optimizer):
+            self.model, self.optimizer = model, optimizer
+
+        def state_dict(self):
+            model_sd, optim_sd = get_state_dict(self.model, self.optimizer)
+            return {"model": model_sd, "optim": optim_sd}
+
+        def load_state_dict(self, state_dict):
+            set_state_dict(self.model, self.optimizer, model_state_dict=state_dict["model"],
+                           optim_state_dict=state_dict["optim"])
+    m, opt = _model_and_optimizer(npgrad)
+    dcp.save({"app": AppState(m, opt)}, checkpoint_id=str(tmp_path))
+    npgrad.manual_seed(1)
+    m2 = npgrad.nn.Sequential(npgrad.nn.Linear(2, 3), npgrad.nn.ReLU(), npgrad.nn.Linear(3, 1))
+    m2[2].bias.requires_grad_(False)
+    opt2 = npgrad.optim.Adam([{"params": [m2[0].weight]}, {"params": [m2[0].bias, m2[2].weight, m2[2].bias]}], lr=1.0)
+    dcp.load({"app": AppState(m2, opt2)}, checkpoint_id=str(tmp_path))
+    assert opt2.param_groups[1]["lr"] == 0.5
+    assert all(npgrad.equal(a, b) for a, b in zip(m.parameters(), m2.parameters()))
+    assert npgrad.equal(opt2.state[m2[0].weight]["exp_avg"], opt.state[m[0].weight]["exp_avg"])
+    assert isinstance(m, Stateful) and not isinstance({"a": 1}, Stateful)
+
+
 def _failure(excinfo):
     (err,) = excinfo.value.failures.values()
     return err

@@ -67,4 +67,5 @@ def unflatten(pairs):
 
 
 def is_stateful(value):
-    return callable(getattr(value, "state_dict", None)) and callable(getattr(value, "load_state_dict", None))
+    from .stateful import Stateful
+    return isinstance(value, Stateful)
