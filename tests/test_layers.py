@@ -68,8 +68,13 @@ LAYERS = [
     ("npgrad.vision", 8),
     # torch.hub: the checkpoint cache directory and downloads into it (serialization reads the files).
     ("npgrad.hub", 8),
+    # torch.distributed.checkpoint: sharded state dicts on disk (each object item is an npgrad.save archive) and
+    # its state_dict helpers over nn modules and optimizers; it sits above serialization, nn and optim.
+    ("npgrad.distributed.checkpoint", 8),
     # 9: the command line, and the package root, which re-exports everything (`import npgrad`).
     ("npgrad.cli", 9), ("npgrad.__main__", 9), ("npgrad", 9), ("npgrad._torch_alias", 9),
+    # torch.distributed.run/launch (torchrun): launchers that start `npgrad run` on every MPI process, like the CLI.
+    ("npgrad.distributed.run", 9), ("npgrad.distributed.launch", 9),
 ]
 LAYER_NAMES = ["dtypes", "autograd", "tensor/random", "ops", "factories", "nn.functional", "nn", "optim/utils",
                "datasets/serialization/viz", "cli"]

@@ -204,7 +204,7 @@ def test_npgrad_run_without_a_script_prints_its_usage(tmp_path, argv, says):
     out = subprocess.run([sys.executable, "-m", "npgrad", "run", *argv], cwd=tmp_path, capture_output=True,
                          text=True, timeout=120, env=ENV)
     assert out.returncode == 2
-    assert out.stderr.splitlines() == ["usage: npgrad run [-h] (script | -m module) [args ...]",
+    assert out.stderr.splitlines() == ["usage: npgrad run [-h] [torchrun options] (script | -m module) [args ...]",
                                        f"npgrad run: error: {says}"]
 
 

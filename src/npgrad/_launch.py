@@ -29,7 +29,11 @@ def launcher_world_size():
 
 def export_torchrun_env():
     """Set RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE (and MASTER_ADDR/PORT) as torchrun does, from
-    the MPI launcher's variables, for scripts that read them; values already set are kept."""
+    the MPI launcher's variables, for scripts that read them; values already set are kept, except in a
+    process that npgrad's torchrun started (``NPGRAD_TORCHRUN``), where all of torchrun's are set."""
+    if os.environ.get("NPGRAD_TORCHRUN"):
+        _export_as_torchrun()
+        return
     if launcher_world_size() <= 1 and "RANK" not in os.environ:
         return
     for key, names, default in (("RANK", _RANK_VARS, 0), ("WORLD_SIZE", _SIZE_VARS, 1),
@@ -42,17 +46,37 @@ def export_torchrun_env():
     os.environ.setdefault("MASTER_PORT", "29500")
 
 
-def mpiexec_command(nproc, target, mpiexec=None, hostfile=None, extra=()):
+def _export_as_torchrun():
+    """Every variable torchrun gives a worker, from this process's place in the MPI job."""
+    rank, world = _first(_RANK_VARS, 0), _first(_SIZE_VARS, 1)
+    per_node = int(os.environ.get("NPGRAD_TORCHRUN_NPROC") or 0) or world
+    local_size = _first(_LOCAL_SIZE_VARS, min(per_node, world))
+    local_rank = _first(_LOCAL_RANK_VARS, rank % local_size)
+    node, nodes = rank // local_size, -(-world // local_size)
+    os.environ.update(RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(local_rank),
+                      LOCAL_WORLD_SIZE=str(local_size), GROUP_RANK=str(node), GROUP_WORLD_SIZE=str(nodes),
+                      ROLE_RANK=str(rank), ROLE_WORLD_SIZE=str(world), TORCHELASTIC_RESTART_COUNT="0",
+                      TORCHELASTIC_MAX_RESTARTS="0")
+    os.environ.setdefault("ROLE_NAME", "default")
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", "29500")
+
+
+def mpiexec_command(nproc, target, mpiexec=None, hostfile=None, extra=(), per_node=None):
     """The command line that starts ``nproc`` copies of ``target`` (arguments after ``python``) under
     ``python -m mpi4py``, which makes one failing rank abort the whole job instead of leaving the others
-    waiting in a collective."""
+    waiting in a collective; ``per_node`` places that many on each machine of ``hostfile``."""
     launcher = mpiexec or os.environ.get("NPGRAD_MPIEXEC") or shutil.which("mpiexec") or shutil.which("mpirun")
     if launcher is None:
-        raise SystemExit("npgrad distributed-run: no mpiexec found; install an MPI (pip install npgrad[distributed] "
+        raise SystemExit("npgrad: no mpiexec found to start the processes; install an MPI "
+                         "(pip install npgrad[distributed] "
                          "installs mpi4py and mpich) or pass --mpiexec PATH")
     cmd = [launcher, "-n", str(nproc)]
     if hostfile:
-        cmd += ["-f", hostfile] if _is_hydra(launcher) else ["--hostfile", hostfile]
+        hydra = _is_hydra(launcher)
+        cmd += ["-f", hostfile] if hydra else ["--hostfile", hostfile]
+        if per_node:
+            cmd += ["-ppn", str(per_node)] if hydra else ["--map-by", f"ppr:{per_node}:node"]
     return cmd + list(extra) + [sys.executable, "-m", "mpi4py", *target]
 
 

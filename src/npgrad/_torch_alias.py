@@ -151,6 +151,9 @@ def run_module(name, args=()):
     import runpy
     sys.path.insert(0, os.getcwd())
     alias_torch()
+    top = name.partition(".")[0]
+    if top in _ALIASED:  # `-m torch.distributed.run` runs npgrad's module of that path (runpy needs its code)
+        name = _ALIASED[top] + name[len(top):]
     try:
         spec = importlib.util.find_spec(name)
     except (ImportError, ValueError) as e:

@@ -515,11 +515,13 @@ def _parser():
     p.add_argument("--version", action="version", version=f"npgrad {__version__}")
     sub = p.add_subparsers(dest="command", metavar="command")
     r = sub.add_parser("run", help="run an unmodified PyTorch script with `torch` resolving to npgrad",
-                       usage="npgrad run [-h] (script | -m module) [args ...]",
+                       usage="npgrad run [-h] [torchrun options] (script | -m module) [args ...]",
                        description="Run SCRIPT as `python SCRIPT ARGS...` would (or MODULE as `python -m MODULE "
                                    "ARGS...`), with `import torch` and every `import torch.<sub>` giving npgrad's "
                                    "modules (PyTorch itself is never loaded). Everything after the script or "
-                                   "module is its own.")
+                                   "module is its own. With torchrun's options before it (--nproc-per-node N, "
+                                   "--nnodes, --hostfile, ...; `python -m npgrad.distributed.run --help` lists "
+                                   "them) it starts the processes of a distributed job as torchrun does, on MPI.")
     r.add_argument("-m", dest="module", metavar="module", help="run a library module as a script, as python -m does")
     r.add_argument("script", nargs="?", help="the PyTorch program to run")
     r.add_argument("args", nargs=argparse.REMAINDER, help="its own command-line arguments")
@@ -579,9 +581,15 @@ def _run_command(parser, rest):
         return 0
     if not rest:
         run_parser.error("a script to run is required (or -m module)")
+    if rest[0].startswith("--"):  # torchrun's options: `npgrad run --nproc-per-node 4 train.py` starts the job
+        from .distributed.run import main as torchrun
+        return torchrun(rest)
     from ._launch import export_torchrun_env
     from ._torch_alias import run_module, run_path
     export_torchrun_env()  # under mpiexec: RANK, WORLD_SIZE, LOCAL_RANK as torchrun sets them
+    if os.environ.pop("NPGRAD_TORCHRUN_LOCAL_RANK_ARG", None):  # started by torch.distributed.launch
+        rest = rest[:1] + (rest[1:2] if rest[0] == "-m" else []) + [f"--local-rank={os.environ['LOCAL_RANK']}"] + \
+            rest[(2 if rest[0] == "-m" else 1):]
     if rest[0].startswith("-m"):
         if len(rest[0]) > 2:  # -mpackage.module, as python takes it too
             module, rest = rest[0][2:], rest[1:]

@@ -134,11 +134,26 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     if rank not in (-1, None) and int(rank) != me:
         raise ValueError(f"init_process_group(rank={rank}) but the MPI launcher started this process as rank "
                          f"{me}: with MPI the launcher assigns ranks")
+    _check_env(init_method, size, me)
     world = ProcessGroup(comm, range(size))
     _State.world = GroupMember.WORLD = group.WORLD = world
     if not _State.hook_installed:
         _abort_on_uncaught(MPI)
         _State.hook_installed = True
+
+
+def _check_env(init_method, size, me):
+    """``env://`` (the default): RANK and WORLD_SIZE, where set (torchrun sets them), must be MPI's."""
+    import os
+    if init_method is not None and not str(init_method).startswith("env://"):
+        return  # tcp://, file://: a rendezvous MPI's launcher has already done
+    for name, mine in (("RANK", me), ("WORLD_SIZE", size)):
+        value = os.environ.get(name, "").strip()
+        if value and value.lstrip("-").isdigit() and int(value) != mine:
+            raise ValueError(f"init_process_group: the environment says {name}={value} but the MPI launcher started "
+                             f"this process as {'rank ' + str(me) if name == 'RANK' else str(size) + ' processes'} "
+                             f"(RANK={me}, WORLD_SIZE={size}): start the job with `npgrad run --nproc-per-node N` or "
+                             "`mpiexec -n N`, and do not set RANK/WORLD_SIZE by hand")
 
 
 def destroy_process_group(group=None):

@@ -1,0 +1,1 @@
+"""``torch.distributed.elastic.multiprocessing``: ``errors.record`` for the scripts torchrun starts."""
