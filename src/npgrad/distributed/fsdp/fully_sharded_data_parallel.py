@@ -449,16 +449,16 @@ class FullyShardedDataParallel(Module):
     def optim_state_dict(model, optim, optim_state_dict=None, group=None):
         """``optim``'s state keyed by the unwrapped model's parameter names: per-parameter full tensors
         (FULL_STATE_DICT) or LocalShards (SHARDED_STATE_DICT), as ``state_dict_type`` set. A collective."""
-        from ._optim import optim_state_dict
-        return optim_state_dict(model, optim, optim_state_dict)
+        from . import _optim
+        return _optim.optim_state_dict(model, optim, optim_state_dict)
 
     @staticmethod
     def optim_state_dict_to_load(model, optim, optim_state_dict, is_named_optimizer=False, load_directly=False,
                                  group=None):
         """The inverse of ``optim_state_dict``: a state dict ``optim.load_state_dict`` takes (or, with
         ``load_directly``, loaded into ``optim`` already). A collective."""
-        from ._optim import optim_state_dict_to_load
-        sd = optim_state_dict_to_load(model, optim, optim_state_dict)
+        from . import _optim
+        sd = _optim.optim_state_dict_to_load(model, optim, optim_state_dict)
         if load_directly:
             optim.load_state_dict(sd)
         return sd

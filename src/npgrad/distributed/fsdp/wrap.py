@@ -26,15 +26,16 @@ def transformer_auto_wrap_policy(module, recurse, nonwrapped_numel, transformer_
 
 def size_based_auto_wrap_policy(module, recurse, nonwrapped_numel, min_num_params=int(1e8),
                                 force_leaf_modules=None, exclude_wrap_modules=None):
-    """Wrap a module once it holds at least ``min_num_params`` parameters not wrapped below it; never
-    look inside ``force_leaf_modules`` (MultiheadAttention) nor wrap ``exclude_wrap_modules``
-    (ModuleList, ModuleDict)."""
+    """Wrap a module once it holds at least ``min_num_params`` parameters not wrapped below it (and look
+    inside only such modules); never look inside ``force_leaf_modules`` (MultiheadAttention, which is
+    then left to its parent's unit) nor wrap ``exclude_wrap_modules`` (ModuleList, ModuleDict)."""
     leaves = size_based_auto_wrap_policy.FORCE_LEAF_MODULES if force_leaf_modules is None else force_leaf_modules
     excluded = size_based_auto_wrap_policy.EXCLUDE_WRAP_MODULES if exclude_wrap_modules is None \
         else exclude_wrap_modules
+    big = nonwrapped_numel >= min_num_params
     if recurse:
-        return not isinstance(module, tuple(leaves))
-    return nonwrapped_numel >= min_num_params and not isinstance(module, tuple(excluded))
+        return big and not isinstance(module, tuple(leaves))
+    return big and not isinstance(module, tuple(excluded))
 
 
 size_based_auto_wrap_policy.EXCLUDE_WRAP_MODULES = {ModuleList, ModuleDict}
