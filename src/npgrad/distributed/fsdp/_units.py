@@ -11,6 +11,7 @@ Every collective runs in the same order on every rank because forward and backwa
 (backward in reverse creation order) on every rank.
 """
 import mmap
+import time
 
 import numpy as np
 
@@ -31,18 +32,22 @@ class _Block:
     def array(self, dtype, count, offset=0):
         return np.frombuffer(self._map, dtype, count, offset)
 
+    def filled(self):
+        if not self.resident:
+            self.resident = True
+            STATS["live"] += self.nbytes
+            STATS["peak"] = max(STATS["peak"], STATS["live"])
+
     def release(self):
         if self.resident:
             self._map.madvise(mmap.MADV_DONTNEED)
             self.resident = False
+            STATS["live"] -= self.nbytes
 
 
-def live_unsharded_bytes():
-    """Bytes of full parameters resident right now in this process (what the memory benchmark counts)."""
-    return sum(b.nbytes for b in _BLOCKS if b.resident)
-
-
-_BLOCKS = []  # weak bookkeeping is not needed: units live as long as their models
+# What benchmarks/fsdp_memory.py reads: bytes of gathered (full) parameters resident now and at most,
+# and seconds spent in the all-gathers and the reduce-scatters.
+STATS = {"live": 0, "peak": 0, "gather_s": 0.0, "reduce_s": 0.0}
 
 
 class _Unit:
@@ -60,7 +65,6 @@ class _Unit:
 
     def _new_block(self, nbytes):
         self.block = _Block(nbytes)
-        _BLOCKS.append(self.block)
 
     # full tensors, as autograd sees them ----------------------------------------------------------
     def unshard(self):
@@ -73,9 +77,11 @@ class _Unit:
     def gather(self):
         """Fill the block with the full parameters unless they are resident already."""
         if self.block is None or not self.block.resident:
+            t0 = time.perf_counter()
             self._gather()
+            STATS["gather_s"] += time.perf_counter() - t0
             if self.block is not None:
-                self.block.resident = True
+                self.block.filled()
 
     def release(self):
         if self.block is not None:
@@ -91,7 +97,14 @@ class _Unit:
             self._pending = flat
             return [None] * len(self.shards)
         self._pending = None
-        return self._reduce(flat)
+        return self._timed_reduce(flat)
+
+    def _timed_reduce(self, flat):
+        t0 = time.perf_counter()
+        try:
+            return self._reduce(flat)
+        finally:
+            STATS["reduce_s"] += time.perf_counter() - t0
 
 
 class _Unshard(Op):
@@ -317,7 +330,7 @@ class ChunkUnit(_Unit):
             self._pending = flat
             return [None] * len(self.shards)
         self._pending = None
-        return self._reduce(flat)
+        return self._timed_reduce(flat)
 
     def _reduce(self, flat):
         MPI = _mpi()
