@@ -112,6 +112,25 @@ for strategy in ShardingStrategy:
                 check_full(model.state_dict(), ref, dtype, what)
                 cases += 1
 
+# -- a frozen unit in the middle: the gradient reaching the layers before it goes through its weights, which
+# must be gathered again for backward though nothing of the unit is trained; and sync_module_states
+def frozen(dtype, seed=0):
+    m = make(dtype)
+    if seed:
+        for p in m.parameters():
+            p.data.add_(seed)
+    m[1].requires_grad_(False)
+    return m
+
+
+dtype = torch.float64
+plain = frozen(dtype)
+train(plain, OPTIMS["sgd"](p for p in plain.parameters() if p.requires_grad), dtype, local=False)
+model = FSDP(frozen(dtype, seed=RANK), auto_wrap_policy=POLICIES["transformer"], sync_module_states=True)
+train(model, OPTIMS["sgd"](p for p in model.parameters() if p.requires_grad), dtype, local=True)
+check_full(model.state_dict(), {k: v._data for k, v in plain.state_dict().items()}, dtype, "frozen unit, synced")
+cases += 1
+
 # -- state dicts, summon_full_params, clip_grad_norm_, no_sync on one FULL_SHARD model -------------------------
 dtype = torch.float64
 model = FSDP(make(dtype), auto_wrap_policy=POLICIES["transformer"])
@@ -128,6 +147,20 @@ with FSDP.state_dict_type(model, StateDictType.SHARDED_STATE_DICT):
     with FSDP.state_dict_type(fresh, StateDictType.SHARDED_STATE_DICT):
         fresh.load_state_dict(shards)
 check_full(fresh.state_dict(), ref, dtype, "sharded state dict loaded into another wrapping")
+# shards of another layout (as written by one process: rank 0 holds everything, the others empty pieces)
+from npgrad.distributed._sharded import LocalShard  # noqa: E402
+lone = {}
+for k, v in ref.items():
+    if k in shards and hasattr(shards[k], "offsets"):
+        piece = v if RANK == 0 else v[v.shape[0]:]
+        start = 0 if RANK == 0 else v.shape[0]
+        lone[k] = LocalShard(torch.tensor(piece), v.shape, (start,) + (0,) * (v.ndim - 1))
+    else:
+        lone[k] = torch.tensor(v)
+third = FSDP(make(dtype), sharding_strategy=ShardingStrategy.SHARD_GRAD_OP)
+with FSDP.state_dict_type(third, StateDictType.SHARDED_STATE_DICT):
+    third.load_state_dict(lone)
+check_full(third.state_dict(), ref, dtype, "shards of another layout loaded")
 full = {k: torch.tensor(v) for k, v in ref.items()}
 again = FSDP(make(dtype), sharding_strategy=ShardingStrategy.SHARD_GRAD_OP)
 again.load_state_dict(full)

@@ -26,7 +26,10 @@ class _Block:
 
     def __init__(self, nbytes):
         self.nbytes = int(nbytes)
-        self._map = mmap.mmap(-1, max(self.nbytes, mmap.PAGESIZE), flags=mmap.MAP_PRIVATE)
+        size = max(self.nbytes, mmap.PAGESIZE)
+        private = getattr(mmap, "MAP_PRIVATE", None)  # (Windows has neither it nor madvise: memory is kept)
+        self._map = mmap.mmap(-1, size) if private is None else mmap.mmap(-1, size, flags=private)
+        self._can_release = hasattr(self._map, "madvise") and hasattr(mmap, "MADV_DONTNEED")
         self.resident = False
 
     def array(self, dtype, count, offset=0):
@@ -40,7 +43,8 @@ class _Block:
 
     def release(self):
         if self.resident:
-            self._map.madvise(mmap.MADV_DONTNEED)
+            if self._can_release:
+                self._map.madvise(mmap.MADV_DONTNEED)
             self.resident = False
             STATS["live"] -= self.nbytes
 

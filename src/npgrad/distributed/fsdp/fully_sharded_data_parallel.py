@@ -21,6 +21,7 @@ from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...nn.modules.module import Module, _IncompatibleKeys
 from ...nn.parameter import Parameter
 from ...tensor import Tensor
+from .._collectives import broadcast
 from .._group import _mpi, _resolve
 from ._shards import assemble, chunk_of
 from ._units import FlatUnit, hook_outputs
@@ -80,7 +81,6 @@ class FullyShardedDataParallel(Module):
         if sync_module_states:
             root = pg._ranks[0]
             for t in list(module.parameters()) + list(module.buffers()):
-                from .._collectives import broadcast
                 broadcast(t, src=root, group=pg)
         if auto_wrap_policy is not None:
             kwargs = dict(process_group=pg, sharding_strategy=strategy, backward_prefetch=backward_prefetch,
@@ -185,7 +185,7 @@ class FullyShardedDataParallel(Module):
             self._hide()
             if not is_grad_enabled() or (self.sharding_strategy == ShardingStrategy.FULL_SHARD and not self._is_root):
                 unit.release()
-        if unit.sharded and unit.flat_param._requires_grad:
+        if unit.sharded:  # (frozen units too: a gradient through them reads their parameters)
             out = hook_outputs(unit, out)
         return out
 
