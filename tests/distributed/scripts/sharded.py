@@ -112,6 +112,36 @@ for strategy in ShardingStrategy:
                 check_full(model.state_dict(), ref, dtype, what)
                 cases += 1
 
+# -- use_orig_params=True: the original parameters stay registered, as this rank's 1-D pieces of them ----------
+for strategy in ShardingStrategy:
+    for oname in OPTIMS:
+        dtype = torch.float64
+        what = f"FSDP use_orig_params {strategy.name} {oname}"
+        model = FSDP(make(dtype), sharding_strategy=strategy, auto_wrap_policy=POLICIES["size"], use_orig_params=True)
+        names = [n.replace("_fsdp_wrapped_module.", "") for n, _ in model.named_parameters()]
+        assert names == [n for n, _ in make(dtype).named_parameters()], (what, names)
+        if strategy != ShardingStrategy.NO_SHARD:
+            assert all(p.ndim == 1 for p in model.parameters()), what
+        opt = OPTIMS[oname](model.parameters())
+        train(model, opt, dtype, local=True)
+        ref = reference(oname, dtype)
+        check_full(model.state_dict(), ref, dtype, what)
+        if oname == "adamw":
+            osd = FSDP.optim_state_dict(model, opt)
+            ref_model = make(dtype)
+            ref_opt = OPTIMS[oname](ref_model.parameters())
+            train(ref_model, ref_opt, dtype, local=False)
+            for j, (n, _) in enumerate(ref_model.named_parameters()):
+                close(osd["state"][n]["exp_avg_sq"]._data, ref_opt.state_dict()["state"][j]["exp_avg_sq"]._data,
+                      dtype, f"{what} optim state {n}")
+            opt2 = OPTIMS[oname](model.parameters())
+            opt2.load_state_dict(FSDP.optim_state_dict_to_load(model, opt2, osd))
+            for a, b in zip(opt2.state_dict()["state"].values(), opt.state_dict()["state"].values()):
+                close(a["exp_avg"]._data, b["exp_avg"]._data, dtype, f"{what} optim state loaded")
+            with FSDP.summon_full_params(model):
+                assert [tuple(p.shape) for p in model.parameters()] == [tuple(p.shape) for p in ref_model.parameters()]
+        cases += 1
+
 # -- a frozen unit in the middle: the gradient reaching the layers before it goes through its weights, which
 # must be gathered again for backward though nothing of the unit is trained; and sync_module_states
 def frozen(dtype, seed=0):

@@ -2,8 +2,8 @@
 fully_shard (per-parameter dim-0 shards), both gathering parameters just in time and reduce-scattering
 gradients, so parameters, gradients and optimizer state take 1/N of the memory on each of N ranks.
 
-Absent: HYBRID_SHARD strategies, CPU offload and mixed precision policies, LOCAL_STATE_DICT,
-``use_orig_params=True``, DeviceMesh (``fully_shard`` shards over the default group).
+Absent: HYBRID_SHARD strategies, CPU offload and mixed precision policies, LOCAL_STATE_DICT, DeviceMesh
+(``fully_shard`` shards over the default group).
 """
 from .api import (BackwardPrefetch, FullOptimStateDictConfig, FullStateDictConfig, OptimStateDictConfig,  # noqa
                   ShardedOptimStateDictConfig, ShardedStateDictConfig, ShardingStrategy, StateDictConfig,

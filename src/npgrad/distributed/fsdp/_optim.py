@@ -16,7 +16,7 @@ def _clean(name):
 def _layout(model):
     """id(flat parameter) -> (unit, [full name of each of its parameters]); id(other parameter) -> name."""
     from .fully_sharded_data_parallel import FullyShardedDataParallel as FSDP
-    flat, other = {}, {}
+    flat, other, pieces = {}, {}, {}
     for path, m in model.named_modules():
         if isinstance(m, FSDP) and m._unit is not None:
             pre = _clean(path)
@@ -25,10 +25,12 @@ def _layout(model):
                 if names[i] is None:
                     names[i] = (pre + "." if pre else "") + rel
             flat[id(m._unit.flat_param)] = (m._unit, names)
+            for i, p in enumerate(m._unit.pieces or ()):
+                pieces[id(p)] = (m._unit, i, names[i])
     for path, p in model.named_parameters():
-        if id(p) not in flat:
+        if id(p) not in flat and id(p) not in pieces:
             other[id(p)] = _clean(path)
-    return flat, other
+    return flat, other, pieces
 
 
 def _settings(model):
@@ -45,11 +47,24 @@ def optim_state_dict(model, optim, osd=None):
     settings = _settings(model)
     sharded = settings.state_dict_type == StateDictType.SHARDED_STATE_DICT
     rank0_only = not sharded and getattr(settings.optim_state_dict_config, "rank0_only", False)
-    flat, other = _layout(model)
+    flat, other, pieces = _layout(model)
     state, names_of = {}, {}
     for idx, p in enumerate(_order(optim)):
         entry = osd["state"].get(idx)
-        if id(p) in flat:
+        if id(p) in pieces:
+            unit, i, name = pieces[id(p)]
+            names_of[idx] = [name]
+            if entry is None:
+                continue
+            d = {}
+            for key, value in entry.items():
+                if isinstance(value, Tensor) and value.ndim > 0 and tuple(value.shape) == tuple(p.shape):
+                    full = unit.gather_piece(value._data, i)
+                    d[key] = chunk_of(full, unit.rank, unit.world) if sharded else Tensor._wrap(full)
+                else:
+                    d[key] = value.clone() if isinstance(value, Tensor) else copy.deepcopy(value)
+            state[name] = d
+        elif id(p) in flat:
             unit, names = flat[id(p)]
             names_of[idx] = names
             if entry is None:
@@ -88,11 +103,27 @@ def model_rank(model):
 
 
 def optim_state_dict_to_load(model, optim, osd):
-    flat, other = _layout(model)
+    flat, other, pieces = _layout(model)
     state = {}
     comm = None
     for idx, p in enumerate(_order(optim)):
-        if id(p) in flat:
+        if id(p) in pieces:
+            unit, i, name = pieces[id(p)]
+            entry = osd["state"].get(name)
+            if entry is None:
+                continue
+            out = {}
+            for key, value in entry.items():
+                if isinstance(value, Tensor) and value.ndim == 0 or not (isinstance(value, Tensor) or
+                                                                        hasattr(value, "global_shape")):
+                    out[key] = value.clone() if isinstance(value, Tensor) else copy.deepcopy(value)
+                    continue
+                full = assemble(unit.comm, value, unit.shapes[i], unit.dtype, name).reshape(-1)
+                padded = np.zeros(unit.padded, unit.dtype)
+                padded[unit.offsets[i]:unit.offsets[i] + unit.numels[i]] = full
+                out[key] = Tensor._wrap(unit._piece_view(padded[unit.start:unit.start + unit.shard_size], i).copy())
+            state[idx] = out
+        elif id(p) in flat:
             unit, names = flat[id(p)]
             comm = unit.comm
             entries = [osd["state"].get(n) for n in names]
@@ -118,7 +149,8 @@ def optim_state_dict_to_load(model, optim, osd):
                 state[idx] = osd["state"][name]
     index_of = {}
     for idx, p in enumerate(_order(optim)):
-        for n in (flat[id(p)][1] if id(p) in flat else [other.get(id(p))]):
+        names = flat[id(p)][1] if id(p) in flat else [pieces[id(p)][2]] if id(p) in pieces else [other.get(id(p))]
+        for n in names:
             index_of.setdefault(n, idx)
     groups = []
     for g, mine in zip(osd["param_groups"], optim.param_groups):

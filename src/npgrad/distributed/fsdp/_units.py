@@ -201,13 +201,70 @@ class FlatUnit(_Unit):
         super().__init__(pg, [flat])
         self.flat_param = flat
         self.start = start
+        self.pieces = None
         if self.sharded:
             self._new_block(self.padded * dtype.itemsize)
 
     def _full(self):
         return self.block.array(self.dtype, self.padded) if self.sharded else self.flat_param._data
 
+    # use_orig_params=True: the original parameters stay registered, each the piece of itself that falls in
+    # this rank's shard (1-D; the whole parameter, in its shape, when nothing is sharded), a view of the flat
+    # shard, so the optimizer updates the shard; their gradients are the matching pieces of its gradient.
+    def piece_bounds(self, i, rank=None):
+        """Where parameter ``i``'s piece lies in ``rank``'s shard (default: this rank's): [lo, hi)."""
+        start = self.start if rank is None else rank * self.shard_size
+        a, n = self.offsets[i], self.numels[i]
+        lo = min(max(a - start, 0), self.shard_size)
+        hi = min(max(a + n - start, 0), self.shard_size)
+        return lo, max(lo, hi)
+
+    def _piece_view(self, data, i):
+        lo, hi = self.piece_bounds(i)
+        v = data[lo:hi]
+        return v if self.sharded else v.reshape(self.shapes[i])
+
+    def gather_piece(self, local, i):
+        """Parameter ``i`` whole (its shape) from every rank's piece of a piece-shaped array."""
+        if not self.sharded:
+            return np.array(local, copy=True).reshape(self.shapes[i])
+        counts = [int(np.subtract(*self.piece_bounds(i, r)[::-1])) for r in range(self.world)]
+        displs = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64).tolist()
+        out = np.empty(self.numels[i], local.dtype)
+        self.comm.Allgatherv(np.ascontiguousarray(local).reshape(-1), [out, (counts, displs)])
+        return out.reshape(self.shapes[i])
+
+    def make_pieces(self, requires_grad):
+        from ...nn.parameter import Parameter
+        self.pieces = [Parameter(Tensor._wrap(self._piece_view(self.flat_param._data, i)), requires_grad=rg)
+                       for i, rg in enumerate(requires_grad)]
+        self._piece_arrays = [p._data for p in self.pieces]
+        self.flat_param.register_post_accumulate_grad_hook(self._grads_to_pieces)
+
+    def _grads_to_pieces(self, flat):
+        g = flat._grad._data
+        for i, p in enumerate(self.pieces):
+            if not p._requires_grad:
+                continue
+            v = self._piece_view(g, i)
+            if p._grad is None:
+                p._grad = Tensor._wrap(v.copy())
+            else:
+                p._grad._data += v
+        flat._grad = None
+
+    def _pieces_to_flat(self):
+        """An optimizer that replaced a piece's array (instead of writing into it) put the numbers elsewhere:
+        copy them into the shard and make the piece a view of it again."""
+        for i, p in enumerate(self.pieces):
+            if p._data is not self._piece_arrays[i]:
+                view = self._piece_view(self.flat_param._data, i)
+                view[...] = p._data.reshape(view.shape)
+                p._data = self._piece_arrays[i] = view
+
     def _gather(self):
+        if self.pieces is not None:
+            self._pieces_to_flat()
         if self.sharded:
             self.comm.Allgather(np.ascontiguousarray(self.flat_param._data), self._full())
 
@@ -241,6 +298,8 @@ class FlatUnit(_Unit):
 
     def full_copy(self):
         """A fresh array holding the full flat parameter (for state dicts; leaves the block alone)."""
+        if self.pieces is not None:
+            self._pieces_to_flat()
         if not self.sharded:
             return self.flat_param._data.copy()
         out = np.empty(self.padded, self.dtype)

@@ -7,7 +7,8 @@ as plain attributes, and frees them after (FULL_SHARD, except the root unit, who
 first); a node on the unit's outputs gathers them again when the gradient reaches the unit, and the node
 that made the full parameters reduce-scatters their gradients (averaged over ranks) into the rank's
 shard and frees them. ``fsdp_model.parameters()`` are the rank's flat shards (PyTorch's
-``use_orig_params=False``), so an optimizer built on them updates, and keeps state for, 1/N of the model.
+``use_orig_params=False``; with True, the original parameters' pieces in them), so an optimizer built on
+them updates, and keeps state for, 1/N of the model.
 Outside forward the original attributes (``linear.weight``) are empty tensors;
 ``summon_full_params`` brings the full ones back.
 """
@@ -49,13 +50,17 @@ class FullyShardedDataParallel(Module):
     ``ModuleWrapPolicy`` ...) makes submodules units of their own first, bottom-up, with the same
     arguments; the parameters left over belong to this unit. Parameters of one unit must share a
     dtype and ``requires_grad``. ``sync_module_states`` broadcasts rank 0's parameters and buffers first.
+    ``use_orig_params=True`` keeps the original parameters registered (names with the wrappers'
+    ``_fsdp_wrapped_module.`` prefixes, as PyTorch's), each being the 1-D piece of itself inside this rank's
+    shard (possibly empty; whole and in its shape under NO_SHARD): an optimizer over them can have
+    per-parameter groups, and a unit may mix ``requires_grad``.
     ``backward_prefetch``, ``forward_prefetch`` and ``limit_all_gathers`` are scheduling hints: npgrad
     gathers each unit when it is needed, so they change nothing.
     """
 
     def __init__(self, module, process_group=None, sharding_strategy=None, auto_wrap_policy=None,
                  backward_prefetch=BackwardPrefetch.BACKWARD_PRE, ignored_modules=None, device_id=None,
-                 sync_module_states=False, forward_prefetch=False, limit_all_gathers=True):
+                 sync_module_states=False, forward_prefetch=False, limit_all_gathers=True, use_orig_params=False):
         super().__init__()
         if isinstance(module, FullyShardedDataParallel):
             raise ValueError("FSDP: module is already a FullyShardedDataParallel instance")
@@ -74,6 +79,7 @@ class FullyShardedDataParallel(Module):
         self.backward_prefetch = backward_prefetch
         self.forward_prefetch = forward_prefetch
         self.limit_all_gathers = limit_all_gathers
+        self._use_orig_params = bool(use_orig_params)
         self._is_root = True
         self._summoned = False
         self._state_dict_settings = StateDictSettings(StateDictType.FULL_STATE_DICT, FullStateDictConfig(),
@@ -85,7 +91,7 @@ class FullyShardedDataParallel(Module):
         if auto_wrap_policy is not None:
             kwargs = dict(process_group=pg, sharding_strategy=strategy, backward_prefetch=backward_prefetch,
                           ignored_modules=ignored, forward_prefetch=forward_prefetch,
-                          limit_all_gathers=limit_all_gathers)
+                          limit_all_gathers=limit_all_gathers, use_orig_params=use_orig_params)
             _auto_wrap(module, auto_wrap_policy, lambda m: FullyShardedDataParallel(m, **kwargs),
                        lambda m: isinstance(m, FullyShardedDataParallel), ignored)
         self._fsdp_wrapped_module = module
@@ -124,24 +130,37 @@ class FullyShardedDataParallel(Module):
         dtypes = {p._data.dtype for p in params}
         if len(dtypes) > 1:
             raise ValueError(f"Must flatten tensors with uniform dtype but got {sorted(str(d) for d in dtypes)}")
-        if len({p._requires_grad for p in params}) > 1:
+        if len({p._requires_grad for p in params}) > 1 and not self._use_orig_params:
             raise ValueError("Must flatten tensors with uniform `requires_grad` when `use_orig_params=False`")
         unit = FlatUnit(self.process_group, params, self.sharding_strategy != ShardingStrategy.NO_SHARD,
-                        params[0]._requires_grad)
+                        any(p._requires_grad for p in params))
         for p in params:
             p.__dict__["_fsdp_flattened"] = True
         for owner, n, i, _ in records:
-            owner._parameters.pop(n, None)
             owner.__dict__.setdefault("_fsdp_managed", {})[n] = (unit, i)
-        module.register_parameter(_FLAT, unit.flat_param)
         self._unit = unit
+        if self._use_orig_params:
+            unit.make_pieces([p._requires_grad for p in params])
+            for owner, n, i, _ in records:
+                owner._parameters[n] = unit.pieces[i]  # in place: the module's parameter order is kept
+            return
+        for owner, n, i, _ in records:
+            owner._parameters.pop(n, None)
+        module.register_parameter(_FLAT, unit.flat_param)
         self._hide()
 
     def _expose(self, views):
+        # use_orig_params: the full tensors take the pieces' places in the parameter dicts for the forward
+        # (modules read their parameters from there); otherwise they are plain attributes
+        where = "_parameters" if self._use_orig_params else "__dict__"
         for owner, n, i, _ in self._records:
-            owner.__dict__[n] = views[i]
+            getattr(owner, where)[n] = views[i]
 
     def _hide(self):
+        if self._use_orig_params:
+            for owner, n, i, _ in self._records:
+                owner._parameters[n] = self._unit.pieces[i]
+            return
         dtype = self._unit.dtype
         for owner, n, _, _ in self._records:
             owner.__dict__[n] = _placeholder(dtype)
@@ -261,9 +280,10 @@ class FullyShardedDataParallel(Module):
                                         requires_grad=unit.flat_param._requires_grad)
                 if grads is not None:
                     p._grad = Tensor._wrap(grads[a:a + k].reshape(s))
-            del owner.__dict__[n]
+            owner.__dict__.pop(n, None)
             owner._parameters[n] = p
-        self._fsdp_wrapped_module._parameters.pop(_FLAT)
+        if not self._use_orig_params:
+            self._fsdp_wrapped_module._parameters.pop(_FLAT)
         self._summon_params = made
 
     def _unsummon(self, writeback):
@@ -275,6 +295,10 @@ class FullyShardedDataParallel(Module):
         if writeback:
             for i, p in made.items():
                 unit.write_param(i, p._data)
+        if self._use_orig_params:
+            for owner, n, i, _ in self._records:
+                owner._parameters[n] = unit.pieces[i]
+            return
         for owner, n, _, _ in self._records:
             owner._parameters.pop(n, None)
         self._fsdp_wrapped_module._parameters[_FLAT] = unit.flat_param
@@ -287,7 +311,10 @@ class FullyShardedDataParallel(Module):
         if not self._is_root:
             raise RuntimeError("`clip_grad_norm_()` should only be called on the root FSDP instance")
         norm_type = float(norm_type)
-        sharded = {id(m._unit.flat_param) for m in self.fsdp_modules(self) if m._unit is not None and m._unit.sharded}
+        sharded = set()
+        for m in self.fsdp_modules(self):
+            if m._unit is not None and m._unit.sharded:
+                sharded.update(id(p) for p in [m._unit.flat_param] + list(m._unit.pieces or ()))
         grads = [(id(p) in sharded, p._grad._data) for p in self.parameters() if p._grad is not None]
         dtype = grads[0][1].dtype if grads else np.dtype(np.float32)
         inf = norm_type == float("inf")
