@@ -238,6 +238,13 @@ assert sorted(osd["param_groups"][0]["params"]) == sorted(names), osd["param_gro
 opt2 = torch.optim.AdamW(again.parameters(), lr=0.02)
 opt2.load_state_dict(FSDP.optim_state_dict_to_load(again, opt2, osd))
 osd2 = FSDP.optim_state_dict(again, opt2)  # another wrapping (one unit): the same state by name
+full_osd = FSDP.full_optim_state_dict(model, opt)  # the older spelling: full tensors, rank 0 only
+assert (len(full_osd) > 0) == (RANK == 0)
+full_osd = FSDP.full_optim_state_dict(model, opt, rank0_only=False)
+opt3 = torch.optim.AdamW(model.parameters(), lr=0.02)
+opt3.load_state_dict(FSDP.shard_full_optim_state_dict(full_osd, model))
+for a, b in zip(opt3.state_dict()["state"].values(), opt.state_dict()["state"].values()):
+    close(a["exp_avg_sq"]._data, b["exp_avg_sq"]._data, dtype, "full optim state dict sharded back")
 for n in names:
     for key in ("exp_avg", "exp_avg_sq"):
         close(osd2["state"][n][key]._data, osd["state"][n][key]._data, dtype, f"optim state loaded {n} {key}")

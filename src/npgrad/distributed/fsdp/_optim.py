@@ -42,11 +42,13 @@ def _order(optim):
     return [p for g in optim.param_groups for p in g["params"]]
 
 
-def optim_state_dict(model, optim, osd=None):
+def optim_state_dict(model, optim, osd=None, full_rank0_only=None):
+    """``full_rank0_only`` (True/False) asks for full tensors whatever ``state_dict_type`` says."""
     osd = optim.state_dict() if osd is None else osd
     settings = _settings(model)
-    sharded = settings.state_dict_type == StateDictType.SHARDED_STATE_DICT
-    rank0_only = not sharded and getattr(settings.optim_state_dict_config, "rank0_only", False)
+    sharded = settings.state_dict_type == StateDictType.SHARDED_STATE_DICT and full_rank0_only is None
+    rank0_only = full_rank0_only if full_rank0_only is not None else \
+        not sharded and getattr(settings.optim_state_dict_config, "rank0_only", False)
     flat, other, pieces = _layout(model)
     state, names_of = {}, {}
     for idx, p in enumerate(_order(optim)):
@@ -102,11 +104,12 @@ def model_rank(model):
     return FSDP.fsdp_modules(model)[0].rank
 
 
-def optim_state_dict_to_load(model, optim, osd):
+def optim_state_dict_to_load(model, order, osd):
+    """``osd`` (keyed by names) re-keyed by position in ``order`` (the optimizer's parameters)."""
     flat, other, pieces = _layout(model)
     state = {}
     comm = None
-    for idx, p in enumerate(_order(optim)):
+    for idx, p in enumerate(order):
         if id(p) in pieces:
             unit, i, name = pieces[id(p)]
             entry = osd["state"].get(name)
@@ -148,12 +151,12 @@ def optim_state_dict_to_load(model, optim, osd):
             if name in osd["state"]:
                 state[idx] = osd["state"][name]
     index_of = {}
-    for idx, p in enumerate(_order(optim)):
+    for idx, p in enumerate(order):
         names = flat[id(p)][1] if id(p) in flat else [pieces[id(p)][2]] if id(p) in pieces else [other.get(id(p))]
         for n in names:
             index_of.setdefault(n, idx)
     groups = []
-    for g, mine in zip(osd["param_groups"], optim.param_groups):
+    for g in osd["param_groups"]:
         ng = {k: v for k, v in g.items() if k != "params"}
         seen = []
         for n in g["params"]:

@@ -485,10 +485,29 @@ class FullyShardedDataParallel(Module):
         """The inverse of ``optim_state_dict``: a state dict ``optim.load_state_dict`` takes (or, with
         ``load_directly``, loaded into ``optim`` already). A collective."""
         from . import _optim
-        sd = _optim.optim_state_dict_to_load(model, optim, optim_state_dict)
+        sd = _optim.optim_state_dict_to_load(model, _optim._order(optim), optim_state_dict)
         if load_directly:
             optim.load_state_dict(sd)
         return sd
+
+    @staticmethod
+    def full_optim_state_dict(model, optim, optim_input=None, rank0_only=True, group=None):
+        """``optim``'s state with full tensors keyed by the unwrapped model's parameter names (only on rank 0
+        with ``rank0_only``), whatever ``state_dict_type`` is set. A collective."""
+        if optim_input is not None:
+            raise ValueError("full_optim_state_dict: optim_input (deprecated in PyTorch) is not supported; "
+                             "the parameters are read from optim")
+        from . import _optim
+        return _optim.optim_state_dict(model, optim, full_rank0_only=bool(rank0_only))
+
+    @staticmethod
+    def shard_full_optim_state_dict(full_optim_state_dict, model, optim_input=None, optim=None):
+        """A ``full_optim_state_dict`` re-keyed for an optimizer over ``model``'s (flat) parameters: pass it to
+        ``optim.load_state_dict``. The parameters are numbered as in ``optim`` when given, else as in
+        ``model.parameters()``. A collective."""
+        from . import _optim
+        order = _optim._order(optim) if optim is not None else list(model.parameters())
+        return _optim.optim_state_dict_to_load(model, order, full_optim_state_dict)
 
 
 FullyShardedDataParallel.__module__ = "npgrad.distributed.fsdp"
