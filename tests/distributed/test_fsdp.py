@@ -120,3 +120,29 @@ def test_local_shard_checks_its_place():
         LocalShard(npgrad.zeros(2, 3), (4, 3), (3, 0))
     with pytest.raises(ValueError, match="dimensions"):
         LocalShard(npgrad.zeros(2, 3), (5, 3), (3,))
+
+
+def test_memory_benchmark_shows_the_state_per_rank_halving(tmp_path):
+    """benchmarks.fsdp_memory on a small model: on 2 processes each holds half the parameters, gradients and
+    AdamW state of one process, and at most one unit (one Linear) gathered at a time."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from _mpi_jobs import SRC, need_mpi
+    need_mpi()
+    root = os.path.dirname(SRC)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([SRC, root, os.environ.get("PYTHONPATH", "")]))
+    code = ("import json, sys; from benchmarks import fsdp_memory as f; "
+            "a = f.argparse.Namespace(layers=2, width=64, batch=2, steps=1); "
+            "print(json.dumps([f._launch(n, a) for n in (1, 2)]))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180, env=env,
+                          cwd=root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    one, two = json.loads(proc.stdout.strip().splitlines()[-1])
+    state = [[x["params"] + x["grads"] + x["adam"] for x in r["ranks"]] for r in (one, two)]
+    unit = (64 * 64 + 64) * 4
+    assert len(state[1]) == 2 and all(s == state[0][0] // 2 for s in state[1]), state
+    assert all(0 < x["gathered_peak"] <= unit for x in two["ranks"]), two
+    from benchmarks.fsdp_memory import table
+    assert "| 0.50 |" in table([one, two])  # the "of 1 process" column

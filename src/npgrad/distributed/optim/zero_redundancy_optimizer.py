@@ -44,17 +44,17 @@ class ZeroRedundancyOptimizer(Optimizer):
         self.initialized = True
 
     def _partition_parameters(self):
-        """Per group, the parameters of each rank (largest first, to the least loaded rank), each rank's
-        list in the group's order."""
+        """Per group, the parameters of each rank: largest first, each to the least loaded rank (the lowest
+        of a tie), each rank's list in that order (as PyTorch's)."""
         out = []
         for g in self.param_groups:
             sizes = [0] * self.world_size
-            owner = {}
+            ranks = [[] for _ in range(self.world_size)]
             for p in sorted(g["params"], key=lambda t: -t.numel()):
                 r = sizes.index(min(sizes))
-                owner[id(p)] = r
+                ranks[r].append(p)
                 sizes[r] += p.numel()
-            out.append([[p for p in g["params"] if owner[id(p)] == r] for r in range(self.world_size)])
+            out.append(ranks)
         return out
 
     def _build_buckets(self):
