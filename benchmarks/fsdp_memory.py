@@ -71,7 +71,8 @@ def worker(layers, width, batch, steps):
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # one process: FSDP says it switches to NO_SHARD
-        fsdp = FSDP(model, sharding_strategy=ShardingStrategy.FULL_SHARD, auto_wrap_policy=ModuleWrapPolicy({nn.Linear}))
+        fsdp = FSDP(model, sharding_strategy=ShardingStrategy.FULL_SHARD,
+                    auto_wrap_policy=ModuleWrapPolicy({nn.Linear}))
     del model, body
     opt = npgrad.optim.AdamW(fsdp.parameters(), lr=1e-4)
     rng = np.random.default_rng(rank)

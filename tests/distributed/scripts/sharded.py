@@ -11,7 +11,7 @@ import npgrad.distributed as dist
 import npgrad.nn as nn
 from npgrad.distributed.fsdp import (FullStateDictConfig, FullyShardedDataParallel as FSDP, ShardingStrategy,
                                      StateDictType, fully_shard)
-from npgrad.distributed.fsdp.wrap import size_based_auto_wrap_policy, transformer_auto_wrap_policy
+from npgrad.distributed.fsdp.wrap import ModuleWrapPolicy, size_based_auto_wrap_policy, transformer_auto_wrap_policy
 from npgrad.distributed.optim import ZeroRedundancyOptimizer
 
 dist.init_process_group("mpi")
@@ -141,6 +141,41 @@ for strategy in ShardingStrategy:
             with FSDP.summon_full_params(model):
                 assert [tuple(p.shape) for p in model.parameters()] == [tuple(p.shape) for p in ref_model.parameters()]
         cases += 1
+
+# -- a unit whose forward returns several tensors (a tuple and a dict): each output's gradient re-gathers it
+class Split(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 3)
+        self.b = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return self.a(x), {"b": self.b(x)}
+
+
+class TwoHeads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.split = Split()
+        self.out = nn.Linear(3, 2)
+
+    def forward(self, x):
+        a, d = self.split(x)
+        return self.out(torch.tanh(a) * d["b"])
+
+
+def two_heads(dtype):
+    torch.manual_seed(0)
+    return TwoHeads().to(dtype)
+
+
+dtype = torch.float64
+plain = two_heads(dtype)
+train(plain, OPTIMS["adamw"](plain.parameters()), dtype, local=False)
+model = FSDP(two_heads(dtype), auto_wrap_policy=ModuleWrapPolicy({Split}))
+train(model, OPTIMS["adamw"](model.parameters()), dtype, local=True)
+check_full(model.state_dict(), {k: v._data for k, v in plain.state_dict().items()}, dtype, "unit with several outputs")
+cases += 1
 
 # -- a frozen unit in the middle: the gradient reaching the layers before it goes through its weights, which
 # must be gathered again for backward though nothing of the unit is trained; and sync_module_states

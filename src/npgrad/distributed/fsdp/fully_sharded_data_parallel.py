@@ -320,7 +320,8 @@ class FullyShardedDataParallel(Module):
         inf = norm_type == float("inf")
         part = np.zeros(2, np.float64)  # [sharded, replicated]
         for is_sharded, g in grads:
-            v = float(np.max(np.abs(g), initial=0.0)) if inf else float(np.sum(np.abs(g.astype(np.float64)) ** norm_type))
+            a = np.abs(g.astype(np.float64))
+            v = float(np.max(a, initial=0.0)) if inf else float(np.sum(a ** norm_type))
             k = 0 if is_sharded else 1
             part[k] = max(part[k], v) if inf else part[k] + v
         MPI = _mpi()
