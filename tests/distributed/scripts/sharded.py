@@ -307,6 +307,33 @@ for oname in OPTIMS:
         check_shards(other.state_dict(), ref, dtype, what + " loaded")
         cases += 1
 
+# fully_shard's gradient accumulation without communication (set_requires_gradient_sync), and unshard()
+dtype = torch.float64
+model = make(dtype)
+for block in (model[1], model[2]):
+    fully_shard(block)
+fully_shard(model)
+plain = make(dtype)
+x, y = X64[RANK * K:(RANK + 1) * K], Y64[RANK * K:(RANK + 1) * K]
+half = K // 2 or 1
+model.set_requires_gradient_sync(False)
+loss_of(model, x[:half], y[:half]).backward()
+assert all(p.grad is None for p in model.parameters())  # nothing reduced yet
+model.set_requires_gradient_sync(True)
+loss_of(model, x[half:], y[half:]).backward()
+for r in range(N):
+    for lo, hi in ((r * K, r * K + half), (r * K + half, (r + 1) * K)):
+        (loss_of(plain, X64[lo:hi], Y64[lo:hi]) / N).backward()
+for (n, p), q in zip(model.named_parameters(), plain.parameters()):
+    shard = model.state_dict()[n]
+    where = tuple(slice(o, o + s) for o, s in zip(shard.offsets, p.shape))
+    close(p.grad._data, q.grad._data[where], dtype, f"fully_shard accumulated gradient {n}")
+model[1].unshard()
+with torch.no_grad():
+    close(model(X64).detach()._data, plain(X64).detach()._data, dtype, "forward after unshard()")
+model[1].reshard()
+cases += 1
+
 # -- ZeroRedundancyOptimizer (with DDP averaging the gradients) -------------------------------------------------
 from npgrad.nn.parallel import DistributedDataParallel as DDP  # noqa: E402
 for oname, cls, kw in (("sgd", torch.optim.SGD, dict(lr=0.1, momentum=0.9, weight_decay=0.01)),

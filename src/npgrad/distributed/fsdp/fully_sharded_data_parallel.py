@@ -127,9 +127,9 @@ class FullyShardedDataParallel(Module):
         self._unit = None
         if not params:
             return
-        dtypes = {p._data.dtype for p in params}
-        if len(dtypes) > 1:
-            raise ValueError(f"Must flatten tensors with uniform dtype but got {sorted(str(d) for d in dtypes)}")
+        other = next((p for p in params if p._data.dtype != params[0]._data.dtype), None)
+        if other is not None:
+            raise ValueError(f"Must flatten tensors with uniform dtype but got {params[0].dtype} and {other.dtype}")
         if len({p._requires_grad for p in params}) > 1 and not self._use_orig_params:
             raise ValueError("Must flatten tensors with uniform `requires_grad` when `use_orig_params=False`")
         unit = FlatUnit(self.process_group, params, self.sharding_strategy != ShardingStrategy.NO_SHARD,
