@@ -50,7 +50,7 @@ def _trim():
         pass
 
 
-def worker(layers, width, batch, steps):
+def worker(layers, width, batch, steps, strategy="FULL_SHARD"):
     import npgrad
     import npgrad.distributed as dist
     import npgrad.nn as nn
@@ -71,7 +71,7 @@ def worker(layers, width, batch, steps):
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # one process: FSDP says it switches to NO_SHARD
-        fsdp = FSDP(model, sharding_strategy=ShardingStrategy.FULL_SHARD,
+        fsdp = FSDP(model, sharding_strategy=ShardingStrategy[strategy],
                     auto_wrap_policy=ModuleWrapPolicy({nn.Linear}))
     del model, body
     opt = npgrad.optim.AdamW(fsdp.parameters(), lr=1e-4)
@@ -108,7 +108,8 @@ def worker(layers, width, batch, steps):
                 step_s=seconds / steps, gather_s=_units.STATS["gather_s"] / steps,
                 reduce_s=_units.STATS["reduce_s"] / steps)
     # The same all-gathers on their own, each after a barrier (no rank's compute in the way): what moving
-    # the parameters costs when no rank waits for another. FULL_SHARD gathers every unit twice per step.
+    # the parameters costs when no rank waits for another. FULL_SHARD gathers every unit twice per step
+    # (forward, backward), SHARD_GRAD_OP once.
     units = [m._unit for m in FSDP.fsdp_modules(fsdp) if m._unit is not None and m._unit.sharded]
     alone = 0.0
     for u in units:
@@ -118,7 +119,7 @@ def worker(layers, width, batch, steps):
         u.gather()
         alone += time.perf_counter() - t
         u.release()
-    mine["gather_alone_s"] = 2 * alone
+    mine["gather_alone_s"] = (2 if strategy == "FULL_SHARD" else 1) * alone
     every = comm.gather(mine, root=0)
     if rank == 0:
         print("RESULT " + json.dumps({"processes": world, "parameters": n_params, "ranks": every}), flush=True)
@@ -129,7 +130,7 @@ def _launch(nproc, args):
     env["PYTHONPATH"] = os.pathsep.join([os.path.join(ROOT, "src"), ROOT, env.get("PYTHONPATH", "")])
     cmd = [shutil.which("mpiexec"), "-n", str(nproc), sys.executable, "-m", "mpi4py", "-m", "benchmarks.fsdp_memory",
            "--worker", "--layers", str(args.layers), "--width", str(args.width), "--batch", str(args.batch),
-           "--steps", str(args.steps)]
+           "--steps", str(args.steps), "--strategy", getattr(args, "strategy", "FULL_SHARD")]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=1200)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     if proc.returncode or not lines:
@@ -165,13 +166,14 @@ def main(argv=None):
     p.add_argument("--width", type=int, default=2560)
     p.add_argument("--batch", type=int, default=8, help="samples per process")
     p.add_argument("--steps", type=int, default=3)
+    p.add_argument("--strategy", default="FULL_SHARD", choices=["FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD"])
     args = p.parse_args(argv)
     if args.worker:
-        worker(args.layers, args.width, args.batch, args.steps)
+        worker(args.layers, args.width, args.batch, args.steps, args.strategy)
         return
     if shutil.which("mpiexec") is None:
         raise SystemExit("benchmarks.fsdp_memory needs mpiexec (pip install mpi4py mpich)")
-    print(f"{os.cpu_count()} cores, 1 BLAS thread per process, FULL_SHARD, one unit per Linear, AdamW, "
+    print(f"{os.cpu_count()} cores, 1 BLAS thread per process, {args.strategy}, one unit per Linear, AdamW, "
           f"batch {args.batch} per process, {args.steps} steps measured after one")
     print(table([_launch(n, args) for n in args.nproc]), flush=True)
 
