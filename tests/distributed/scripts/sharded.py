@@ -177,6 +177,33 @@ train(model, OPTIMS["adamw"](model.parameters()), dtype, local=True)
 check_full(model.state_dict(), {k: v._data for k, v in plain.state_dict().items()}, dtype, "unit with several outputs")
 cases += 1
 
+# -- a unit called twice in one forward: freed after each call, gathered again for each call's backward, and
+# its two reduce-scatters add up
+class Twice(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inp = nn.Linear(4, 5)
+        self.block = Block(5)
+        self.out = nn.Linear(5, 2)
+
+    def forward(self, x):
+        return self.out(self.block(self.block(self.inp(x))))
+
+
+def twice(dtype):
+    torch.manual_seed(0)
+    return Twice().to(dtype)
+
+
+for strategy in (ShardingStrategy.FULL_SHARD, ShardingStrategy.SHARD_GRAD_OP):
+    plain = twice(dtype)
+    train(plain, OPTIMS["sgd"](plain.parameters()), dtype, local=False)
+    model = FSDP(twice(dtype), sharding_strategy=strategy, auto_wrap_policy=POLICIES["transformer"])
+    train(model, OPTIMS["sgd"](model.parameters()), dtype, local=True)
+    check_full(model.state_dict(), {k: v._data for k, v in plain.state_dict().items()}, dtype,
+               f"unit called twice, {strategy.name}")
+    cases += 1
+
 # -- a frozen unit in the middle: the gradient reaching the layers before it goes through its weights, which
 # must be gathered again for backward though nothing of the unit is trained; and sync_module_states
 def frozen(dtype, seed=0):
