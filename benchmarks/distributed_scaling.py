@@ -9,6 +9,7 @@ them), the time the same allreduces take on their own, the overlap: the fraction
 hidden behind backward (1 - wait / allreduce alone), and the share of the gradient bytes whose allreduce
 had already completed when backward ended.
 ``--scaling strong`` keeps the job's batch fixed instead (each of P processes takes batch / P).
+``--fsdp-memory`` prints the sharded-training memory table of ``benchmarks.fsdp_memory`` instead.
 """
 import argparse
 import json
@@ -112,7 +113,13 @@ def main(argv=None):
     p.add_argument("--rounds", type=int, default=3, help="alternating 1- and N-process runs; medians reported")
     p.add_argument("--scaling", choices=["weak", "strong"], default="weak")
     p.add_argument("--bucket-cap-mb", type=float, default=None, help="DDP's bucket_cap_mb (default: DDP's, 25)")
+    p.add_argument("--fsdp-memory", action="store_true",
+                   help="print benchmarks.fsdp_memory's table instead: per-rank memory of FULL_SHARD on 1, 2, 3 processes")
     args = p.parse_args(argv)
+    if args.fsdp_memory:
+        from benchmarks import fsdp_memory
+        fsdp_memory.main([])
+        return
     if args.worker:
         worker(args.worker, args.steps, args.warmup, args.scaling, args.bucket_cap_mb)
         return

@@ -63,6 +63,9 @@ LAYERS = [
     ("npgrad.jit", 7),
     # torch.distributions: built from operators, factories and nn.functional (softplus, BCE-with-logits).
     ("npgrad.distributions", 7),
+    # torch.distributed.fsdp and torch.distributed.optim (ZeroRedundancyOptimizer): sharded data parallel
+    # wraps nn.Modules and optimizers, so it sits above them (nn.parallel's DDP is in nn, floor 6).
+    ("npgrad.distributed.fsdp", 7), ("npgrad.distributed.optim", 7),
     ("npgrad.datasets", 8), ("npgrad.serialization", 8), ("npgrad.viz", 8),
     # torchvision's API: a user of nn, utils.data and serialization like any model code (DESIGN.md, "Vision").
     ("npgrad.vision", 8),
