@@ -1,0 +1,3 @@
+"""torchvision.transforms on npgrad."""
+from . import functional
+from .functional import InterpolationMode
