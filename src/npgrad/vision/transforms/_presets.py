@@ -1,0 +1,43 @@
+"""The inference transforms that the models' ``Weights.transforms()`` return."""
+from ... import nn
+from ...tensor import Tensor
+from . import functional as F
+from .functional import InterpolationMode
+
+__all__ = ["ImageClassification"]
+
+
+class ImageClassification(nn.Module):
+    """Resize the shorter edge to ``resize_size``, centre-crop ``crop_size``, scale to [0, 1], normalise."""
+
+    def __init__(self, *, crop_size, resize_size=256, mean=(0.485, 0.456, 0.406), std=(0.229, 0.224, 0.225),
+                 interpolation=InterpolationMode.BILINEAR, antialias=True):
+        super().__init__()
+        self.crop_size = [crop_size]
+        self.resize_size = [resize_size]
+        self.mean = list(mean)
+        self.std = list(std)
+        self.interpolation = interpolation
+        self.antialias = antialias
+
+    def forward(self, img):
+        from ... import float32
+        img = F.resize(img, self.resize_size, interpolation=self.interpolation, antialias=self.antialias)
+        img = F.center_crop(img, self.crop_size)
+        if not isinstance(img, Tensor):
+            img = F.pil_to_tensor(img)
+        img = F.convert_image_dtype(img, float32)
+        return F.normalize(img, mean=self.mean, std=self.std)
+
+    def __repr__(self):
+        fields = [f"crop_size={self.crop_size}", f"resize_size={self.resize_size}", f"mean={self.mean}",
+                  f"std={self.std}", f"interpolation={self.interpolation}"]
+        return self.__class__.__name__ + "(" + "".join(f"\n    {f}" for f in fields) + "\n)"
+
+    def describe(self):
+        return (
+            "Accepts ``PIL.Image``, batched ``(B, C, H, W)`` and single ``(C, H, W)`` image ``torch.Tensor`` objects. "
+            f"The images are resized to ``resize_size={self.resize_size}`` using ``interpolation={self.interpolation}``, "
+            f"followed by a central crop of ``crop_size={self.crop_size}``. Finally the values are first rescaled to "
+            f"``[0.0, 1.0]`` and then normalized using ``mean={self.mean}`` and ``std={self.std}``."
+        )
