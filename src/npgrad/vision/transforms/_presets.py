@@ -13,20 +13,17 @@ class ImageClassification(nn.Module):
     def __init__(self, *, crop_size, resize_size=256, mean=(0.485, 0.456, 0.406), std=(0.229, 0.224, 0.225),
                  interpolation=InterpolationMode.BILINEAR, antialias=True):
         super().__init__()
-        self.crop_size = [crop_size]
-        self.resize_size = [resize_size]
-        self.mean = list(mean)
-        self.std = list(std)
-        self.interpolation = interpolation
-        self.antialias = antialias
+        settings = dict(crop_size=[crop_size], resize_size=[resize_size], mean=list(mean), std=list(std),
+                        interpolation=interpolation, antialias=antialias)
+        for key, value in settings.items():
+            setattr(self, key, value)
 
     def forward(self, img):
         from ... import float32
-        img = F.resize(img, self.resize_size, interpolation=self.interpolation, antialias=self.antialias)
-        img = F.center_crop(img, self.crop_size)
-        if not isinstance(img, Tensor):
-            img = F.pil_to_tensor(img)
-        img = F.convert_image_dtype(img, float32)
+        small = F.resize(img, self.resize_size, self.interpolation, antialias=self.antialias)
+        patch = F.center_crop(small, output_size=self.crop_size)
+        pixels = patch if isinstance(patch, Tensor) else F.pil_to_tensor(patch)
+        img = F.convert_image_dtype(pixels, float32)
         return F.normalize(img, mean=self.mean, std=self.std)
 
     def __repr__(self):

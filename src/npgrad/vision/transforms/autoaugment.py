@@ -98,14 +98,20 @@ def _parse_policy(text):
 
 
 def _linspace(lo, hi, n):
-    from ... import linspace
-    return linspace(lo, hi, n)
+    """float32 bins filled from both ends (the first half up from ``lo``, the rest down from ``hi``), which is
+    how PyTorch's linspace rounds them."""
+    from ... import from_numpy
+    step = np.float32((hi - lo) / (n - 1)) if n > 1 else np.float32(0)
+    i = np.arange(n)
+    up = np.float32(lo) + step * i.astype(np.float32)
+    down = np.float32(hi) - step * (n - 1 - i).astype(np.float32)
+    return from_numpy(np.where(i < n / 2, up, down).astype(np.float32))
 
 
-def _posterize_bits(num_bins, span):
+def _posterize_bits(num_bins, span, top=8):
     from ... import from_numpy
     bins = np.arange(num_bins, dtype=np.float32) / np.float32((num_bins - 1) / span)
-    return from_numpy((8 - np.round(bins)).astype(np.int32))
+    return from_numpy((top - np.round(bins)).astype(np.int32))
 
 
 def _none():
@@ -131,14 +137,18 @@ def _common_space(num_bins, shear, translate_hw, rotate, enhance, bits_span):
     return space
 
 
+def _keep(module, **settings):
+    for key, value in settings.items():
+        setattr(module, key, value)
+
+
 def _fill_for(img, fill):
-    if isinstance(img, Tensor):
-        channels = F.get_dimensions(img)[0]
-        if isinstance(fill, (int, float)):
-            return [float(fill)] * channels
-        if fill is not None:
-            return [float(f) for f in fill]
-    return fill
+    """One fill value per channel for a tensor image (None stays None)."""
+    if fill is None or not isinstance(img, Tensor):
+        return fill
+    if isinstance(fill, (list, tuple)):
+        return list(map(float, fill))
+    return [float(fill)] * F.get_dimensions(img)[0]
 
 
 def _randint(n):
@@ -151,10 +161,8 @@ class AutoAugment(nn.Module):
 
     def __init__(self, policy=AutoAugmentPolicy.IMAGENET, interpolation=InterpolationMode.NEAREST, fill=None):
         super().__init__()
-        self.policy = policy
-        self.interpolation = interpolation
-        self.fill = fill
-        self.policies = self._get_policies(policy)
+        _keep(self, policy=policy, interpolation=interpolation, fill=fill)
+        self.policies = self._get_policies(policy=policy)
 
     def _get_policies(self, policy):
         if policy not in _POLICY_TABLES:
@@ -175,7 +183,7 @@ class AutoAugment(nn.Module):
 
     def forward(self, img):
         fill = _fill_for(img, self.fill)
-        _, h, w = F.get_dimensions(img)
+        h, w = F.get_dimensions(img)[1:]
         index, probs, signs = self.get_params(len(self.policies))
         space = self._augmentation_space(10, (h, w))
         for k, (name, p, bin_index) in enumerate(self.policies[index]):
@@ -197,11 +205,8 @@ class RandAugment(nn.Module):
     def __init__(self, num_ops=2, magnitude=9, num_magnitude_bins=31, interpolation=InterpolationMode.NEAREST,
                  fill=None):
         super().__init__()
-        self.num_ops = num_ops
-        self.magnitude = magnitude
-        self.num_magnitude_bins = num_magnitude_bins
-        self.interpolation = interpolation
-        self.fill = fill
+        _keep(self, num_ops=num_ops, magnitude=magnitude, num_magnitude_bins=num_magnitude_bins,
+              interpolation=interpolation, fill=fill)
 
     def _augmentation_space(self, num_bins, image_size):
         h, w = image_size
@@ -211,12 +216,12 @@ class RandAugment(nn.Module):
 
     def forward(self, img):
         fill = _fill_for(img, self.fill)
-        _, h, w = F.get_dimensions(img)
+        h, w = F.get_dimensions(img)[1:]
         for _ in range(self.num_ops):
             space = self._augmentation_space(self.num_magnitude_bins, (h, w))
             name = list(space)[_randint(len(space))]
             magnitudes, signed = space[name]
-            magnitude = float(magnitudes[self.magnitude].item()) if magnitudes.ndim > 0 else 0.0
+            magnitude = 0.0 if magnitudes.dim() == 0 else float(magnitudes[self.magnitude])
             if signed and _randint(2):
                 magnitude *= -1.0
             img = _apply_op(img, name, magnitude, interpolation=self.interpolation, fill=fill)
@@ -232,9 +237,7 @@ class TrivialAugmentWide(nn.Module):
 
     def __init__(self, num_magnitude_bins=31, interpolation=InterpolationMode.NEAREST, fill=None):
         super().__init__()
-        self.num_magnitude_bins = num_magnitude_bins
-        self.interpolation = interpolation
-        self.fill = fill
+        _keep(self, num_magnitude_bins=num_magnitude_bins, interpolation=interpolation, fill=fill)
 
     def _augmentation_space(self, num_bins):
         space = {"Identity": (_none(), False)}
@@ -264,25 +267,20 @@ class AugMix(nn.Module):
                  interpolation=InterpolationMode.BILINEAR, fill=None):
         super().__init__()
         self._PARAMETER_MAX = 10
-        if not (1 <= severity <= self._PARAMETER_MAX):
+        if severity < 1 or severity > self._PARAMETER_MAX:
             raise ValueError(f"The severity must be between [1, {self._PARAMETER_MAX}]. Got {severity} instead.")
-        self.severity = severity
-        self.mixture_width = mixture_width
-        self.chain_depth = chain_depth
-        self.alpha = alpha
-        self.all_ops = all_ops
-        self.interpolation = interpolation
-        self.fill = fill
+        _keep(self, severity=severity, mixture_width=mixture_width, chain_depth=chain_depth, alpha=alpha,
+              all_ops=all_ops, interpolation=interpolation, fill=fill)
 
     def _augmentation_space(self, num_bins, image_size):
-        w, h = image_size  # [width, height] here, as torchvision's AugMix takes it
+        h, w = image_size
         space = {
             "ShearX": (_linspace(0.0, 0.3, num_bins), True),
             "ShearY": (_linspace(0.0, 0.3, num_bins), True),
             "TranslateX": (_linspace(0.0, w / 3.0, num_bins), True),
             "TranslateY": (_linspace(0.0, h / 3.0, num_bins), True),
             "Rotate": (_linspace(0.0, 30.0, num_bins), True),
-            "Posterize": (_posterize_bits(num_bins, 4), False),
+            "Posterize": (_posterize_bits(num_bins, 4, top=4), False),
             "Solarize": (_linspace(255.0, 0.0, num_bins), False),
             "AutoContrast": (_none(), False),
             "Equalize": (_none(), False),
@@ -298,22 +296,18 @@ class AugMix(nn.Module):
 
     def forward(self, orig_img):
         from ... import tensor
-        fill = self.fill
-        _, h, w = F.get_dimensions(orig_img)
+        h, w = F.get_dimensions(orig_img)[1:]
         img = orig_img if isinstance(orig_img, Tensor) else F.pil_to_tensor(orig_img)
-        space = self._augmentation_space(self._PARAMETER_MAX, [w, h])
+        space = self._augmentation_space(self._PARAMETER_MAX, (h, w))
         shape = list(img.shape)
         batch = img.reshape([1] * max(4 - img.dim(), 0) + shape)
         batch_dims = [batch.size(0)] + [1] * (batch.dim() - 1)
-        if isinstance(fill, (int, float)):
-            fill = [float(fill)] * batch.shape[-3]
-        elif fill is not None:
-            fill = [float(f) for f in fill]
+        fill = _fill_for(batch, self.fill)
         weights = self._sample_dirichlet(tensor([self.alpha, self.alpha]).expand(batch_dims[0], -1))
         mixing = self._sample_dirichlet(tensor([self.alpha] * self.mixture_width).expand(batch_dims[0], -1))
         mixing = mixing * weights[:, 1].reshape(-1, 1)
         mix = weights[:, 0].reshape(batch_dims) * batch
-        for i in range(self.mixture_width):
+        for chain in range(self.mixture_width):
             aug = batch
             depth = self.chain_depth if self.chain_depth > 0 else _randint_range(1, 4)
             for _ in range(depth):
@@ -324,11 +318,9 @@ class AugMix(nn.Module):
                 if signed and _randint(2):
                     magnitude *= -1.0
                 aug = _apply_op(aug, name, magnitude, interpolation=self.interpolation, fill=fill)
-            mix = mix + mixing[:, i].reshape(batch_dims) * aug
+            mix = mix + mixing[:, chain].reshape(batch_dims) * aug
         mix = mix.reshape(shape).to(dtype=img.dtype)
-        if not isinstance(orig_img, Tensor):
-            return F.to_pil_image(mix)
-        return mix
+        return mix if isinstance(orig_img, Tensor) else F.to_pil_image(mix)
 
     def __repr__(self):
         return (f"{self.__class__.__name__}(severity={self.severity}, mixture_width={self.mixture_width}, "

@@ -12,6 +12,8 @@ from ...tensor import Tensor
 from . import _array_ops as K
 from . import _pil_ops as P
 
+_PAD_MODES = ("constant", "edge", "reflect", "symmetric")
+
 
 class InterpolationMode(Enum):
     """Interpolation modes; the PIL ones (BOX, HAMMING, LANCZOS) apply to PIL images only."""
@@ -29,6 +31,9 @@ _PIL_FILTERS = {"nearest": 0, "nearest-exact": 0, "bilinear": 2, "bicubic": 3, "
 _FROM_PIL_INT = {0: InterpolationMode.NEAREST, 2: InterpolationMode.BILINEAR, 3: InterpolationMode.BICUBIC,
                  4: InterpolationMode.BOX, 5: InterpolationMode.HAMMING, 1: InterpolationMode.LANCZOS}
 pil_modes_mapping = {m: _PIL_FILTERS[m.value] for m in InterpolationMode}
+_SEQ = (list, tuple)
+_NUM_OR_SEQ = (numbers.Number, tuple, list)
+_REAL = (int, float)
 
 
 def _interpolation_modes_from_int(i):
@@ -38,7 +43,7 @@ def _interpolation_modes_from_int(i):
 def _mode(interpolation):
     if isinstance(interpolation, int) and not isinstance(interpolation, bool):
         interpolation = _FROM_PIL_INT[interpolation]
-    if not isinstance(interpolation, InterpolationMode):
+    if type(interpolation) is not InterpolationMode:
         raise TypeError("Argument interpolation should be a InterpolationMode or a corresponding Pillow integer "
                         "constant")
     return interpolation
@@ -125,10 +130,7 @@ def to_tensor(pic):
     if isinstance(pic, np.ndarray) and pic.ndim not in {2, 3}:
         raise ValueError(f"pic should be 2/3 dimensional. Got {pic.ndim} dimensions.")
     ft = _np_dtype(get_default_dtype())
-    if isinstance(pic, np.ndarray):
-        arr = pic[:, :, None] if pic.ndim == 2 else pic
-    else:
-        arr = _pil_to_array(pic)
+    arr = _pil_to_array(pic) if P.is_pil(pic) else (pic[:, :, None] if pic.ndim == 2 else pic)
     chw = np.ascontiguousarray(arr.transpose(2, 0, 1))
     if chw.dtype == np.uint8:
         return _wrap((chw.astype(ft) / ft.type(255)).astype(ft))
@@ -210,7 +212,7 @@ def normalize(tensor, mean, std, inplace=False):
     from ... import as_tensor
     if not _is_tensor(tensor):
         raise TypeError(f"img should be Tensor Image. Got {type(tensor)}")
-    if not tensor.is_floating_point():
+    if not tensor.dtype.is_floating_point:
         raise TypeError(f"Input tensor should be a float tensor. Got {tensor.dtype}.")
     if tensor.dim() < 3:
         raise ValueError("Expected tensor to be a tensor image of size (..., C, H, W). Got tensor.size() = "
@@ -234,26 +236,27 @@ def normalize(tensor, mean, std, inplace=False):
 def _output_size(h, w, size, max_size):
     if isinstance(size, int) or len(size) == 1:
         wanted = size if isinstance(size, int) else size[0]
-        short, long = (w, h) if w <= h else (h, w)
-        new_short, new_long = wanted, int(wanted * long / short)
+        portrait = w <= h
+        short_side, long_side = min(h, w), max(h, w)
+        edge_short, edge_long = wanted, int(wanted * long_side / short_side)
         if max_size is not None:
             if max_size <= wanted:
                 raise ValueError(f"max_size = {max_size} must be strictly greater than the requested size for the "
                                  f"smaller edge size = {[wanted]}")
-            if new_long > max_size:
-                new_short, new_long = int(max_size * new_short / new_long), max_size
-        return (new_long, new_short) if w <= h else (new_short, new_long)
+            if edge_long > max_size:
+                edge_short, edge_long = int(max_size * edge_short / edge_long), max_size
+        return (edge_long, edge_short) if portrait else (edge_short, edge_long)
     return size[0], size[1]
 
 
 def _check_size(size, max_size):
     if not isinstance(size, (int, list, tuple)):
         raise TypeError(f"Size should be int or sequence. Got {type(size)}")
-    if isinstance(size, (list, tuple)):
+    if type(size) in (list, tuple):
         if len(size) not in (1, 2):
             raise ValueError(f"Size must be an int or a 1 or 2 element tuple/list, not a {len(size)} element "
                              "tuple/list")
-        if max_size is not None and len(size) != 1:
+        if len(size) != 1 and max_size is not None:
             raise ValueError("max_size should only be passed if size specifies the length of the smaller edge, "
                              "i.e. size should be an int or a sequence of length 1 in torchscript mode.")
 
@@ -283,19 +286,18 @@ def crop(img, top, left, height, width):
     """The region [top, top+height) x [left, left+width), zero-padded where it leaves the image."""
     _require_image(img)
     if not _is_tensor(img):
-        return img.crop((left, top, left + width, top + height))
+        box = (left, top, left + width, top + height)
+        return img.crop(box)
     h, w = img.shape[-2:]
     if top >= 0 and left >= 0 and top + height <= h and left + width <= w:
         return img[..., top:top + height, left:left + width]
     return _kernel(img, K.crop, top, left, height, width)
 
 
-def _pair(size, what="size"):
-    if isinstance(size, numbers.Number):
+def _pair(size):
+    if not isinstance(size, _SEQ):
         return int(size), int(size)
-    if isinstance(size, (tuple, list)) and len(size) == 1:
-        return size[0], size[0]
-    return size
+    return (size[0], size[0]) if len(size) == 1 else size
 
 
 def center_crop(img, output_size):
@@ -317,12 +319,12 @@ def resized_crop(img, top, left, height, width, size, interpolation=Interpolatio
 
 
 def _pad_sides(padding):
-    if not isinstance(padding, (numbers.Number, tuple, list)):
+    if not isinstance(padding, _NUM_OR_SEQ):
         raise TypeError("Got inappropriate padding arg")
-    if isinstance(padding, (tuple, list)) and len(padding) not in (1, 2, 4):
+    if isinstance(padding, _SEQ) and len(padding) not in (1, 2, 4):
         raise ValueError(f"Padding must be an int or a 1, 2, or 4 element tuple, not a {len(padding)} element "
                          "tuple")
-    if isinstance(padding, numbers.Number):
+    if not isinstance(padding, _SEQ):
         padding = [padding]
     padding = [int(p) for p in padding]
     if len(padding) == 1:
@@ -335,19 +337,19 @@ def _pad_sides(padding):
 def pad(img, padding, fill=0, padding_mode="constant"):
     """Pad (left, top, right, bottom); modes constant, edge, reflect, symmetric. Negative padding crops."""
     _require_image(img)
-    if fill is not None and not isinstance(fill, (numbers.Number, tuple, list)):
+    if not (fill is None or isinstance(fill, _NUM_OR_SEQ)):
         raise TypeError("Got inappropriate fill arg")
-    if not isinstance(padding_mode, str):
+    if type(padding_mode) is not str:
         raise TypeError("Got inappropriate padding_mode arg")
     sides = _pad_sides(padding)
-    if padding_mode not in ("constant", "edge", "reflect", "symmetric"):
+    if padding_mode not in _PAD_MODES:
         raise ValueError("Padding mode should be either constant, edge, reflect or symmetric")
     left, top, right, bottom = sides
     if not _is_tensor(img):
         return P.pad(img, left, top, right, bottom, fill, padding_mode)
     if fill is None:
         fill = 0
-    if isinstance(fill, (tuple, list)):
+    if isinstance(fill, _SEQ):
         if len(fill) != 1:
             raise TypeError("Got inappropriate fill arg")
         fill = fill[0]
@@ -372,30 +374,28 @@ def vflip(img):
     return img.flip(-2)
 
 
-def five_crop(img, size):
-    """The four corner crops and the centre crop: (tl, tr, bl, br, center)."""
-    if isinstance(size, numbers.Number):
-        size = (int(size), int(size))
-    elif isinstance(size, (tuple, list)) and len(size) == 1:
-        size = (size[0], size[0])
+def _two_sizes(size):
+    if not isinstance(size, _SEQ):
+        return int(size), int(size)
+    size = tuple(size) * 2 if len(size) == 1 else size
     if len(size) != 2:
         raise ValueError("Please provide only two dimensions (h, w) for size.")
+    return size
+
+
+def five_crop(img, size):
+    """The four corner crops and the centre crop: (tl, tr, bl, br, center)."""
+    ch, cw = size = _two_sizes(size)
     _, h, w = get_dimensions(img)
-    ch, cw = size
     if cw > w or ch > h:
         raise ValueError(f"Requested crop size {size} is bigger than input size {(h, w)}")
-    return (crop(img, 0, 0, ch, cw), crop(img, 0, w - cw, ch, cw), crop(img, h - ch, 0, ch, cw),
-            crop(img, h - ch, w - cw, ch, cw), center_crop(img, [ch, cw]))
+    corners = [(0, 0), (0, w - cw), (h - ch, 0), (h - ch, w - cw)]
+    return tuple(crop(img, top, left, ch, cw) for top, left in corners) + (center_crop(img, [ch, cw]),)
 
 
 def ten_crop(img, size, vertical_flip=False):
     """five_crop of the image and of its flip (horizontal unless ``vertical_flip``)."""
-    if isinstance(size, numbers.Number):
-        size = (int(size), int(size))
-    elif isinstance(size, (tuple, list)) and len(size) == 1:
-        size = (size[0], size[0])
-    if len(size) != 2:
-        raise ValueError("Please provide only two dimensions (h, w) for size.")
+    size = _two_sizes(size)
     flipped = vflip(img) if vertical_flip else hflip(img)
     return five_crop(img, size) + five_crop(flipped, size)
 
@@ -404,14 +404,15 @@ def _get_inverse_affine_matrix(center, angle, translate, scale, shear, inverted=
     """The 2x3 matrix (flattened) mapping output pixels to input ones for rotation about ``center`` by
     ``angle`` degrees, then shear, scale and translation: M = T C R S C^-1, returned inverted."""
     rot = math.radians(angle)
-    sx, sy = (math.radians(s) for s in shear)
+    sx, sy = (math.radians(v) for v in shear)
     cx, cy = center
     tx, ty = translate
     # R S without the scale, as a 2x2 [[a, b], [c, d]]
-    a = math.cos(rot - sy) / math.cos(sy)
-    b = -math.cos(rot - sy) * math.tan(sx) / math.cos(sy) - math.sin(rot)
-    c = math.sin(rot - sy) / math.cos(sy)
-    d = -math.sin(rot - sy) * math.tan(sx) / math.cos(sy) + math.cos(rot)
+    tilt = rot - sy
+    cos_t, sin_t, cos_y, tan_x = math.cos(tilt), math.sin(tilt), math.cos(sy), math.tan(sx)
+    a, c = cos_t / cos_y, sin_t / cos_y
+    b = -(a * tan_x) - math.sin(rot)
+    d = -(c * tan_x) + math.cos(rot)
     if inverted:
         m = np.array([[d, -b], [-c, a]]) / scale
         shift = m @ np.array([-cx - tx, -cy - ty]) + np.array([cx, cy])
@@ -422,11 +423,9 @@ def _get_inverse_affine_matrix(center, angle, translate, scale, shear, inverted=
 
 
 def _tensor_fill(fill):
-    if fill is None:
-        return None
-    if isinstance(fill, (int, float)):
-        return [float(fill)]
-    return [float(f) for f in fill]
+    if fill is None or isinstance(fill, _SEQ):
+        return fill if fill is None else list(map(float, fill))
+    return [float(fill)]
 
 
 def _check_grid_mode(interpolation):
@@ -436,13 +435,17 @@ def _check_grid_mode(interpolation):
     return mode
 
 
+def _check_angle_center(angle, center):
+    if not isinstance(angle, _REAL):
+        raise TypeError("Argument angle should be int or float")
+    if not (center is None or isinstance(center, _SEQ)):
+        raise TypeError("Argument center should be a sequence")
+
+
 def rotate(img, angle, interpolation=InterpolationMode.NEAREST, expand=False, center=None, fill=None):
     """Rotate counter-clockwise by ``angle`` degrees about ``center`` (default: the image centre)."""
     interpolation = _mode(interpolation)
-    if not isinstance(angle, (int, float)):
-        raise TypeError("Argument angle should be int or float")
-    if center is not None and not isinstance(center, (list, tuple)):
-        raise TypeError("Argument center should be a sequence")
+    _check_angle_center(angle, center)
     _require_image(img)
     if not _is_tensor(img):
         return img.rotate(angle, _PIL_FILTERS[interpolation.value], expand, center, **P.parse_fill(fill, img))
@@ -458,9 +461,8 @@ def rotate(img, angle, interpolation=InterpolationMode.NEAREST, expand=False, ce
 def affine(img, angle, translate, scale, shear, interpolation=InterpolationMode.NEAREST, fill=None, center=None):
     """Rotation (clockwise, degrees), translation, scale and shear about the centre, image size kept."""
     interpolation = _mode(interpolation)
-    if not isinstance(angle, (int, float)):
-        raise TypeError("Argument angle should be int or float")
-    if not isinstance(translate, (list, tuple)):
+    _check_angle_center(angle, None)
+    if not isinstance(translate, _SEQ):
         raise TypeError("Argument translate should be a sequence")
     if len(translate) != 2:
         raise ValueError("Argument translate should be a sequence of length 2")
@@ -468,20 +470,14 @@ def affine(img, angle, translate, scale, shear, interpolation=InterpolationMode.
         raise ValueError("Argument scale should be positive")
     if not isinstance(shear, (numbers.Number, list, tuple)):
         raise TypeError("Shear should be either a single value or a sequence of two values")
-    if isinstance(angle, int):
-        angle = float(angle)
-    if isinstance(translate, tuple):
-        translate = list(translate)
-    if isinstance(shear, numbers.Number):
-        shear = [shear, 0.0]
-    if isinstance(shear, tuple):
-        shear = list(shear)
+    angle = float(angle)
+    translate = list(translate)
+    shear = [shear, 0.0] if isinstance(shear, numbers.Number) else list(shear)
     if len(shear) == 1:
-        shear = [shear[0], shear[0]]
+        shear = shear * 2
     if len(shear) != 2:
         raise ValueError(f"Shear should be a sequence containing two values. Got {shear}")
-    if center is not None and not isinstance(center, (list, tuple)):
-        raise TypeError("Argument center should be a sequence")
+    _check_angle_center(0.0, center)
     _require_image(img)
     _, h, w = get_dimensions(img)
     if not _is_tensor(img):
@@ -510,12 +506,12 @@ def _get_perspective_coeffs(startpoints, endpoints):
 
 def perspective(img, startpoints, endpoints, interpolation=InterpolationMode.BILINEAR, fill=None):
     """Warp so the four ``startpoints`` corners land on ``endpoints``."""
-    if len(startpoints) != 4 or len(endpoints) != 4:
+    if (len(startpoints), len(endpoints)) != (4, 4):
         raise ValueError(f"Please provide exactly four corners, got {len(startpoints)} startpoints and "
                          f"{len(endpoints)} endpoints.")
     interpolation = _mode(interpolation)
     _require_image(img)
-    coeffs = _get_perspective_coeffs(startpoints, endpoints)
+    coeffs = _get_perspective_coeffs(startpoints=startpoints, endpoints=endpoints)
     if not _is_tensor(img):
         Image, _, _ = P.pil()
         return img.transform(img.size, Image.Transform.PERSPECTIVE, coeffs, _PIL_FILTERS[interpolation.value],
@@ -574,7 +570,7 @@ def adjust_saturation(img, saturation_factor):
 
 def adjust_hue(img, hue_factor):
     """Rotate the hue by ``hue_factor`` turns, in [-0.5, 0.5]."""
-    if not (-0.5 <= hue_factor <= 0.5):
+    if abs(hue_factor) > 0.5 or hue_factor != hue_factor:
         raise ValueError(f"hue_factor ({hue_factor}) is not in [-0.5, 0.5].")
     _require_image(img)
     if not _is_tensor(img):
@@ -607,7 +603,7 @@ def adjust_sharpness(img, sharpness_factor):
 
 def rgb_to_grayscale(img, num_output_channels=1):
     """ITU-R 601-2 luma, repeated to ``num_output_channels`` (1 or 3)."""
-    if num_output_channels not in (1, 3):
+    if num_output_channels != 1 and num_output_channels != 3:
         raise ValueError("num_output_channels should be either 1 or 3")
     _require_image(img)
     if not _is_tensor(img):
@@ -625,29 +621,26 @@ def to_grayscale(img, num_output_channels=1):
 
 
 def _check_blur_args(kernel_size, sigma):
-    if not isinstance(kernel_size, (int, list, tuple)):
+    if not isinstance(kernel_size, (int,) + _SEQ):
         raise TypeError(f"kernel_size should be int or a sequence of integers. Got {type(kernel_size)}")
-    if isinstance(kernel_size, int):
-        kernel_size = [kernel_size, kernel_size]
-    if len(kernel_size) != 2:
-        raise ValueError(f"If kernel_size is a sequence its length should be 2. Got {len(kernel_size)}")
-    for k in kernel_size:
-        if k % 2 == 0 or k < 0:
-            raise ValueError(f"kernel_size should have odd and positive integers. Got {kernel_size}")
+    sizes = [kernel_size] * 2 if type(kernel_size) is int else list(kernel_size)
+    if len(sizes) != 2:
+        raise ValueError(f"If kernel_size is a sequence its length should be 2. Got {len(sizes)}")
+    if any(k % 2 == 0 or k < 0 for k in sizes):
+        raise ValueError(f"kernel_size should have odd and positive integers. Got {sizes}")
     if sigma is None:
-        sigma = [k * 0.15 + 0.35 for k in kernel_size]
-    if sigma is not None and not isinstance(sigma, (int, float, list, tuple)):
+        # the sigma OpenCV picks for a kernel of that size
+        sigma = [0.15 * k + 0.35 for k in sizes]
+    if not isinstance(sigma, _REAL + _SEQ):
         raise TypeError(f"sigma should be either float or sequence of floats. Got {type(sigma)}")
-    if isinstance(sigma, (int, float)):
-        sigma = [float(sigma), float(sigma)]
-    if isinstance(sigma, (list, tuple)) and len(sigma) == 1:
-        sigma = [sigma[0], sigma[0]]
-    if len(sigma) != 2:
-        raise ValueError(f"If sigma is a sequence, its length should be 2. Got {len(sigma)}")
-    for s in sigma:
-        if s <= 0.0:
-            raise ValueError(f"sigma should have positive values. Got {sigma}")
-    return list(kernel_size), list(sigma)
+    sigmas = [float(sigma)] * 2 if not isinstance(sigma, _SEQ) else list(sigma)
+    if len(sigmas) == 1:
+        sigmas = sigmas * 2
+    if len(sigmas) != 2:
+        raise ValueError(f"If sigma is a sequence, its length should be 2. Got {len(sigmas)}")
+    if any(v <= 0.0 for v in sigmas):
+        raise ValueError(f"sigma should have positive values. Got {sigmas}")
+    return sizes, sigmas
 
 
 def gaussian_blur(img, kernel_size, sigma=None):
@@ -681,7 +674,7 @@ def posterize(img, bits):
     _require_image(img)
     if not _is_tensor(img):
         _, _, ImageOps = P.pil()
-        return ImageOps.posterize(img, bits)
+        return ImageOps.posterize(img, bits=bits)
     _uint8_only(img)
     arr = _tensor_colour(img)
     return _wrap(arr & np.uint8((0xFF << (8 - bits)) & 0xFF))
@@ -692,7 +685,7 @@ def solarize(img, threshold):
     _require_image(img)
     if not _is_tensor(img):
         _, _, ImageOps = P.pil()
-        return ImageOps.solarize(img, threshold)
+        return ImageOps.solarize(img, threshold=threshold)
     arr = _tensor_colour(img)
     if threshold > K.max_value(arr.dtype):
         raise TypeError("Threshold should be less than bound of img.")
@@ -703,8 +696,7 @@ def autocontrast(img):
     """Stretch each channel to the full range."""
     _require_image(img)
     if not _is_tensor(img):
-        _, _, ImageOps = P.pil()
-        return ImageOps.autocontrast(img)
+        return P.pil()[2].autocontrast(img)
     return _wrap(K.autocontrast(_tensor_colour(img)))
 
 
