@@ -19,7 +19,7 @@ class ImageClassification(nn.Module):
             setattr(self, key, value)
 
     def forward(self, img):
-        from ... import float32
+        from ...dtypes import float32
         small = F.resize(img, self.resize_size, self.interpolation, antialias=self.antialias)
         patch = F.center_crop(small, output_size=self.crop_size)
         pixels = patch if isinstance(patch, Tensor) else F.pil_to_tensor(patch)

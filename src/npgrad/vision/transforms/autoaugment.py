@@ -100,7 +100,7 @@ def _parse_policy(text):
 def _linspace(lo, hi, n):
     """float32 bins filled from both ends (the first half up from ``lo``, the rest down from ``hi``), which is
     how PyTorch's linspace rounds them."""
-    from ... import from_numpy
+    from ...factories import from_numpy
     step = np.float32((hi - lo) / (n - 1)) if n > 1 else np.float32(0)
     i = np.arange(n)
     up = np.float32(lo) + step * i.astype(np.float32)
@@ -109,13 +109,13 @@ def _linspace(lo, hi, n):
 
 
 def _posterize_bits(num_bins, span, top=8):
-    from ... import from_numpy
+    from ...factories import from_numpy
     bins = np.arange(num_bins, dtype=np.float32) / np.float32((num_bins - 1) / span)
     return from_numpy((top - np.round(bins)).astype(np.int32))
 
 
 def _none():
-    from ... import tensor
+    from ..._convert import tensor
     return tensor(0.0)
 
 
@@ -152,7 +152,7 @@ def _fill_for(img, fill):
 
 
 def _randint(n):
-    from ... import randint
+    from ...factories import randint
     return int(randint(n, (1,)).item())
 
 
@@ -178,7 +178,7 @@ class AutoAugment(nn.Module):
     @staticmethod
     def get_params(transform_num):
         """(policy index, the two ops' uniform draws, the two ops' signs)."""
-        from ... import rand, randint
+        from ...factories import rand, randint
         return _randint(transform_num), rand((2,)), randint(2, (2,))
 
     def forward(self, img):
@@ -291,11 +291,11 @@ class AugMix(nn.Module):
         return space
 
     def _sample_dirichlet(self, params):
-        from ... import distributions
-        return distributions.Dirichlet(params).sample()
+        from ...distributions import Dirichlet
+        return Dirichlet(params).sample()
 
     def forward(self, orig_img):
-        from ... import tensor
+        from ..._convert import tensor
         h, w = F.get_dimensions(orig_img)[1:]
         img = orig_img if isinstance(orig_img, Tensor) else F.pil_to_tensor(orig_img)
         space = self._augmentation_space(self._PARAMETER_MAX, (h, w))
@@ -329,5 +329,5 @@ class AugMix(nn.Module):
 
 
 def _randint_range(lo, hi):
-    from ... import randint
+    from ...factories import randint
     return int(randint(lo, hi, (1,)).item())

@@ -72,7 +72,7 @@ def _arr(img):
 
 
 def _wrap(arr):
-    from ... import from_numpy
+    from ...factories import from_numpy
     return from_numpy(np.ascontiguousarray(arr))
 
 
@@ -124,7 +124,7 @@ def _pil_to_array(pic):
 
 def to_tensor(pic):
     """PIL image or H x W x C ndarray -> C x H x W float tensor, uint8 scaled to [0, 1]."""
-    from ... import get_default_dtype
+    from ...dtypes import get_default_dtype
     if not (P.is_pil(pic) or isinstance(pic, np.ndarray)):
         raise TypeError(f"pic should be PIL Image or ndarray. Got {type(pic)}")
     if isinstance(pic, np.ndarray) and pic.ndim not in {2, 3}:
@@ -196,7 +196,7 @@ def to_pil_image(pic, mode=None):
 
 def convert_image_dtype(image, dtype=None):
     """Change a tensor image's dtype, rescaling its values to the new dtype's range."""
-    from ... import float32
+    from ...dtypes import float32
     dtype = float32 if dtype is None else dtype
     if not _is_tensor(image):
         raise TypeError("Input img should be Tensor Image")
@@ -209,7 +209,7 @@ def convert_image_dtype(image, dtype=None):
 
 def normalize(tensor, mean, std, inplace=False):
     """(x - mean) / std per channel; float tensors only, autograd kept."""
-    from ... import as_tensor
+    from ...factories import as_tensor
     if not _is_tensor(tensor):
         raise TypeError(f"img should be Tensor Image. Got {type(tensor)}")
     if not tensor.dtype.is_floating_point:

@@ -22,17 +22,17 @@ __all__ = ["Compose", "ToTensor", "PILToTensor", "ConvertImageDtype", "ToPILImag
 
 
 def _rand():
-    from ... import rand
+    from ...factories import rand
     return rand(1).item()
 
 
 def _uniform(lo, hi):
-    from ... import empty
+    from ...factories import empty
     return empty(1).uniform_(lo, hi).item()
 
 
 def _randint(lo, hi):
-    from ... import randint
+    from ...factories import randint
     return int(randint(lo, hi, size=(1,)).item())
 
 
@@ -528,7 +528,7 @@ class ColorJitter(_Described):
     @staticmethod
     def get_params(brightness, contrast, saturation, hue):
         """A random order of the four adjustments and a uniform factor for each one enabled."""
-        from ... import randperm
+        from ...factories import randperm
         order = randperm(4)
         draws = [float(_uniform(*span)) if span is not None else None
                  for span in (brightness, contrast, saturation, hue)]
@@ -671,7 +671,9 @@ class RandomErasing(_Described):
         """(i, j, h, w, v): a box of area fraction in ``scale`` and log-uniform aspect in ``ratio``, filled
         with ``value`` (per channel) or standard normal noise when ``value`` is None; ten tries, else the
         whole image unchanged."""
-        from ... import empty, float32, tensor
+        from ...factories import empty
+        from ...dtypes import float32
+        from ..._convert import tensor
         bands, rows, cols = img.shape[-3:]
         for _ in range(10):
             target = rows * cols * _uniform(scale[0], scale[1])
