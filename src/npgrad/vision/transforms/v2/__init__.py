@@ -1,0 +1,9 @@
+"""torchvision.transforms.v2's core transforms for plain PIL-image and tensor samples (no tv_tensors)."""
+from ..functional import InterpolationMode
+from ._core import (CenterCrop, ColorJitter, Compose, Grayscale, Normalize, Pad, PILToTensor, RandomCrop,
+                    RandomHorizontalFlip, RandomResizedCrop, RandomVerticalFlip, Resize, ToDtype, ToImage, ToPILImage,
+                    ToPureTensor, Transform)
+
+__all__ = ["CenterCrop", "ColorJitter", "Compose", "Grayscale", "InterpolationMode", "Normalize", "Pad", "PILToTensor",
+           "RandomCrop", "RandomHorizontalFlip", "RandomResizedCrop", "RandomVerticalFlip", "Resize", "ToDtype",
+           "ToImage", "ToPILImage", "ToPureTensor", "Transform"]

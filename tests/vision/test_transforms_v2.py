@@ -1,0 +1,189 @@
+"""transforms.v2's core on plain PIL images and tensors, against torchvision's v2 and on its own."""
+import numpy as np
+import pytest
+
+import npgrad
+from npgrad.vision.transforms import v2
+from tv_oracle import HAS_TV, tv
+
+Image = pytest.importorskip("PIL.Image", reason="PIL-image transforms need Pillow")
+needs_tv = pytest.mark.skipif(not HAS_TV, reason="torchvision oracle not importable")
+
+rng = np.random.default_rng(2)
+U8 = rng.integers(0, 256, (3, 10, 13), dtype=np.uint8)
+IM = Image.fromarray(U8.transpose(1, 2, 0))
+
+
+def tv2():
+    from torchvision.transforms import v2 as theirs
+    return theirs
+
+
+def lib(m):
+    return npgrad if m is v2 else __import__("torch")
+
+
+def pair(arr):
+    import torch
+    return npgrad.from_numpy(np.array(arr)), torch.from_numpy(np.array(arr))
+
+
+def plain(x):
+    """torchvision's v2 returns tv_tensors (Tensor subclasses) and PIL images; compare their data."""
+    if isinstance(x, Image.Image):
+        return x.mode, np.asarray(x)
+    if isinstance(x, npgrad.Tensor):
+        return x.numpy()
+    if hasattr(x, "as_subclass"):
+        return x.as_subclass(__import__("torch").Tensor).numpy()
+    return x
+
+
+def same(a, b, tol=1e-6):
+    if isinstance(a, (tuple, list)):
+        assert type(a) is type(b) and len(a) == len(b)
+        for x, y in zip(a, b):
+            same(x, y, tol)
+        return
+    if isinstance(a, dict):
+        assert a.keys() == b.keys()
+        for k in a:
+            same(a[k], b[k], tol)
+        return
+    x, y = plain(a), plain(b)
+    if isinstance(x, tuple):
+        assert x[0] == y[0]
+        np.testing.assert_array_equal(x[1], y[1])
+    elif isinstance(x, np.ndarray):
+        assert x.shape == y.shape and x.dtype == y.dtype
+        np.testing.assert_allclose(x, y, rtol=0, atol=tol)
+    else:
+        assert x == y
+
+
+REPRS = [
+    lambda m: m.Compose([m.ToImage(), m.ToDtype(lib(m).float32, scale=True)]), lambda m: m.ToDtype(lib(m).float32),
+    lambda m: m.Normalize([0.5], [0.5]), lambda m: m.Resize(32),
+    lambda m: m.Resize((3, 4), m.InterpolationMode.NEAREST, antialias=False), lambda m: m.Resize(None, max_size=30),
+    lambda m: m.RandomResizedCrop(5), lambda m: m.RandomHorizontalFlip(), lambda m: m.RandomVerticalFlip(0.2),
+    lambda m: m.CenterCrop(3), lambda m: m.RandomCrop(3, padding=2, pad_if_needed=True), lambda m: m.RandomCrop(3, padding=(1, 2)),
+    lambda m: m.ColorJitter(), lambda m: m.ColorJitter(0.1, 0.2, 0.3, 0.1), lambda m: m.ToPureTensor(),
+    lambda m: m.Grayscale(3), lambda m: m.Pad(2), lambda m: m.PILToTensor(), lambda m: m.ToPILImage(), lambda m: m.ToImage(),
+]
+
+
+@needs_tv
+@pytest.mark.parametrize("make", REPRS)
+def test_repr_matches_torchvision(make):
+    assert repr(make(v2)) == repr(make(tv2()))
+
+
+DETERMINISTIC = [
+    lambda m: m.ToImage(), lambda m: m.ToDtype(lib(m).float32, scale=True), lambda m: m.ToDtype(lib(m).float64),
+    lambda m: m.ToDtype(lib(m).int16, scale=True), lambda m: m.ToDtype({lib(m).Tensor: lib(m).float32}, scale=True),
+    lambda m: m.Resize(7), lambda m: m.Resize([6, 5], m.InterpolationMode.NEAREST), lambda m: m.Resize(None, max_size=8),
+    lambda m: m.Resize([4], max_size=5, interpolation=m.InterpolationMode.BICUBIC), lambda m: m.CenterCrop((4, 15)),
+    lambda m: m.RandomHorizontalFlip(1.0), lambda m: m.RandomVerticalFlip(1.0), lambda m: m.Grayscale(3),
+    lambda m: m.Pad([1, 2], padding_mode="reflect"), lambda m: m.RandomCrop((10, 13)),
+    lambda m: m.RandomCrop((14, 15), padding=(1, 2), pad_if_needed=True, fill=9),
+    lambda m: m.RandomResizedCrop(5, scale=(3.0, 4.0)), lambda m: m.ColorJitter(brightness=(1.4, 1.4)),
+    lambda m: m.ColorJitter(hue=(0.2, 0.2)),
+    lambda m: m.Compose([m.CenterCrop(8), m.ToDtype(lib(m).float32, scale=True), m.Normalize([0.4] * 3, [0.2] * 3)]),
+]
+
+
+@needs_tv
+@pytest.mark.parametrize("kind", ["uint8", "float", "pil", "sample"])
+@pytest.mark.parametrize("make", DETERMINISTIC)
+def test_deterministic_outputs_match_torchvision(make, kind):
+    if kind == "pil":
+        a = b = IM
+    else:
+        a, b = pair(U8 if kind != "float" else U8 / np.float32(255))
+    if kind == "sample":  # an (image, label, extra tensor) tuple and a dict: only the first tensor is the image
+        la, lb = pair(np.arange(3))
+        a, b = {"image": a, "target": (la, 5)}, {"image": b, "target": (lb, 5)}
+    try:
+        ref = make(tv2())(b)
+    except Exception as e:
+        with pytest.raises(type(e)):
+            make(v2)(a)
+        return
+    mine = make(v2)(a)
+    name = repr(make(v2))
+    resized_u8 = kind in ("uint8", "sample") and "Resize" in name and "NEAREST" not in name
+    if resized_u8:  # torchvision's v2 resizes uint8 with its own fixed-point kernel: one step apart at most
+        x, y = plain(mine["image"] if kind == "sample" else mine), plain(ref["image"] if kind == "sample" else ref)
+        assert x.shape == y.shape and np.abs(x.astype(int) - y.astype(int)).max() <= 1
+    else:
+        same(mine, ref)
+
+
+@needs_tv
+def test_to_image_and_pil_conversions_match_torchvision():
+    arr = U8.transpose(1, 2, 0).copy()
+    same(v2.ToImage()(arr), tv2().ToImage()(arr))
+    same(v2.ToImage()(arr[:, :, 0]), tv2().ToImage()(arr[:, :, 0]))
+    same(v2.ToImage()(IM), tv2().ToImage()(IM))
+    same(v2.PILToTensor()(IM), tv2().PILToTensor()(IM))
+    a, b = pair(U8)
+    same(v2.ToPILImage()(a), tv2().ToPILImage()(b))
+    same(v2.ToPureTensor()(a), tv2().ToPureTensor()(b))
+
+
+BAD = [
+    lambda m: m.ColorJitter(brightness="a"), lambda m: m.Resize(None), lambda m: m.Resize([1, 2, 3]),
+    lambda m: m.RandomResizedCrop(3, scale=1), lambda m: m.CenterCrop([1, 2, 3]), lambda m: m.RandomHorizontalFlip(2),
+    lambda m: m.RandomCrop(3, padding=[1, 2, 3]), lambda m: m.ColorJitter(hue=0.8), lambda m: m.ColorJitter(contrast=-1),
+    lambda m: m.RandomCrop(30)(pair(U8)[m is not v2]), lambda m: m.Normalize([0.5], [0.5])(IM),
+    lambda m: m.Normalize([0.5], [0.5])(pair(U8)[m is not v2]),
+    lambda m: m.ToDtype(lib(m).int32, scale=True)(pair(U8 / np.float32(1))[m is not v2]),
+    lambda m: m.ToDtype({int: lib(m).float32})(pair(U8)[m is not v2]),
+]
+
+
+@needs_tv
+@pytest.mark.parametrize("make", BAD)
+def test_errors_match_torchvision(make):
+    with pytest.raises(Exception) as theirs:
+        make(tv2())
+    with pytest.raises(theirs.type) as ours:
+        make(v2)
+    assert str(ours.value) == str(theirs.value).replace("torch.", "npgrad.")
+
+
+# ---------------------------------------------------------------- without the oracle
+
+
+def test_one_draw_per_sample_and_labels_pass_through():
+    img = npgrad.from_numpy(U8)
+    flips = 0
+    for seed in range(40):
+        npgrad.manual_seed(seed)
+        out, label, again = v2.RandomHorizontalFlip()(img, 7, img)
+        assert label == 7 and again is img  # only the first plain tensor is the image
+        flipped = bool((out.numpy() == U8[..., ::-1]).all())
+        assert flipped or out is img
+        flips += flipped
+    assert 8 < flips < 32
+    npgrad.manual_seed(0)
+    a, b = v2.RandomResizedCrop(6)([IM, IM.copy()])  # every PIL image of a sample gets the same crop
+    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    out = v2.RandomCrop(5, padding=1)({"x": img, "y": [1, 2]})
+    assert tuple(out["x"].shape) == (3, 5, 5) and out["y"] == [1, 2]
+
+
+def test_classification_pipeline_without_oracle():
+    pipeline = v2.Compose([v2.ToImage(), v2.Resize(8), v2.CenterCrop(8), v2.ToDtype(npgrad.float32, scale=True),
+                           v2.Normalize([0.5] * 3, [0.25] * 3)])
+    x = pipeline(IM)
+    ref = np.asarray(IM.resize((10, 8), Image.Resampling.BILINEAR)).transpose(2, 0, 1)[:, :, 1:9] / 255
+    # a uint8 tensor resize (antialiased) against Pillow's: within one step of 255
+    np.testing.assert_allclose(x.numpy(), (ref - 0.5) / 0.25, atol=1.01 / 255 / 0.25)
+    u = v2.ToDtype(npgrad.int16, scale=True)(npgrad.from_numpy(U8)).numpy()
+    np.testing.assert_array_equal(u, U8.astype(np.int16) << 7)
+    f = v2.ToDtype(npgrad.uint8, scale=True)(npgrad.from_numpy(U8 / np.float32(255))).numpy()
+    np.testing.assert_array_equal(f, U8)
+    npgrad.manual_seed(3)
+    j = v2.ColorJitter(0.5, 0.5, 0.5, 0.2)(npgrad.from_numpy(U8))
+    assert j.dtype == npgrad.uint8 and j.shape == (3, 10, 13) and (j.numpy() != U8).any()
