@@ -69,6 +69,15 @@ REPRS = [
     lambda m: m.CenterCrop(3), lambda m: m.RandomCrop(3, padding=2, pad_if_needed=True), lambda m: m.RandomCrop(3, padding=(1, 2)),
     lambda m: m.ColorJitter(), lambda m: m.ColorJitter(0.1, 0.2, 0.3, 0.1), lambda m: m.ToPureTensor(),
     lambda m: m.Grayscale(3), lambda m: m.Pad(2), lambda m: m.PILToTensor(), lambda m: m.ToPILImage(), lambda m: m.ToImage(),
+    lambda m: m.RandomErasing(), lambda m: m.RandomErasing(value="random"), lambda m: m.RandomErasing(value=(1, 2, 3)),
+    lambda m: m.AutoAugment(), lambda m: m.AutoAugment(m.AutoAugmentPolicy.SVHN, fill=3), lambda m: m.RandAugment(),
+    lambda m: m.TrivialAugmentWide(), lambda m: m.AugMix(), lambda m: m.RandomRotation(10),
+    lambda m: m.RandomRotation(5, center=(1, 2), expand=True), lambda m: m.RandomAffine(10, (0.1, 0.1)),
+    lambda m: m.RandomAffine(5, shear=3, fill=[1, 2, 3], center=[1, 1], interpolation=m.InterpolationMode.BILINEAR),
+    lambda m: m.RandomPerspective(), lambda m: m.GaussianBlur(3), lambda m: m.GaussianBlur(3, 0.5),
+    lambda m: m.RandomGrayscale(), lambda m: m.RandomInvert(), lambda m: m.RandomPosterize(3),
+    lambda m: m.RandomSolarize(100), lambda m: m.RandomAdjustSharpness(2), lambda m: m.RandomAutocontrast(),
+    lambda m: m.RandomEqualize(),
 ]
 
 
@@ -89,6 +98,10 @@ DETERMINISTIC = [
     lambda m: m.RandomResizedCrop(5, scale=(3.0, 4.0)), lambda m: m.ColorJitter(brightness=(1.4, 1.4)),
     lambda m: m.ColorJitter(hue=(0.2, 0.2)),
     lambda m: m.Compose([m.CenterCrop(8), m.ToDtype(lib(m).float32, scale=True), m.Normalize([0.4] * 3, [0.2] * 3)]),
+    lambda m: m.RandomRotation((30, 30), expand=True), lambda m: m.RandomAffine((10, 10), shear=(5, 5, 2, 2), fill=7),
+    lambda m: m.GaussianBlur(3, (0.8, 0.8)), lambda m: m.RandomGrayscale(1.0), lambda m: m.RandomInvert(1.0),
+    lambda m: m.RandomPosterize(3, 1.0), lambda m: m.RandomSolarize(128, 1.0), lambda m: m.RandomAdjustSharpness(0.3, 1.0),
+    lambda m: m.RandomAutocontrast(1.0), lambda m: m.RandomEqualize(1.0),
 ]
 
 
@@ -171,6 +184,26 @@ def test_one_draw_per_sample_and_labels_pass_through():
     np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     out = v2.RandomCrop(5, padding=1)({"x": img, "y": [1, 2]})
     assert tuple(out["x"].shape) == (3, 5, 5) and out["y"] == [1, 2]
+
+
+def test_augmentations_give_every_image_of_a_sample_the_same_draw():
+    img = npgrad.from_numpy(U8)
+    for make in (lambda: v2.TrivialAugmentWide(), lambda: v2.RandAugment(), lambda: v2.AutoAugment(),
+                 lambda: v2.RandomRotation(40), lambda: v2.RandomPerspective(p=1.0)):
+        for seed in range(4):
+            npgrad.manual_seed(seed)
+            first, second = make()([IM, IM.copy()]) if seed % 2 else (None, None)
+            if first is not None:
+                np.testing.assert_array_equal(np.asarray(first), np.asarray(second))
+        npgrad.manual_seed(5)
+        a = make()(img)
+        npgrad.manual_seed(5)
+        b = make()(img)
+        np.testing.assert_array_equal(a.numpy(), b.numpy())  # seeded: repeatable
+    erase = v2.RandomErasing(p=1.0, value="random")
+    npgrad.manual_seed(1)
+    x, y, pil = erase(img.float(), img.float(), IM)
+    assert (x.numpy() != U8).any() and (y.numpy() == U8).all() and pil is IM  # the first tensor only; PIL passes
 
 
 def test_classification_pipeline_without_oracle():

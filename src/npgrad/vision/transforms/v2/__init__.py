@@ -3,7 +3,14 @@ from ..functional import InterpolationMode
 from ._core import (CenterCrop, ColorJitter, Compose, Grayscale, Normalize, Pad, PILToTensor, RandomCrop,
                     RandomHorizontalFlip, RandomResizedCrop, RandomVerticalFlip, Resize, ToDtype, ToImage, ToPILImage,
                     ToPureTensor, Transform)
+from ._replayed import (AugMix, AutoAugment, GaussianBlur, RandAugment, RandomAdjustSharpness, RandomAffine,
+                        RandomAutocontrast, RandomEqualize, RandomErasing, RandomGrayscale, RandomInvert,
+                        RandomPerspective, RandomPosterize, RandomRotation, RandomSolarize, TrivialAugmentWide)
+from ..autoaugment import AutoAugmentPolicy
 
 __all__ = ["CenterCrop", "ColorJitter", "Compose", "Grayscale", "InterpolationMode", "Normalize", "Pad", "PILToTensor",
            "RandomCrop", "RandomHorizontalFlip", "RandomResizedCrop", "RandomVerticalFlip", "Resize", "ToDtype",
-           "ToImage", "ToPILImage", "ToPureTensor", "Transform"]
+           "ToImage", "ToPILImage", "ToPureTensor", "Transform", "AugMix", "AutoAugment", "AutoAugmentPolicy",
+           "GaussianBlur", "RandAugment", "RandomAdjustSharpness", "RandomAffine", "RandomAutocontrast",
+           "RandomEqualize", "RandomErasing", "RandomGrayscale", "RandomInvert", "RandomPerspective", "RandomPosterize",
+           "RandomRotation", "RandomSolarize", "TrivialAugmentWide"]
