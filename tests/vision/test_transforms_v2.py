@@ -220,3 +220,48 @@ def test_classification_pipeline_without_oracle():
     npgrad.manual_seed(3)
     j = v2.ColorJitter(0.5, 0.5, 0.5, 0.2)(npgrad.from_numpy(U8))
     assert j.dtype == npgrad.uint8 and j.shape == (3, 10, 13) and (j.numpy() != U8).any()
+
+
+FUNCTIONAL = [
+    lambda f, x: f.resize(x, [6, 7]), lambda f, x: f.resize(x, [5], interpolation="nearest"),
+    lambda f, x: f.resize(x, None, max_size=9, antialias=False) if not isinstance(x, Image.Image) else f.resize(x, [4]),
+    lambda f, x: f.center_crop(x, [4, 5]), lambda f, x: f.crop(x, 1, 2, 5, 6), lambda f, x: f.pad(x, [1, 2]),
+    lambda f, x: f.pad(x, 2, fill=3, padding_mode="symmetric"), lambda f, x: f.horizontal_flip(x),
+    lambda f, x: f.vertical_flip(x), lambda f, x: f.hflip(x), lambda f, x: f.rotate(x, 20.0, "bilinear"),
+    lambda f, x: f.affine(x, 10.0, [1, 2], 1.1, [3.0, 4.0]), lambda f, x: f.resized_crop(x, 1, 1, 6, 7, [4, 4]),
+    lambda f, x: f.perspective(x, None, None, coefficients=[1.0, 0.1, 0.5, 0.05, 1.0, -0.5, 0.001, 0.002]),
+    lambda f, x: f.perspective(x, [[0, 0], [12, 0], [12, 9], [0, 9]], [[1, 1], [11, 0], [12, 8], [0, 9]]),
+    lambda f, x: f.five_crop(x, 4), lambda f, x: f.ten_crop(x, [3, 4], vertical_flip=True),
+    lambda f, x: f.adjust_brightness(x, 1.3), lambda f, x: f.adjust_contrast(x, 0.6), lambda f, x: f.adjust_hue(x, 0.2),
+    lambda f, x: f.adjust_gamma(x, 0.7), lambda f, x: f.adjust_sharpness(x, 0.3), lambda f, x: f.rgb_to_grayscale(x),
+    lambda f, x: f.to_grayscale(x, 3), lambda f, x: f.grayscale_to_rgb(f.rgb_to_grayscale(x)),
+    lambda f, x: f.gaussian_blur(x, [3, 3], [0.8, 0.8]), lambda f, x: f.invert(x), lambda f, x: f.posterize(x, 3),
+    lambda f, x: f.autocontrast(x), lambda f, x: f.equalize(x), lambda f, x: f.get_dimensions(x),
+    lambda f, x: f.get_size(x), lambda f, x: f.get_num_channels(x), lambda f, x: f.to_image(x),
+]
+
+
+@needs_tv
+@pytest.mark.parametrize("kind", ["uint8", "float", "pil"])
+@pytest.mark.parametrize("call", FUNCTIONAL)
+def test_functional_matches_torchvision(call, kind):
+    from torchvision.transforms.v2 import functional as theirs
+    if kind == "pil":
+        a = b = IM
+    else:
+        a, b = pair(U8 if kind == "uint8" else U8 / np.float32(255))
+    try:
+        ref = call(theirs, b)
+    except Exception as e:  # e.g. posterize of a PIL float image: refused alike
+        with pytest.raises(type(e)):
+            call(v2.functional, a)
+        return
+    mine = call(v2.functional, a)
+    if kind == "uint8" and "resize" in str(call.__code__.co_names) and "nearest" not in str(call.__code__.co_consts):
+        x, y = plain(mine), plain(ref)
+        assert x.shape == y.shape and np.abs(x.astype(int) - y.astype(int)).max() <= 1
+    else:
+        same(mine, ref)
+    a8, b8 = pair(U8)
+    same(v2.functional.to_dtype(a8, npgrad.float32, scale=True), theirs.to_dtype(b8, __import__("torch").float32,
+                                                                                   scale=True))

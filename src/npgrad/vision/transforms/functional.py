@@ -512,6 +512,12 @@ def perspective(img, startpoints, endpoints, interpolation=InterpolationMode.BIL
     interpolation = _mode(interpolation)
     _require_image(img)
     coeffs = _get_perspective_coeffs(startpoints=startpoints, endpoints=endpoints)
+    return _perspective_from(img, coeffs, interpolation, fill)
+
+
+def _perspective_from(img, coeffs, interpolation, fill):
+    """Warp by the 8 homography ``coeffs`` (output pixel -> input pixel)."""
+    _require_image(img)
     if not _is_tensor(img):
         Image, _, _ = P.pil()
         return img.transform(img.size, Image.Transform.PERSPECTIVE, coeffs, _PIL_FILTERS[interpolation.value],

@@ -7,6 +7,7 @@ from ._replayed import (AugMix, AutoAugment, GaussianBlur, RandAugment, RandomAd
                         RandomAutocontrast, RandomEqualize, RandomErasing, RandomGrayscale, RandomInvert,
                         RandomPerspective, RandomPosterize, RandomRotation, RandomSolarize, TrivialAugmentWide)
 from ..autoaugment import AutoAugmentPolicy
+from . import functional  # noqa: E402  (v2.functional, as torchvision exposes it)
 
 __all__ = ["CenterCrop", "ColorJitter", "Compose", "Grayscale", "InterpolationMode", "Normalize", "Pad", "PILToTensor",
            "RandomCrop", "RandomHorizontalFlip", "RandomResizedCrop", "RandomVerticalFlip", "Resize", "ToDtype",
