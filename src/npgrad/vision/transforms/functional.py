@@ -194,10 +194,8 @@ def to_pil_image(pic, mode=None):
     return Image.fromarray(arr, mode=mode)
 
 
-def convert_image_dtype(image, dtype=None):
+def convert_image_dtype(image, dtype=_dtypes.float32):
     """Change a tensor image's dtype, rescaling its values to the new dtype's range."""
-    from ...dtypes import float32
-    dtype = float32 if dtype is None else dtype
     if not _is_tensor(image):
         raise TypeError("Input img should be Tensor Image")
     arr = image.detach().numpy()

@@ -3,6 +3,7 @@ signatures (``inpt`` first, interpolation also as a string), plus v2's own autoc
 equalize (which take float images)."""
 import numpy as np
 
+from ....dtypes import float32
 from ....tensor import Tensor
 from .. import _pil_ops as P
 from .. import functional as _F
@@ -34,9 +35,8 @@ def to_image(inpt):
     return ToImage().transform(inpt, {})
 
 
-def to_dtype(inpt, dtype=None, scale=False):
-    from ....dtypes import float32
-    return _to_dtype(inpt, float32 if dtype is None else dtype, scale)
+def to_dtype(inpt, dtype=float32, scale=False):
+    return _to_dtype(inpt, dtype, scale)
 
 
 def resize(inpt, size, interpolation=InterpolationMode.BILINEAR, max_size=None, antialias=True):
