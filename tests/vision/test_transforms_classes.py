@@ -15,6 +15,11 @@ from tv_oracle import HAS_TV, tv
 Image = pytest.importorskip("PIL.Image", reason="PIL-image transforms need Pillow")
 needs_tv = pytest.mark.skipif(not HAS_TV, reason="torchvision oracle not importable")
 
+
+def _message(err):
+    """An error's text with the package name in dtype/Size reprs made the same (torch.x and npgrad.x)."""
+    return str(err).replace("npgrad.", "torch.")
+
 rng = np.random.default_rng(1)
 U8 = rng.integers(0, 256, (3, 12, 15), dtype=np.uint8)
 IM = Image.fromarray(U8.transpose(1, 2, 0))
@@ -72,7 +77,8 @@ REPRS = [
     lambda m: m.RandomInvert(), lambda m: m.RandomPosterize(2), lambda m: m.RandomSolarize(100),
     lambda m: m.RandomAdjustSharpness(2), lambda m: m.RandomAutocontrast(), lambda m: m.RandomEqualize(),
     lambda m: m.AutoAugment(), lambda m: m.RandAugment(), lambda m: m.TrivialAugmentWide(), lambda m: m.AugMix(),
-    lambda m: m.AutoAugment(m.AutoAugmentPolicy.CIFAR10, fill=[1, 2, 3]),
+    lambda m: m.AutoAugment(m.AutoAugmentPolicy.CIFAR10, fill=[1, 2, 3]), lambda m: m.ElasticTransform(),
+    lambda m: m.ElasticTransform(10.0, (2.0, 3.0), fill=[1, 2, 3]),
 ]
 
 
@@ -166,7 +172,9 @@ BAD = [
     lambda m: m.RandomErasing(ratio=2), lambda m: m.RandomErasing(scale=(0.5, 2)), lambda m: m.RandomErasing(p=2),
     lambda m: m.GaussianBlur(2), lambda m: m.GaussianBlur(3, -1), lambda m: m.GaussianBlur(3, (2, 1)),
     lambda m: m.GaussianBlur(3, (1, 2, 3)), lambda m: m.RandomResizedCrop(3, scale=1), lambda m: m.RandomResizedCrop(3, ratio=1),
-    lambda m: m.AutoAugment("x"), lambda m: m.AugMix(severity=11), lambda m: m.FiveCrop([1, 2, 3]),
+    lambda m: m.AutoAugment("x"), lambda m: m.AugMix(severity=11), lambda m: m.ElasticTransform(3),
+    lambda m: m.ElasticTransform(1.0, (1, 2, 3)), lambda m: m.ElasticTransform(fill="a"),
+    lambda m: m.ElasticTransform()(pair(U8)[m is not T][:, :9, :9]), lambda m: m.FiveCrop([1, 2, 3]),
     lambda m: m.LinearTransformation(_eye(m, 3)[:2], _eye(m, 3)[0]), lambda m: m.LinearTransformation(_eye(m, 3), _eye(m, 2)[0]),
     lambda m: m.RandomCrop(30)(pair(U8)[0 if m is T else 1]),
     lambda m: m.LinearTransformation(_eye(m, 4), _eye(m, 4)[0])(pair(U8 / np.float32(1))[0 if m is T else 1]),
@@ -181,7 +189,7 @@ def test_errors_match_torchvision(make):
         make(tvT())
     with pytest.raises(theirs.type) as ours:
         make(T)
-    assert str(ours.value) == str(theirs.value).replace("torch.", "npgrad.")
+    assert _message(ours.value) == _message(theirs.value)
 
 
 @needs_tv
@@ -248,6 +256,10 @@ def test_random_params_ranges_and_statistics():
     fimg = img.float()
     i, j, h, w, v = T.RandomErasing.get_params(fimg, (0.1, 0.2), (0.5, 2.0), value=[3.0])
     assert 0.1 * 180 * 0.6 <= h * w <= 0.2 * 180 * 1.5 and float(v.flatten()[0]) == 3.0
+    field = T.ElasticTransform.get_params([40.0, 20.0], [1.0, 1.0], [12, 15])
+    assert tuple(field.shape) == (1, 12, 15, 2)
+    assert 0 < float(field[..., 0].abs().max()) <= 40.0 / 12 and 0 < float(field[..., 1].abs().max()) <= 20.0 / 15
+    assert tuple(T.ElasticTransform(5.0, 1.0)(fimg).shape) == (3, 12, 15)
     erased = T.RandomErasing(p=1.0, value="random")(fimg)
     assert (erased != fimg).any() and erased.shape == fimg.shape
 

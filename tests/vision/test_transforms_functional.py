@@ -11,6 +11,11 @@ PIL = pytest.importorskip("PIL.Image", reason="PIL-image transforms need Pillow"
 Image = PIL
 
 needs_tv = pytest.mark.skipif(not HAS_TV, reason="torchvision oracle not importable")
+
+
+def _message(err):
+    """An error's text with the package name in dtype/Size reprs made the same (torch.x and npgrad.x)."""
+    return str(err).replace("npgrad.", "torch.")
 rng = np.random.default_rng(0)
 U8 = rng.integers(0, 256, (3, 11, 14), dtype=np.uint8)
 BATCH = rng.integers(0, 256, (2, 3, 9, 12), dtype=np.uint8)
@@ -123,7 +128,7 @@ def _check(call, kind, tol=1e-6):
     except Exception as e:  # e.g. three fill values for a one-band image: refused alike
         with pytest.raises(type(e)) as ours:
             call(F, mine)
-        assert str(ours.value) == str(e).replace("torch.", "npgrad.")
+        assert _message(ours.value) == _message(e)
         return
     same(call(F, mine), expected, tol)
 
@@ -212,6 +217,18 @@ def test_resize_max_size_and_conversions_match_torchvision():
 
 
 @needs_tv
+@pytest.mark.parametrize("kind", ["uint8", "float", "batch", "pil", "pil_gray"])
+def test_elastic_transform_matches_torchvision(kind):
+    mine, ref = _inputs(kind)
+    h, w = F.get_dimensions(mine)[1:]
+    shift = (rng.random((1, h, w, 2), dtype=np.float32) - 0.5) * 0.4
+    for mode, fill in (("BILINEAR", None), ("NEAREST", [3.0])):
+        a = F.elastic_transform(mine, ours(shift), getattr(F.InterpolationMode, mode), fill)
+        b = tvF().elastic_transform(ref, theirs(shift), getattr(tvF().InterpolationMode, mode), fill)
+        same(a, b, tol=2e-6)
+
+
+@needs_tv
 @pytest.mark.parametrize("call", [
     lambda f, x: f.resize(x, [1, 2, 3]), lambda f, x: f.resize(x, 3, max_size=3),
     lambda f, x: f.resize(x, 2, interpolation="bilinear"), lambda f, x: f.pad(x, [1, 2, 3]),
@@ -225,6 +242,8 @@ def test_resize_max_size_and_conversions_match_torchvision():
     lambda f, x: f.rotate(x, 10, interpolation=f.InterpolationMode.BICUBIC), lambda f, x: f.hflip(x[0, 0, 0]),
     lambda f, x: f.convert_image_dtype(x, npgrad.int32 if f is F else __import__("torch").int32),
     lambda f, x: f.perspective(x, [[0, 0]], [[0, 0]]), lambda f, x: f.rotate(x, 10, center=3),
+    lambda f, x: f.elastic_transform(x, 3), lambda f, x: f.pad(x, 11, padding_mode="reflect"),
+    lambda f, x: f.elastic_transform(x, (npgrad if f is F else __import__("torch")).zeros(1, 11, 13, 2)),
     lambda f, x: f.adjust_contrast(x[:2], 0.5), lambda f, x: f.normalize(x.to(npgrad.uint8 if f is F else
                                                                           __import__("torch").uint8), [0], [1]),
 ])
@@ -234,7 +253,7 @@ def test_errors_match_torchvision(call):
         call(tvF(), ref)
     with pytest.raises(theirs_err.type) as ours_err:
         call(F, mine)
-    assert str(ours_err.value) == str(theirs_err.value).replace("torch.", "npgrad.")
+    assert _message(ours_err.value) == _message(theirs_err.value)
 
 
 def test_non_image_inputs_are_rejected():

@@ -96,10 +96,13 @@ def pad(a, left, top, right, bottom, fill, mode):
         return np.pad(a, widths, mode="constant", constant_values=value)
     if mode == "reflect":
         h, w = a.shape[-2:]
-        if top >= h or bottom >= h or left >= w or right >= w:
-            raise RuntimeError(
-                "Padding size should be less than the corresponding input dimension, but got: padding "
-                f"({left}, {right}) at dimension {a.ndim - 1} of input {list(a.shape)}")
+        # PyTorch reports on the 4-d (N, C, H, W) view torchvision pads through
+        view = [1] * max(4 - a.ndim, 0) + [int(np.prod(a.shape[:-3]))] * (a.ndim > 4) + list(a.shape[-min(a.ndim, 4):])
+        for arg, dim, (lo, hi), size in ((4, 3, (left, right), w), (6, 2, (top, bottom), h)):
+            if lo >= size or hi >= size:
+                raise RuntimeError(
+                    f"Argument #{arg}: Padding size should be less than the corresponding input dimension, but got: "
+                    f"padding ({lo}, {hi}) at dimension {dim} of input {view}")
     return np.pad(a, widths, mode={"edge": "edge", "reflect": "reflect", "symmetric": "symmetric"}[mode])
 
 

@@ -526,6 +526,28 @@ def _perspective_from(img, coeffs, interpolation, fill):
     return _kernel(img, K.grid_transform, gx, gy, mode, _tensor_fill(fill))
 
 
+def elastic_transform(img, displacement, interpolation=InterpolationMode.BILINEAR, fill=None):
+    """Resample at the identity grid plus ``displacement`` (1 x H x W x 2, normalised units, x then y)."""
+    interpolation = _mode(interpolation)
+    if not _is_tensor(displacement):
+        raise TypeError("Argument displacement should be a Tensor")
+    _require_image(img)
+    pixels = img if _is_tensor(img) else pil_to_tensor(img)
+    expected = (1,) + tuple(pixels.shape[-2:]) + (2,)
+    if tuple(displacement.shape) != expected:
+        raise ValueError(f"Argument displacement shape should be {type(displacement.shape)(expected)}, but given "
+                         f"{displacement.shape}")
+    h, w = pixels.shape[-2:]
+    # pixel centres in normalised coordinates: (2i + 1) / n - 1
+    xs = (np.arange(w, dtype=np.float32) * 2 + 1 - w) / np.float32(w)
+    ys = (np.arange(h, dtype=np.float32) * 2 + 1 - h) / np.float32(h)
+    shift = displacement.detach().numpy().astype(np.float32)[0]
+    gx = (xs[None, :] + shift[..., 0]).astype(np.float32)
+    gy = (ys[:, None] + shift[..., 1]).astype(np.float32)
+    out = _kernel(pixels, K.grid_transform, gx, gy, _check_grid_mode(interpolation), _tensor_fill(fill))
+    return out if _is_tensor(img) else to_pil_image(out, mode=img.mode)
+
+
 # ---------------------------------------------------------------- colour
 
 

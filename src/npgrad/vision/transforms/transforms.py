@@ -18,7 +18,8 @@ __all__ = ["Compose", "ToTensor", "PILToTensor", "ConvertImageDtype", "ToPILImag
            "RandomHorizontalFlip", "RandomVerticalFlip", "RandomResizedCrop", "FiveCrop", "TenCrop",
            "LinearTransformation", "ColorJitter", "RandomRotation", "RandomAffine", "Grayscale", "RandomGrayscale",
            "RandomPerspective", "RandomErasing", "GaussianBlur", "InterpolationMode", "RandomInvert",
-           "RandomPosterize", "RandomSolarize", "RandomAdjustSharpness", "RandomAutocontrast", "RandomEqualize"]
+           "RandomPosterize", "RandomSolarize", "RandomAdjustSharpness", "RandomAutocontrast", "RandomEqualize",
+           "ElasticTransform"]
 
 
 def _rand():
@@ -806,3 +807,52 @@ class RandomEqualize(_RandomOp):
 
     def _op(self, img):
         return F.equalize(img)
+
+
+def _pair_of_floats(value, name):
+    if not isinstance(value, (float, Sequence)):
+        raise TypeError(f"{name} should be float or a sequence of floats. Got {type(value)}")
+    if isinstance(value, Sequence) and len(value) != 2:
+        raise ValueError(f"If {name} is a sequence its length should be 2. Got {len(value)}")
+    return [float(value), float(value)] if isinstance(value, float) else value
+
+
+class ElasticTransform(nn.Module):
+    """Displace every pixel by smoothed uniform noise: ``alpha`` scales it, ``sigma`` smooths it."""
+
+    def __init__(self, alpha=50.0, sigma=5.0, interpolation=InterpolationMode.BILINEAR, fill=0):
+        super().__init__()
+        alpha = _pair_of_floats(alpha, "alpha")
+        sigma = _pair_of_floats(sigma, "sigma")
+        if isinstance(fill, (int, float)):
+            fill = [float(fill)]
+        elif isinstance(fill, (list, tuple)):
+            fill = list(map(float, fill))
+        else:
+            raise TypeError(f"fill should be int or float or a list or tuple of them. Got {type(fill)}")
+        _store(self, alpha=alpha, sigma=sigma, interpolation=_as_mode(interpolation), fill=fill)
+
+    @staticmethod
+    def get_params(alpha, sigma, size):
+        """A 1 x H x W x 2 displacement: uniform noise in [-1, 1] per axis, Gaussian-smoothed (kernel
+        8 sigma + 1, made odd), scaled by alpha over that axis' length."""
+        from ...factories import rand
+        from ...ops.movement import cat
+
+        def field(axis):
+            noise = rand([1, 1] + list(size)) * 2 - 1
+            if sigma[axis] > 0.0:
+                k = int(8 * sigma[axis] + 1)
+                k += 1 - k % 2
+                noise = F.gaussian_blur(noise, [k, k], list(sigma))
+            return noise * alpha[axis] / size[axis]
+        return cat([field(0), field(1)], 1).permute([0, 2, 3, 1])
+
+    def forward(self, tensor):
+        _, height, width = F.get_dimensions(tensor)
+        displacement = self.get_params(self.alpha, self.sigma, [height, width])
+        return F.elastic_transform(tensor, displacement, self.interpolation, self.fill)
+
+    def __repr__(self):
+        return (f"{type(self).__name__}(alpha={self.alpha}, sigma={self.sigma}, interpolation={self.interpolation}, "
+                f"fill={self.fill})")
