@@ -82,7 +82,12 @@ REPRS = [
     lambda m: m.RandomPerspective(), lambda m: m.GaussianBlur(3), lambda m: m.GaussianBlur(3, 0.5),
     lambda m: m.RandomGrayscale(), lambda m: m.RandomInvert(), lambda m: m.RandomPosterize(3),
     lambda m: m.RandomSolarize(100), lambda m: m.RandomAdjustSharpness(2), lambda m: m.RandomAutocontrast(),
-    lambda m: m.RandomEqualize(),
+    lambda m: m.RandomEqualize(), lambda m: m.MixUp(num_classes=5), lambda m: m.CutMix(alpha=0.5, num_classes=3),
+    lambda m: m.RandomApply([m.RandomHorizontalFlip()], p=0.3), lambda m: m.RandomApply([m.RandomHorizontalFlip(),
+                                                                                          m.Grayscale()]),
+    lambda m: m.RandomChoice([m.Grayscale(), m.RandomHorizontalFlip()], p=[1, 3]), lambda m: m.RandomOrder([m.Grayscale()]),
+    lambda m: m.Lambda(abs, int), lambda m: m.Identity(), lambda m: m.RGB(), lambda m: m.ConvertImageDtype(),
+    lambda m: m.FiveCrop(3), lambda m: m.TenCrop(3),
 ]
 
 
@@ -106,7 +111,10 @@ DETERMINISTIC = [
     lambda m: m.RandomRotation((30, 30), expand=True), lambda m: m.RandomAffine((10, 10), shear=(5, 5, 2, 2), fill=7),
     lambda m: m.GaussianBlur(3, (0.8, 0.8)), lambda m: m.RandomGrayscale(1.0), lambda m: m.RandomInvert(1.0),
     lambda m: m.RandomPosterize(3, 1.0), lambda m: m.RandomSolarize(128, 1.0), lambda m: m.RandomAdjustSharpness(0.3, 1.0),
-    lambda m: m.RandomAutocontrast(1.0), lambda m: m.RandomEqualize(1.0),
+    lambda m: m.RandomAutocontrast(1.0), lambda m: m.RandomEqualize(1.0), lambda m: m.Identity(),
+    lambda m: m.RGB(), lambda m: m.Compose([m.Grayscale(), m.RGB()]), lambda m: m.ConvertImageDtype(lib(m).float64),
+    lambda m: m.FiveCrop(4), lambda m: m.TenCrop((3, 5), vertical_flip=True), lambda m: m.RandomApply([m.Grayscale()], p=1.0),
+    lambda m: m.RandomChoice([m.Grayscale(3)]), lambda m: m.RandomOrder([m.CenterCrop(6)]),
 ]
 
 
@@ -157,7 +165,23 @@ BAD = [
     lambda m: m.Normalize([0.5], [0.5])(pair(U8)[m is not v2]),
     lambda m: m.ToDtype(lib(m).int32, scale=True)(pair(U8 / np.float32(1))[m is not v2]),
     lambda m: m.ToDtype({int: lib(m).float32})(pair(U8)[m is not v2]),
+    lambda m: m.RandomChoice([m.Grayscale()], p=[1, 2]), lambda m: m.RandomApply(3),
+    lambda m: m.MixUp()(*_batch(m)), lambda m: m.MixUp(num_classes=3)(_batch(m)[0][0], _batch(m)[1]),
+    lambda m: m.MixUp(num_classes=3)(_batch(m)[0], _batch(m)[1][:3]), lambda m: m.CutMix(num_classes=3)(_batch(m)[0]),
 ]
+
+
+_batch_cache = {}
+
+
+def _batch(m):
+    """One (images, labels) batch per library."""
+    key = m is v2
+    if key not in _batch_cache:
+        a, b = pair(np.stack([U8, U8[:, ::-1], U8[:, :, ::-1], 255 - U8]).astype(np.float32) / 255)
+        la, lb = pair(np.array([0, 1, 2, 1]))
+        _batch_cache[True], _batch_cache[False] = (a, la), (b, lb)
+    return _batch_cache[key]
 
 
 @needs_tv
@@ -209,6 +233,26 @@ def test_augmentations_give_every_image_of_a_sample_the_same_draw():
     npgrad.manual_seed(1)
     x, y, pil = erase(img.float(), img.float(), IM)
     assert (x.numpy() != U8).any() and (y.numpy() == U8).all() and pil is IM  # the first tensor only; PIL passes
+
+
+def test_mixup_and_cutmix_mix_images_and_labels_alike():
+    images = npgrad.from_numpy(np.stack([U8, U8[:, ::-1], U8[:, :, ::-1], 255 - U8]).astype(np.float32) / 255)
+    labels = npgrad.tensor([0, 1, 2, 1])
+    x = images.numpy()
+    lams = []
+    for seed in range(6):
+        npgrad.manual_seed(seed)
+        mixed, soft = v2.MixUp(num_classes=3)(images, labels)
+        lam = float(soft[0, 0])  # sample 0 is class 0, its predecessor (sample 3) class 1
+        lams.append(lam)
+        np.testing.assert_allclose(mixed.numpy(), lam * x + (1 - lam) * np.roll(x, 1, 0), atol=1e-6)
+        np.testing.assert_allclose(soft.sum(1).numpy(), 1.0, atol=1e-6)
+        out = v2.CutMix(num_classes=3)({"image": images, "labels": labels})
+        kept = (out["image"].numpy() == x).all(1).mean(axis=(1, 2))
+        pasted = (out["image"].numpy() == np.roll(x, 1, 0)).all(1).mean(axis=(1, 2))
+        assert np.allclose(kept + pasted, 1.0)
+        np.testing.assert_allclose(out["labels"].numpy()[0, 0], kept[0], atol=1e-6)
+    assert len(set(lams)) == 6 and all(0 <= v <= 1 for v in lams)
 
 
 def test_classification_pipeline_without_oracle():

@@ -6,6 +6,8 @@ from ._core import (CenterCrop, ColorJitter, Compose, Grayscale, Normalize, Pad,
 from ._replayed import (AugMix, AutoAugment, GaussianBlur, RandAugment, RandomAdjustSharpness, RandomAffine,
                         RandomAutocontrast, RandomEqualize, RandomErasing, RandomGrayscale, RandomInvert,
                         RandomPerspective, RandomPosterize, RandomRotation, RandomSolarize, TrivialAugmentWide)
+from ._more import (ConvertImageDtype, CutMix, FiveCrop, Identity, Lambda, MixUp, RandomApply, RandomChoice,
+                    RandomOrder, RGB, TenCrop)
 from ..autoaugment import AutoAugmentPolicy
 from . import functional  # noqa: E402  (v2.functional, as torchvision exposes it)
 
@@ -14,4 +16,5 @@ __all__ = ["CenterCrop", "ColorJitter", "Compose", "Grayscale", "InterpolationMo
            "ToImage", "ToPILImage", "ToPureTensor", "Transform", "AugMix", "AutoAugment", "AutoAugmentPolicy",
            "GaussianBlur", "RandAugment", "RandomAdjustSharpness", "RandomAffine", "RandomAutocontrast",
            "RandomEqualize", "RandomErasing", "RandomGrayscale", "RandomInvert", "RandomPerspective", "RandomPosterize",
-           "RandomRotation", "RandomSolarize", "TrivialAugmentWide"]
+           "RandomRotation", "RandomSolarize", "TrivialAugmentWide", "ConvertImageDtype", "CutMix", "FiveCrop",
+           "Identity", "Lambda", "MixUp", "RandomApply", "RandomChoice", "RandomOrder", "RGB", "TenCrop"]
