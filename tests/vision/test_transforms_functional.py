@@ -311,3 +311,24 @@ def test_pil_ops_are_pillows():
                                   np.asarray(IM.resize((6, 5), Image.Resampling.LANCZOS)))
     assert F.pad(IM, 2, fill=(1, 2, 3)).getpixel((0, 0)) == (1, 2, 3)
     assert F.to_pil_image(F.pil_to_tensor(IM)).tobytes() == IM.tobytes()
+
+
+BIG = rng.integers(0, 256, (3, 21, 26), dtype=np.uint8)
+# tensor kernel vs Pillow's own operation on the same pixels: (call, largest allowed difference in uint8 steps)
+AGAINST_PILLOW = [
+    (lambda f, x: f.resize(x, [10, 13]), 1), (lambda f, x: f.resize(x, [7, 9], f.InterpolationMode.BICUBIC), 1),
+    (lambda f, x: f.resize(x, [30, 40]), 1), (lambda f, x: f.resize(x, [42, 52], f.InterpolationMode.NEAREST), 0),
+    (lambda f, x: f.affine(x, 0.0, [3, -2], 1.0, [0.0, 0.0]), 0), (lambda f, x: f.affine(x, 30.0, [1, 2], 1.1, [5.0, 3.0]), 0),
+    (lambda f, x: f.adjust_brightness(x, 1.3), 0), (lambda f, x: f.adjust_contrast(x, 0.6), 1),
+    (lambda f, x: f.adjust_saturation(x, 1.7), 1), (lambda f, x: f.adjust_sharpness(x, 1.8), 1),
+    (lambda f, x: f.adjust_gamma(x, 0.7, 1.1), 0), (lambda f, x: f.rgb_to_grayscale(x, 3), 1),
+    (lambda f, x: f.pad(x, [2, 3, 1, 4], padding_mode="symmetric"), 0), (lambda f, x: f.center_crop(x, [30, 9]), 0),
+]
+
+
+@pytest.mark.parametrize("call,steps", AGAINST_PILLOW)
+def test_tensor_kernels_agree_with_pillow_ops(call, steps):
+    img = Image.fromarray(BIG.transpose(1, 2, 0))
+    got = call(F, ours(BIG)).numpy().astype(int)
+    want = np.asarray(call(F, img)).transpose(2, 0, 1).astype(int)
+    assert got.shape == want.shape and np.abs(got - want).max() <= steps
