@@ -87,7 +87,9 @@ REPRS = [
                                                                                           m.Grayscale()]),
     lambda m: m.RandomChoice([m.Grayscale(), m.RandomHorizontalFlip()], p=[1, 3]), lambda m: m.RandomOrder([m.Grayscale()]),
     lambda m: m.Lambda(abs, int), lambda m: m.Identity(), lambda m: m.RGB(), lambda m: m.ConvertImageDtype(),
-    lambda m: m.FiveCrop(3), lambda m: m.TenCrop(3),
+    lambda m: m.FiveCrop(3), lambda m: m.TenCrop(3), lambda m: m.RandomChannelPermutation(),
+    lambda m: m.ElasticTransform(), lambda m: m.ElasticTransform(10.0, (2.0, 3.0), fill=3),
+    lambda m: m.RandomResize(10, 20), lambda m: m.RandomShortestSize([5, 7], 12),
 ]
 
 
@@ -115,6 +117,8 @@ DETERMINISTIC = [
     lambda m: m.RGB(), lambda m: m.Compose([m.Grayscale(), m.RGB()]), lambda m: m.ConvertImageDtype(lib(m).float64),
     lambda m: m.FiveCrop(4), lambda m: m.TenCrop((3, 5), vertical_flip=True), lambda m: m.RandomApply([m.Grayscale()], p=1.0),
     lambda m: m.RandomChoice([m.Grayscale(3)]), lambda m: m.RandomOrder([m.CenterCrop(6)]),
+    lambda m: m.RandomResize(8, 9), lambda m: m.RandomShortestSize([7], 12, interpolation="nearest"),
+    lambda m: m.RandomShortestSize(12, 13, antialias=False),
 ]
 
 
@@ -253,6 +257,24 @@ def test_mixup_and_cutmix_mix_images_and_labels_alike():
         assert np.allclose(kept + pasted, 1.0)
         np.testing.assert_allclose(out["labels"].numpy()[0, 0], kept[0], atol=1e-6)
     assert len(set(lams)) == 6 and all(0 <= v <= 1 for v in lams)
+
+
+def test_resize_and_channel_draws():
+    img = npgrad.from_numpy(U8)
+    npgrad.manual_seed(0)
+    sizes = {min(v2.RandomResize(5, 9)(img).shape[-2:]) for _ in range(60)}
+    assert sizes == {5, 6, 7, 8}
+    shapes = {tuple(v2.RandomShortestSize([4, 6], max_size=7)(img).shape[-2:]) for _ in range(40)}
+    assert shapes == {(4, 5), (5, 7)}  # 6 on the short edge would put 7.8 on the long one: capped at 7
+    perms = set()
+    for _ in range(40):
+        out = v2.RandomChannelPermutation()(img).numpy()
+        perm = tuple(int(np.flatnonzero((U8 == out[c]).all(axis=(1, 2)))[0]) for c in range(3))
+        perms.add(perm)
+    assert len(perms) == 6
+    with pytest.warns(UserWarning, match="deprecated"):
+        totensor = v2.ToTensor()
+    np.testing.assert_allclose(totensor(IM).numpy(), U8 / np.float32(255), atol=1e-7)
 
 
 def test_classification_pipeline_without_oracle():

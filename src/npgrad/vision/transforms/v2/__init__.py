@@ -5,9 +5,11 @@ from ._core import (CenterCrop, ColorJitter, Compose, Grayscale, Normalize, Pad,
                     ToPureTensor, Transform)
 from ._replayed import (AugMix, AutoAugment, GaussianBlur, RandAugment, RandomAdjustSharpness, RandomAffine,
                         RandomAutocontrast, RandomEqualize, RandomErasing, RandomGrayscale, RandomInvert,
-                        RandomPerspective, RandomPosterize, RandomRotation, RandomSolarize, TrivialAugmentWide)
-from ._more import (ConvertImageDtype, CutMix, FiveCrop, Identity, Lambda, MixUp, RandomApply, RandomChoice,
-                    RandomOrder, RGB, TenCrop)
+                        RandomPerspective, RandomPosterize, RandomRotation, RandomSolarize, TrivialAugmentWide,
+                        ElasticTransform)
+from ._more import (ConvertImageDtype, CutMix, FiveCrop, Identity, Lambda, MixUp, RandomApply,
+                    RandomChannelPermutation, RandomChoice, RandomOrder, RandomResize, RandomShortestSize, RGB,
+                    TenCrop, ToTensor)
 from ..autoaugment import AutoAugmentPolicy
 from . import functional  # noqa: E402  (v2.functional, as torchvision exposes it)
 
@@ -17,4 +19,5 @@ __all__ = ["CenterCrop", "ColorJitter", "Compose", "Grayscale", "InterpolationMo
            "GaussianBlur", "RandAugment", "RandomAdjustSharpness", "RandomAffine", "RandomAutocontrast",
            "RandomEqualize", "RandomErasing", "RandomGrayscale", "RandomInvert", "RandomPerspective", "RandomPosterize",
            "RandomRotation", "RandomSolarize", "TrivialAugmentWide", "ConvertImageDtype", "CutMix", "FiveCrop",
-           "Identity", "Lambda", "MixUp", "RandomApply", "RandomChoice", "RandomOrder", "RGB", "TenCrop"]
+           "Identity", "Lambda", "MixUp", "RandomApply", "RandomChoice", "RandomOrder", "RGB", "TenCrop",
+           "ElasticTransform", "RandomChannelPermutation", "RandomResize", "RandomShortestSize", "ToTensor"]

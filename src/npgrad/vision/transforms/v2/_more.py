@@ -233,3 +233,82 @@ class CutMix(_BatchMix):
         out = images.clone()
         out[..., y1:y2, x1:x2] = images.roll(1, 0)[..., y1:y2, x1:x2]
         return out, 1.0 - (x2 - x1) * (y2 - y1) / (w * h)
+
+
+class ToTensor(Transform):
+    """Deprecated in v2 as in torchvision: PIL image / ndarray -> float tensor in [0, 1]."""
+
+    def __init__(self):
+        import warnings
+        warnings.warn("The transform `ToTensor()` is deprecated and will be removed in a future release. Instead, "
+                      "please use `v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`.Output is "
+                      "equivalent up to float precision.")
+        super().__init__()
+
+    def _wanted(self, leaf):
+        return P.is_pil(leaf) or isinstance(leaf, np.ndarray)
+
+    def transform(self, inpt, params):
+        return F.to_tensor(inpt)
+
+
+class RandomChannelPermutation(Transform):
+    """Shuffle the image's channels (one permutation per sample)."""
+
+    def make_params(self, flat_inputs):
+        from ....factories import randperm
+        channels = F.get_dimensions(flat_inputs[0])[0] if flat_inputs else 0
+        return {"order": randperm(channels).tolist()}
+
+    def _wanted(self, leaf):
+        return isinstance(leaf, Tensor)
+
+    def transform(self, inpt, params):
+        return inpt[..., params["order"], :, :]
+
+
+def _interp(value):
+    from ._core import _mode
+    return _mode(value)
+
+
+class RandomResize(Transform):
+    """Resize the shorter edge to a size drawn uniformly from [min_size, max_size)."""
+
+    def __init__(self, min_size, max_size, interpolation="bilinear", antialias=True):
+        super().__init__()
+        self.min_size = min_size
+        self.max_size = max_size
+        self.interpolation = interpolation
+        self.antialias = antialias
+
+    def make_params(self, flat_inputs):
+        from ....factories import randint
+        return {"size": [int(randint(self.min_size, self.max_size, ()).item())]}
+
+    def transform(self, inpt, params):
+        return F.resize(inpt, params["size"], _interp(self.interpolation), antialias=self.antialias)
+
+
+class RandomShortestSize(Transform):
+    """Resize so the shorter edge is one of ``min_size`` (picked uniformly), the longer kept within ``max_size``."""
+
+    def __init__(self, min_size, max_size=None, interpolation="bilinear", antialias=True):
+        super().__init__()
+        self.min_size = [min_size] if isinstance(min_size, int) else list(min_size)
+        self.max_size = max_size
+        self.interpolation = interpolation
+        self.antialias = antialias
+
+    def make_params(self, flat_inputs):
+        from ....factories import randint
+        from ._core import _image_size
+        _, h, w = _image_size(flat_inputs)
+        shortest = self.min_size[int(randint(len(self.min_size), ()).item())]
+        ratio = shortest / min(h, w)
+        if self.max_size is not None:
+            ratio = min(ratio, self.max_size / max(h, w))
+        return {"size": [int(h * ratio), int(w * ratio)]}
+
+    def transform(self, inpt, params):
+        return F.resize(inpt, params["size"], _interp(self.interpolation), antialias=self.antialias)

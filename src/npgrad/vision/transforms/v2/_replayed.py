@@ -160,3 +160,7 @@ RandAugment = _make(_aa.RandAugment, _AUG_FIELDS + ("num_ops", "magnitude", "num
 TrivialAugmentWide = _make(_aa.TrivialAugmentWide, _AUG_FIELDS + ("num_magnitude_bins",), **_NEAREST)
 AugMix = _make(_aa.AugMix, _AUG_FIELDS + ("severity", "mixture_width", "chain_depth", "alpha", "all_ops"),
                **_BILINEAR)
+ElasticTransform = _make(_v1.ElasticTransform, ("alpha", "sigma", "interpolation", "fill"),
+                         {"alpha": lambda a: [float(a)] * 2 if isinstance(a, (int, float)) else list(a),
+                          "sigma": lambda s: [float(s)] * 2 if isinstance(s, (int, float)) else list(s),
+                          "fill": lambda f: f}, **_BILINEAR)
