@@ -332,3 +332,40 @@ def test_tensor_kernels_agree_with_pillow_ops(call, steps):
     got = call(F, ours(BIG)).numpy().astype(int)
     want = np.asarray(call(F, img)).transpose(2, 0, 1).astype(int)
     assert got.shape == want.shape and np.abs(got - want).max() <= steps
+
+
+@pytest.mark.parametrize("mode,antialias", [("BILINEAR", True), ("BICUBIC", False), ("NEAREST", False),
+                                            ("BILINEAR", False)])
+def test_resize_of_a_float_tensor_keeps_autograd(mode, antialias):
+    x = ours(U8[:, :8, :9] / np.float32(255)).requires_grad_()
+    out = F.resize(x, [5, 13], getattr(F.InterpolationMode, mode), antialias=antialias)
+    plain = F.resize(x.detach(), [5, 13], getattr(F.InterpolationMode, mode), antialias=antialias)
+    np.testing.assert_allclose(out.detach().numpy(), plain.numpy(), atol=1e-6)
+    weights = rng.random(out.shape).astype(np.float32)
+    (out * ours(weights)).sum().backward()
+    # the map is linear: its gradient is the adjoint, <weights, R x> = <R^T weights, x> for every x
+    probe = rng.random(x.shape).astype(np.float32)
+    lhs = float((F.resize(ours(probe), [5, 13], getattr(F.InterpolationMode, mode), antialias=antialias).numpy()
+                 * weights).sum())
+    np.testing.assert_allclose(float((x.grad.numpy() * probe).sum()), lhs, rtol=1e-5)
+    if HAS_TV:
+        import torch
+        t = theirs(U8[:, :8, :9] / np.float32(255)).requires_grad_()
+        (tvF().resize(t, [5, 13], getattr(tvF().InterpolationMode, mode), antialias=antialias)
+         * theirs(weights)).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect"])
+def test_pad_of_a_float_tensor_keeps_autograd(mode):
+    base = U8[:, :6, :7] / np.float32(255)
+    x = ours(base).requires_grad_()
+    out = F.pad(x, [1, 2, 3, 1], fill=0.5, padding_mode=mode)
+    np.testing.assert_allclose(out.detach().numpy(), F.pad(ours(base), [1, 2, 3, 1], 0.5, mode).numpy(), atol=0)
+    out.sum().backward()
+    # every input pixel's gradient counts the output pixels copied from it (np.pad of the pixel indices)
+    index = np.arange(base[0].size).reshape(base.shape[1:])
+    widths = [(2, 1), (1, 3)]  # padding [1, 2, 3, 1] is left, top, right, bottom
+    padded = (np.pad(index, widths, constant_values=-1) if mode == "constant" else np.pad(index, widths, mode=mode))
+    counts = np.bincount(padded[padded >= 0], minlength=index.size).reshape(index.shape).astype(np.float32)
+    np.testing.assert_allclose(x.grad.numpy(), np.broadcast_to(counts, base.shape))

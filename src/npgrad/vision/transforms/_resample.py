@@ -108,3 +108,15 @@ def resample(arr, size, mode, antialias=False):
         return arr[..., iy[:, None], ix[None, :]]
     out = _along(arr, arr.ndim - 1, *taps(w, ow, mode, ft))
     return _along(out, arr.ndim - 2, *taps(h, oh, mode, ft))
+
+
+def weight_matrix(n_in, n_out, mode, antialias, dtype):
+    """The dense (n_out, n_in) matrix of one axis' resampling (for the differentiable matmul route)."""
+    ft = np.dtype(dtype).type
+    if n_in == n_out and antialias and mode in ("bilinear", "bicubic"):
+        return np.eye(n_in, dtype=ft)
+    taps = _taps_antialias if antialias and mode in ("bilinear", "bicubic") else _taps_plain
+    idx, w = taps(n_in, n_out, mode, ft)
+    dense = np.zeros((n_out, n_in), ft)
+    np.add.at(dense, (np.repeat(np.arange(n_out), idx.shape[1]), idx.ravel()), w.ravel())
+    return dense

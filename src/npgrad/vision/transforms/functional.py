@@ -277,7 +277,20 @@ def resize(img, size, interpolation=InterpolationMode.BILINEAR, max_size=None, a
         raise NotImplementedError(f"Interpolation mode '{mode}' is unsupported with Tensor input")
     if antialias is None:
         antialias = False
+    if img.requires_grad and img.is_floating_point():
+        return _resize_differentiable(img, (out_h, out_w), mode, bool(antialias))
     return _kernel(img, K.resize, (out_h, out_w), mode, bool(antialias))
+
+
+def _resize_differentiable(img, size, mode, antialias):
+    """Resize as two matmuls with the axes' weight matrices, so gradients flow to ``img``."""
+    from ...factories import from_numpy
+    from ._resample import weight_matrix
+    h, w = img.shape[-2:]
+    dt = _np_dtype(img.dtype)
+    rows = from_numpy(weight_matrix(h, size[0], mode, antialias, dt))
+    cols = from_numpy(np.ascontiguousarray(weight_matrix(w, size[1], mode, antialias, dt).T))
+    return rows.matmul(img.matmul(cols))
 
 
 def crop(img, top, left, height, width):
@@ -351,6 +364,12 @@ def pad(img, padding, fill=0, padding_mode="constant"):
         if len(fill) != 1:
             raise TypeError("Got inappropriate fill arg")
         fill = fill[0]
+    if img.requires_grad and padding_mode != "symmetric" and min(sides) >= 0:
+        from ...nn.functional import pad as nn_pad  # differentiable; its reflect/replicate need a batch dim
+        mode = {"constant": "constant", "edge": "replicate", "reflect": "reflect"}[padding_mode]
+        batched = img if img.dim() > 3 or mode == "constant" else img.unsqueeze(0)
+        out = nn_pad(batched, [left, right, top, bottom], mode=mode, value=float(fill) if mode == "constant" else None)
+        return out if batched is img else out.squeeze(0)
     return _kernel(img, K.pad, left, top, right, bottom, fill, padding_mode)
 
 
