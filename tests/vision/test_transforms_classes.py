@@ -305,3 +305,21 @@ def test_pipeline_on_pil_and_preset_without_oracle():
         y = AA._apply_op(img, name, 2.0 if name == "Posterize" else 0.4, T.InterpolationMode.NEAREST, None)
         assert y.shape == img.shape and y.dtype == img.dtype
     assert math.isclose(float(T.AutoAugment()._augmentation_space(10, (12, 15))["Rotate"][0][-1]), 30.0)
+
+
+def test_transforms_pickle_for_dataloader_workers():
+    import pickle
+    from npgrad.vision.transforms import v2
+    img = npgrad.from_numpy(U8)
+    for pipeline in (T.Compose([T.RandomResizedCrop(8), T.ColorJitter(0.1), T.AutoAugment(), T.RandomErasing()]),
+                     v2.Compose([v2.TrivialAugmentWide(), v2.RandomErasing(), v2.RandomChoice([v2.Grayscale(3)])]),
+                     ImageClassification(crop_size=8)):
+        copy = pickle.loads(pickle.dumps(pipeline))
+        assert repr(copy) == repr(pipeline)
+        npgrad.manual_seed(4)
+        random.seed(4)
+        a = pipeline(img if not isinstance(pipeline, ImageClassification) else IM)
+        npgrad.manual_seed(4)
+        random.seed(4)
+        b = copy(img if not isinstance(pipeline, ImageClassification) else IM)
+        np.testing.assert_array_equal(a.numpy(), b.numpy())

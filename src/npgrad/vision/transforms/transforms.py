@@ -281,10 +281,10 @@ class RandomOrder(RandomTransforms):
     """Apply ``transforms`` in a random order (Python's ``random``, as torchvision)."""
 
     def __call__(self, img):
-        picks = list(self.transforms)
-        random.shuffle(indices := list(range(len(picks))))
+        indices = list(range(len(self.transforms)))
+        random.shuffle(indices)
         for k in indices:
-            img = picks[k](img)
+            img = self.transforms[k](img)
         return img
 
 
