@@ -9,6 +9,7 @@ import inspect
 import sys
 import warnings
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable
 
 __all__ = ["Weights", "WeightsEnum", "register_model", "get_model", "get_model_builder", "get_model_weights",
@@ -164,3 +165,42 @@ def override_param(kwargs, name, value):
     else:
         kwargs[name] = value
 
+
+
+class _LazyPreset:
+    """A preprocessing class of ``transforms._presets``, imported when first called: a weights enum names its
+    transforms at import time, and the models must import without the transforms package loaded."""
+
+    def __init__(self, name):
+        self.__name__ = self.__qualname__ = name
+
+    def __call__(self, *args, **kwargs):
+        from ..transforms import _presets
+        return getattr(_presets, self.__name__)(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<transforms preset {self.__name__}>"
+
+
+ImageClassification = _LazyPreset("ImageClassification")
+_DOWNLOADS = "https://download.pytorch.org/models/"
+
+
+def imagenet_weights(file, *, num_params, min_size, recipe, acc1, acc5, ops, file_size, docs, **preset):
+    """The ``Weights`` of an ImageNet-1K classifier stored at download.pytorch.org/models/<file>: its meta as
+    torchvision lists it, and ``ImageClassification`` with the preset's crop/resize sizes as its transforms."""
+    from ._meta import _IMAGENET_CATEGORIES
+    meta = {"categories": _IMAGENET_CATEGORIES, "num_params": num_params, "min_size": min_size, "recipe": recipe,
+            "_metrics": {"ImageNet-1K": {"acc@1": acc1, "acc@5": acc5}}, "_ops": ops, "_file_size": file_size,
+            "_docs": docs}
+    return Weights(url=_DOWNLOADS + file, transforms=partial(ImageClassification, **preset), meta=meta)
+
+
+def load_weights(model, weights, progress, remap=None):
+    """Load a weights member's checkpoint (from the hub cache, downloaded there when missing) into ``model``;
+    ``remap`` rewrites an old checkpoint's dict in place first."""
+    state = weights.get_state_dict(progress=progress, check_hash=True)
+    if remap is not None:
+        remap(state)
+    model.load_state_dict(state)
+    return model
