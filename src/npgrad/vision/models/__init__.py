@@ -2,3 +2,7 @@
 and the registry (``get_model``, ``list_models``, ``get_weight``)."""
 from ._api import Weights, WeightsEnum, get_model, get_model_builder, get_model_weights, get_weight, list_models
 from .resnet import *
+from .vgg import *
+from .alexnet import *
+from .squeezenet import *
+from .densenet import *
