@@ -6,3 +6,5 @@ from .vgg import *
 from .alexnet import *
 from .squeezenet import *
 from .densenet import *
+from .googlenet import *
+from .inception import *
