@@ -22,8 +22,8 @@ class BasicConv2d(nn.Module):
 
     def __init__(self, in_channels, out_channels, **kwargs):
         super().__init__()
-        self.conv = nn.Conv2d(in_channels, out_channels, bias=False, **kwargs)
-        self.bn = nn.BatchNorm2d(out_channels, eps=0.001)
+        self.conv = nn.Conv2d(in_channels, out_channels, **kwargs, bias=False)
+        self.bn = nn.BatchNorm2d(out_channels, eps=1e-3)
 
     def forward(self, x):
         return F.relu(self.bn(self.conv(x)), inplace=True)
@@ -58,9 +58,10 @@ class InceptionAux(nn.Module):
         super().__init__()
         conv = conv_block or BasicConv2d
         self.conv = conv(in_channels, 128, kernel_size=1)
-        self.fc1 = nn.Linear(2048, 1024)
-        self.fc2 = nn.Linear(1024, num_classes)
-        self.dropout = nn.Dropout(p=dropout)
+        hidden = 1024
+        self.fc1 = nn.Linear(128 * 4 * 4, hidden)
+        self.fc2 = nn.Linear(hidden, num_classes)
+        self.dropout = nn.Dropout(dropout)
 
     def forward(self, x):
         x = flatten(self.conv(F.adaptive_avg_pool2d(x, (4, 4))), 1)
@@ -79,6 +80,13 @@ _MODULES = [("inception3a", 192, 64, 96, 128, 16, 32, 32), ("inception3b", 256, 
             ("inception4c", 512, 128, 128, 256, 24, 64, 64), ("inception4d", 512, 112, 144, 288, 32, 64, 64),
             ("inception4e", 528, 256, 160, 320, 32, 128, 128), ("inception5a", 832, 256, 160, 320, 32, 128, 128),
             ("inception5b", 832, 384, 192, 384, 48, 128, 128)]
+
+
+_POOL_AFTER = {"inception3b": ("maxpool3", 3), "inception4e": ("maxpool4", 2)}
+
+
+def _ceil_pool(kernel):
+    return nn.MaxPool2d(kernel, stride=2, ceil_mode=True)
 
 
 class GoogLeNet(nn.Module):
@@ -100,22 +108,16 @@ class GoogLeNet(nn.Module):
         self.aux_logits = aux_logits
         self.transform_input = transform_input
         self.conv1 = conv_block(3, 64, kernel_size=7, stride=2, padding=3)
-        self.maxpool1 = nn.MaxPool2d(3, stride=2, ceil_mode=True)
+        self.maxpool1 = _ceil_pool(3)
         self.conv2 = conv_block(64, 64, kernel_size=1)
         self.conv3 = conv_block(64, 192, kernel_size=3, padding=1)
-        self.maxpool2 = nn.MaxPool2d(3, stride=2, ceil_mode=True)
+        self.maxpool2 = _ceil_pool(3)
         for name, *widths in _MODULES:
             setattr(self, name, inception_block(*widths))
-            if name == "inception3b":
-                self.maxpool3 = nn.MaxPool2d(3, stride=2, ceil_mode=True)
-            elif name == "inception4e":
-                self.maxpool4 = nn.MaxPool2d(2, stride=2, ceil_mode=True)
-        if aux_logits:
-            self.aux1 = aux_block(512, num_classes, dropout=dropout_aux)
-            self.aux2 = aux_block(528, num_classes, dropout=dropout_aux)
-        else:
-            self.aux1 = None
-            self.aux2 = None
+            if name in _POOL_AFTER:  # the grid halves after 3b and after 4e
+                setattr(self, _POOL_AFTER[name][0], _ceil_pool(_POOL_AFTER[name][1]))
+        heads = [aux_block(c, num_classes, dropout=dropout_aux) if aux_logits else None for c in (512, 528)]
+        self.aux1, self.aux2 = heads
         self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
         self.dropout = nn.Dropout(p=dropout)
         self.fc = nn.Linear(1024, num_classes)
@@ -144,13 +146,11 @@ class GoogLeNet(nn.Module):
         return x, aux2, aux1
 
     def eager_outputs(self, x, aux2, aux1):
-        if self.training and self.aux_logits:
-            return _GoogLeNetOutputs(x, aux2, aux1)
-        return x
+        # the auxiliary logits exist only while training with the heads
+        return GoogLeNetOutputs(x, aux2, aux1) if self.training and self.aux_logits else x
 
     def forward(self, x):
-        x, aux2, aux1 = self._forward(self._transform_input(x))
-        return self.eager_outputs(x, aux2, aux1)
+        return self.eager_outputs(*self._forward(self._transform_input(x)))
 
 
 class GoogLeNet_Weights(WeightsEnum):

@@ -229,13 +229,10 @@ class Inception3(nn.Module):
         return self.fc(x), aux
 
     def eager_outputs(self, x, aux):
-        if self.training and self.aux_logits:
-            return InceptionOutputs(x, aux)
-        return x
+        return InceptionOutputs(x, aux) if self.training and self.aux_logits else x
 
     def forward(self, x):
-        x, aux = self._forward(self._transform_input(x))
-        return self.eager_outputs(x, aux)
+        return self.eager_outputs(*self._forward(self._transform_input(x)))
 
 
 class Inception_V3_Weights(WeightsEnum):
