@@ -406,9 +406,13 @@ def test_deprecated_spellings_and_override_errors_match_torchvision(name, kwargs
 def test_override_error_without_torchvision():
     with pytest.raises(ValueError, match="The parameter 'num_classes' expected value 1000 but got 10 instead."):
         M.resnet18(weights="DEFAULT", num_classes=10)
-    with pytest.warns(UserWarning, match="'pretrained' is deprecated"):
-        m = M.alexnet(pretrained=False, num_classes=4)
-    assert m.classifier[-1].out_features == 4
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m = M.squeezenet1_1(pretrained=False, num_classes=4)
+    assert [str(w.message)[:40] for w in caught] == ["The parameter 'pretrained' is deprecated",
+                                                     "Arguments other than a weight enum or `N"]
+    assert "equivalent to passing `weights=None`" in str(caught[1].message)
+    assert m.classifier[1].out_channels == 4
     with pytest.raises(ValueError, match="replace_stride_with_dilation should be None or a 3-element tuple"):
         M.resnet50(replace_stride_with_dilation=[True])
     with pytest.raises(ValueError, match="Unsupported SqueezeNet version 2_0"):
