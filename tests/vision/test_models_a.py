@@ -391,7 +391,7 @@ def _warnings_and_error(fn, **kwargs):
 
 @needs_tv
 @pytest.mark.parametrize("kwargs", [{"pretrained": False}, {"weights": False}, {"pretrained": True, "num_classes": 10},
-                                    {"weights": True, "num_classes": 3},
+                                    {"weights": True, "num_classes": 3}, {"weights": 0}, {"weights": [1], "num_classes": 3},
                                     {"weights": "IMAGENET1K_V1", "num_classes": 10}])
 @pytest.mark.parametrize("name", ["resnet50", "vgg16", "inception_v3"])
 def test_deprecated_spellings_and_override_errors_match_torchvision(name, kwargs, no_init):
@@ -401,6 +401,25 @@ def test_deprecated_spellings_and_override_errors_match_torchvision(name, kwargs
         kwargs = {**kwargs, "init_weights": True}
     ours = _warnings_and_error(M.get_model_builder(name), **kwargs)
     assert ours == _warnings_and_error(tv.models.get_model_builder(name), **kwargs)
+
+
+@needs_tv
+@pytest.mark.parametrize("args", [(None,), (None, False)])
+def test_positional_weights_and_progress_warn_as_torchvision(args, no_init):
+    """Scripts from before 0.13 pass ``resnet18(True)``: it still works, with torchvision's warning."""
+    ours = _warnings_and_error(lambda: M.squeezenet1_0(*args))
+    assert ours == _warnings_and_error(lambda: tv.models.squeezenet1_0(*args))
+    assert ours[1] is None and "as positional parameter(s) is deprecated" in ours[0][0]
+
+
+@needs_tv
+@pytest.mark.parametrize("module", ["resnet", "vgg", "alexnet", "squeezenet", "densenet", "googlenet", "inception"])
+def test_module_names_match_torchvision(module):
+    import importlib
+    ours = importlib.import_module(f"npgrad.vision.models.{module}")
+    theirs = importlib.import_module(f"torchvision.models.{module}")  # tv.models.alexnet is the builder
+    assert sorted(ours.__all__) == sorted(theirs.__all__)
+    assert all(hasattr(M, n) for n in ours.__all__)
 
 
 def test_override_error_without_torchvision():

@@ -5,6 +5,7 @@ Each builder is registered by name with ``@register_model()``; its weights enum 
 """
 import enum
 import fnmatch
+import functools
 import inspect
 import sys
 import warnings
@@ -69,11 +70,40 @@ class WeightsEnum(enum.Enum):
         return self.value.meta
 
 
+def _quoted_list(names):
+    quoted = [f"'{n}'" for n in names]
+    if len(quoted) < 3:
+        return " and ".join(quoted)
+    return ", ".join(quoted[:-1]) + ", and " + quoted[-1]
+
+
+def _accept_positional(fn):
+    """A builder that still takes its keyword-only arguments by position (``resnet18(True)`` of scripts written
+    before torchvision 0.13), with torchvision's deprecation warning."""
+    keyword_only = [p.name for p in inspect.signature(fn).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    if not keyword_only:
+        return fn
+
+    @functools.wraps(fn)
+    def builder(*args, **kwargs):
+        if args:
+            if len(args) > len(keyword_only):
+                raise TypeError(f"{fn.__name__}() takes at most {len(keyword_only)} positional arguments "
+                                f"({len(args)} given)")
+            named = keyword_only[:len(args)]
+            warnings.warn(f"Using {_quoted_list(named)} as positional parameter(s) is deprecated since 0.13 and "
+                          "may be removed in the future. Please use keyword parameter(s) instead.")
+            kwargs.update(zip(named, args))
+        return fn(**kwargs)
+    return builder
+
+
 def register_model(name=None):
     def wrapper(fn):
         key = name if name is not None else fn.__name__
         if key in _BUILTIN_MODELS:
             raise ValueError(f"An entry is already registered under the name '{key}'.")
+        fn = _accept_positional(fn)
         _BUILTIN_MODELS[key] = fn
         return fn
     return wrapper
@@ -139,13 +169,14 @@ def get_weight(name):
 
 def handle_weights(builder_name, weights_enum, weights, kwargs, default_weights=None):
     """The weights a builder was asked for, after the deprecated spellings PyTorch still accepts:
-    ``pretrained=True/False`` and ``weights=True/False`` (a bool in place of an enum) warn and map to the
-    default weights or none; a string names a member. Returns the verified member (or None)."""
+    ``pretrained=True/False`` and ``weights=True/False`` (or any other non-enum, read by its truth value) warn
+    and map to the first published weights or none; a string names a member. Returns the verified member (or None)."""
     if "pretrained" in kwargs:
         warnings.warn("The parameter 'pretrained' is deprecated since 0.13 and may be removed in the future, "
                       "please use 'weights' instead.")
         weights = kwargs.pop("pretrained")
-    if isinstance(weights, bool):
+    if weights is not None and not isinstance(weights, (WeightsEnum, str)):
+        # anything else stands for a bool, by its truth value (torchvision's reading of pretrained=1, weights=[])
         default = default_weights if default_weights is not None else weights_enum.DEFAULT
         chosen = default if weights else None
         msg = ("Arguments other than a weight enum or `None` for 'weights' are deprecated since 0.13 and may be "

@@ -6,7 +6,7 @@ from ... import nn
 from ...ops import flatten
 from ._api import WeightsEnum, handle_weights, imagenet_weights, load_weights, override_param, register_model
 
-__all__ = ["ResNet", "BasicBlock", "Bottleneck",
+__all__ = ["ResNet",
            "ResNet18_Weights", "ResNet34_Weights", "ResNet50_Weights", "ResNet101_Weights", "ResNet152_Weights",
            "ResNeXt50_32X4D_Weights", "ResNeXt101_32X8D_Weights", "ResNeXt101_64X4D_Weights",
            "Wide_ResNet50_2_Weights", "Wide_ResNet101_2_Weights",
