@@ -268,9 +268,12 @@ def _file_of(weights):
 
 
 @needs_tv
-def test_torchvision_checkpoint_loads_and_gives_its_outputs(hub_dir):
+@pytest.mark.parametrize("zip_format", [True, False])
+def test_torchvision_checkpoint_loads_and_gives_its_outputs(hub_dir, zip_format):
+    """Both of PyTorch's file formats: most published checkpoints predate the zip one."""
     ref = tv.models.squeezenet1_1().eval()
-    torch.save(ref.state_dict(), hub_dir / _file_of(M.SqueezeNet1_1_Weights.DEFAULT))
+    torch.save(ref.state_dict(), hub_dir / _file_of(M.SqueezeNet1_1_Weights.DEFAULT),
+               _use_new_zipfile_serialization=zip_format)
     model = M.squeezenet1_1(weights=M.SqueezeNet1_1_Weights.IMAGENET1K_V1).eval()
     x = np.random.default_rng(5).standard_normal((1, 3, 64, 64)).astype(np.float32)
     _close(model(npgrad.from_numpy(x)).detach().numpy(), ref(torch.from_numpy(x)).detach().numpy())
