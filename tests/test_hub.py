@@ -212,3 +212,28 @@ def test_github_download_is_unpacked_into_the_cache(hub_dir, monkeypatch):
     assert len(urls) == 1  # cached now
     npgrad.hub.load("someone/tools:dev", "double", trust_repo=True, verbose=False, force_reload=True)
     assert len(urls) == 2
+
+
+def test_a_zipped_pre_1_6_checkpoint_is_unpacked_and_read(tmp_path, offline):
+    """Files zipped by hand around a legacy-format checkpoint (one member) load, with PyTorch's warning."""
+    model_dir = tmp_path / "md"
+    model_dir.mkdir()
+    npgrad.save({"w": npgrad.ones(2)}, str(tmp_path / "inner.pth"))
+    with zipfile.ZipFile(model_dir / "old-1234.zip", "w") as z:
+        z.write(tmp_path / "inner.pth", "inner.pth")
+    results = _both(lambda hub: _warned(lambda: hub.load_state_dict_from_url("http://x.invalid/old-1234.zip",
+                                                                              model_dir=str(model_dir))))
+    (state, messages) = results[0]
+    np.testing.assert_array_equal(state["w"].numpy(), [1.0, 1.0])
+    assert messages[0].startswith("Falling back to the old format < 1.6.")
+    assert sorted(os.listdir(model_dir)) == ["inner.pth", "old-1234.zip"]
+    if HAS_TORCH:
+        assert results[1][1] == messages
+
+
+def _warned(fn):
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = fn()
+    return out, [str(w.message) for w in caught]

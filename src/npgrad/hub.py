@@ -118,7 +118,26 @@ def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=Tr
             raise RuntimeError(f"could not download {url} ({e.reason}); without a network, place that file at "
                                f"{cached} (or set TORCH_HOME / npgrad.hub.set_dir to the folder holding "
                                f"hub/checkpoints/{filename})") from e
+    if _is_legacy_zip(cached):
+        # a checkpoint from before PyTorch 1.6 zipped by hand: one member, the pickle file itself
+        import warnings
+        warnings.warn("Falling back to the old format < 1.6. This support will be deprecated in favor of default "
+                      "zipfile format introduced in 1.6. Please redo torch.save() to save it in the new zipfile "
+                      "format.")
+        with zipfile.ZipFile(cached) as z:
+            member = z.infolist()[0].filename
+            z.extractall(model_dir)
+        cached = os.path.join(model_dir, member)
     return load(cached, map_location=map_location, weights_only=weights_only)
+
+
+def _is_legacy_zip(path):
+    # PyTorch's own zip format holds several members (data.pkl, data/0, ...): a single file is a zipped legacy one
+    if not zipfile.is_zipfile(path):
+        return False
+    with zipfile.ZipFile(path) as z:
+        members = z.infolist()
+    return len(members) == 1 and not members[0].is_dir()
 
 
 # ---- hubconf.py: entrypoints of a repository ----
