@@ -15,10 +15,10 @@ class Fire(nn.Module):
         self.inplanes = inplanes
         self.squeeze = nn.Conv2d(inplanes, squeeze_planes, kernel_size=1)
         self.squeeze_activation = nn.ReLU(inplace=True)
-        self.expand1x1 = nn.Conv2d(squeeze_planes, expand1x1_planes, kernel_size=1)
-        self.expand1x1_activation = nn.ReLU(inplace=True)
-        self.expand3x3 = nn.Conv2d(squeeze_planes, expand3x3_planes, kernel_size=3, padding=1)
-        self.expand3x3_activation = nn.ReLU(inplace=True)
+        # the two expands see the same squeezed map; the 3x3 is padded to keep its size
+        for k, width in ((1, expand1x1_planes), (3, expand3x3_planes)):
+            setattr(self, f"expand{k}x{k}", nn.Conv2d(squeeze_planes, width, kernel_size=k, padding=k // 2))
+            setattr(self, f"expand{k}x{k}_activation", nn.ReLU(inplace=True))
 
     def forward(self, x):
         s = self.squeeze_activation(self.squeeze(x))
