@@ -237,3 +237,20 @@ def _warned(fn):
         warnings.simplefilter("always")
         out = fn()
     return out, [str(w.message) for w in caught]
+
+
+def test_pytorch_vision_is_served_from_npgrad_vision_offline(hub_dir, offline):
+    """torch.hub.load("pytorch/vision", ...) of the tutorials: that hubconf re-exports torchvision.models, so
+    without a cached snapshot the builders come from npgrad.vision.models; a cached snapshot wins."""
+    from npgrad.vision import models
+    names = npgrad.hub.list("pytorch/vision")
+    assert {"resnet18", "squeezenet1_1", "get_weight", "get_model_weights"} <= set(names)
+    assert "Weights" not in names and all(callable(getattr(models, n, None)) or n in models.list_models() for n in names)
+    m = npgrad.hub.load("pytorch/vision:v0.10.0", "squeezenet1_1", num_classes=3)
+    assert isinstance(m, models.SqueezeNet) and m.num_classes == 3
+    assert npgrad.hub.load("pytorch/vision", "get_weight", "ResNet50_Weights.DEFAULT") is models.ResNet50_Weights.DEFAULT
+    assert npgrad.hub.help("pytorch/vision", "resnet18") == models.resnet18.__doc__
+    with pytest.raises(RuntimeError, match="Cannot find callable no_such_net in hubconf"):
+        npgrad.hub.load("pytorch/vision", "no_such_net")
+    _repo(hub_dir / "pytorch_vision_main")
+    assert npgrad.hub.list("pytorch/vision") == ["double"]

@@ -7,7 +7,8 @@ downloaded. Offline, the error names the URL tried and the exact path to put the
 
 ``list``/``help``/``load`` read a ``hubconf.py``: from a directory (``source="local"``), or from a GitHub
 repository cached as ``<hub dir>/<owner>_<name>_<ref>`` (downloaded there first when missing, which needs the
-network; offline, the error says where to unpack the repository instead).
+network; offline, the error says where to unpack the repository instead). ``pytorch/vision``, whose hubconf
+only re-exports torchvision's model builders, is served from ``npgrad.vision.models`` when not cached.
 """
 import builtins
 import contextlib
@@ -269,28 +270,49 @@ def _github_dir(github, force_reload, trust_repo, verbose):
     return repo_dir
 
 
-def list(github, force_reload=False, skip_validation=False, trust_repo="check", verbose=True):
-    """The entrypoints (public callables) of a GitHub repository's ``hubconf.py``."""
+def _vision_hubconf():
+    """pytorch/vision's hubconf.py re-exports torchvision.models' builders and weights look-ups; npgrad.vision is
+    that package, so an uncached ``torch.hub.load("pytorch/vision", "resnet18", ...)`` is served from it offline."""
+    import types
+    from .vision import models
+    module = types.ModuleType("hubconf", "pytorch/vision's entrypoints, from npgrad.vision.models")
+    for name in models.list_models(module=models) + ["get_model_weights", "get_weight"]:
+        setattr(module, name, getattr(models, name) if hasattr(models, name) else models.get_model_builder(name))
+    return module
+
+
+def _github_hubconf(github, force_reload, trust_repo, verbose):
+    owner, name, ref = _split_repo(github)
+    if (owner, name) == ("pytorch", "vision") and not force_reload:
+        hub_dir = get_dir()
+        refs = [ref] if ref else ["main", "master"]
+        if not any(os.path.isdir(os.path.join(hub_dir, f"pytorch_vision_{r.replace('/', '_')}")) for r in refs):
+            return _vision_hubconf()
     repo_dir = _github_dir(github, force_reload, trust_repo, verbose)
     with _on_sys_path(repo_dir):
-        module = _import_hubconf(repo_dir)
+        return _import_hubconf(repo_dir)
+
+
+def list(github, force_reload=False, skip_validation=False, trust_repo="check", verbose=True):
+    """The entrypoints (public callables) of a GitHub repository's ``hubconf.py``."""
+    module = _github_hubconf(github, force_reload, trust_repo, verbose)
     return [n for n in dir(module) if callable(getattr(module, n)) and not n.startswith("_")]
 
 
 def help(github, model, force_reload=False, skip_validation=False, trust_repo="check"):
     """The docstring of one entrypoint of a GitHub repository's ``hubconf.py``."""
-    repo_dir = _github_dir(github, force_reload, trust_repo, verbose=True)
-    with _on_sys_path(repo_dir):
-        return _entrypoint(_import_hubconf(repo_dir), model).__doc__
+    return _entrypoint(_github_hubconf(github, force_reload, trust_repo, True), model).__doc__
 
 
 def load(repo_or_dir, model, *args, source="github", trust_repo="check", force_reload=False, verbose=True,
          skip_validation=False, **kwargs):
     """Call entrypoint ``model`` of a ``hubconf.py`` with ``*args, **kwargs``: ``source="local"`` reads it from
-    the directory ``repo_or_dir``; ``"github"`` from the cached snapshot of ``owner/name[:ref]``."""
+    the directory ``repo_or_dir``; ``"github"`` from the cached snapshot of ``owner/name[:ref]`` (pytorch/vision,
+    when not cached, from npgrad.vision.models)."""
     source = source.lower()
     if source not in ("github", "local"):
         raise ValueError(f'Unknown source: "{source}". Allowed values: "github" | "local".')
-    if source == "github":
-        repo_or_dir = _github_dir(repo_or_dir, force_reload, trust_repo, verbose)
-    return _load_local(repo_or_dir, model, *args, **kwargs)
+    if source == "local":
+        return _load_local(repo_or_dir, model, *args, **kwargs)
+    module = _github_hubconf(repo_or_dir, force_reload, trust_repo, verbose)
+    return _entrypoint(module, model)(*args, **kwargs)
