@@ -270,15 +270,8 @@ def _github_dir(github, force_reload, trust_repo, verbose):
     return repo_dir
 
 
-def _vision_hubconf():
-    """pytorch/vision's hubconf.py re-exports torchvision.models' builders and weights look-ups; npgrad.vision is
-    that package, so an uncached ``torch.hub.load("pytorch/vision", "resnet18", ...)`` is served from it offline."""
-    import types
-    from .vision import models
-    module = types.ModuleType("hubconf", "pytorch/vision's entrypoints, from npgrad.vision.models")
-    for name in models.list_models(module=models) + ["get_model_weights", "get_weight"]:
-        setattr(module, name, getattr(models, name) if hasattr(models, name) else models.get_model_builder(name))
-    return module
+# pytorch/vision's entrypoints, as a hubconf.py file in npgrad.vision (read by path like any other)
+_VISION_HUBCONF_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vision", "_hub")
 
 
 def _github_hubconf(github, force_reload, trust_repo, verbose):
@@ -287,7 +280,8 @@ def _github_hubconf(github, force_reload, trust_repo, verbose):
         hub_dir = get_dir()
         refs = [ref] if ref else ["main", "master"]
         if not any(os.path.isdir(os.path.join(hub_dir, f"pytorch_vision_{r.replace('/', '_')}")) for r in refs):
-            return _vision_hubconf()
+            with _on_sys_path(_VISION_HUBCONF_DIR):
+                return _import_hubconf(_VISION_HUBCONF_DIR)
     repo_dir = _github_dir(github, force_reload, trust_repo, verbose)
     with _on_sys_path(repo_dir):
         return _import_hubconf(repo_dir)
