@@ -461,3 +461,24 @@ def test_weights_transforms_are_the_preset():
     t = M.ResNet50_Weights.IMAGENET1K_V2.transforms()
     assert isinstance(t, ImageClassification)
     assert (t.crop_size, t.resize_size) == ([224], [232])
+
+
+def test_densenet_memory_efficient_recomputes_the_same_gradients(monkeypatch):
+    """memory_efficient checkpoints each layer's concatenation and bottleneck; values and gradients are the same."""
+    import npgrad.utils.checkpoint as ckpt
+    calls = []
+    real = ckpt.checkpoint
+    monkeypatch.setattr(ckpt, "checkpoint", lambda *a, **k: calls.append(1) or real(*a, **k))
+    kw = dict(growth_rate=8, block_config=(2, 3), num_init_features=16, num_classes=5)
+    plain, lean = M.DenseNet(**kw).train(), M.DenseNet(memory_efficient=True, **kw).train()
+    lean.load_state_dict(plain.state_dict())
+    x = np.random.default_rng(8).standard_normal((2, 3, 32, 32)).astype(np.float32)
+    outs = []
+    for model in (plain, lean):
+        inp = npgrad.tensor(x, requires_grad=True)
+        out = model(inp)
+        out.pow(2).sum().backward()
+        outs.append((out.detach().numpy(), inp.grad.numpy(), model.features.conv0.weight.grad.numpy()))
+    assert len(calls) == 5  # once per dense layer, only in the memory-efficient model
+    for a, b in zip(*outs):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
