@@ -13,7 +13,6 @@ from ._api import WeightsEnum, handle_weights, imagenet_weights, load_weights, o
 __all__ = ["GoogLeNet", "GoogLeNetOutputs", "_GoogLeNetOutputs", "GoogLeNet_Weights", "googlenet"]
 
 GoogLeNetOutputs = namedtuple("GoogLeNetOutputs", ["logits", "aux_logits2", "aux_logits1"])
-GoogLeNetOutputs.__annotations__ = {"logits": object, "aux_logits2": Optional[object], "aux_logits1": Optional[object]}
 _GoogLeNetOutputs = GoogLeNetOutputs
 
 

@@ -14,7 +14,6 @@ from .googlenet import BasicConv2d, transform_imagenet_input
 __all__ = ["Inception3", "InceptionOutputs", "_InceptionOutputs", "Inception_V3_Weights", "inception_v3"]
 
 InceptionOutputs = namedtuple("InceptionOutputs", ["logits", "aux_logits"])
-InceptionOutputs.__annotations__ = {"logits": object, "aux_logits": Optional[object]}
 _InceptionOutputs = InceptionOutputs
 
 
