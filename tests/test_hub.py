@@ -254,3 +254,20 @@ def test_pytorch_vision_is_served_from_npgrad_vision_offline(hub_dir, offline):
         npgrad.hub.load("pytorch/vision", "no_such_net")
     _repo(hub_dir / "pytorch_vision_main")
     assert npgrad.hub.list("pytorch/vision") == ["double"]
+
+
+def test_github_default_branch_falls_back_to_master(hub_dir, monkeypatch):
+    urls = []
+
+    def fake_download(url, dst, hash_prefix=None, progress=True):
+        urls.append(url)
+        if url.endswith(("/main", "/nope-branch")):
+            raise urllib.error.HTTPError(url, 404, "Not Found", {}, None)
+        with zipfile.ZipFile(dst, "w") as z:
+            z.writestr("old-repo-9f9f9f/hubconf.py", HUBCONF)
+    monkeypatch.setattr(npgrad.hub, "download_url_to_file", fake_download)
+    assert npgrad.hub.list("old/repo", trust_repo=True, verbose=False) == ["double"]
+    assert urls == ["https://github.com/old/repo/zipball/main", "https://github.com/old/repo/zipball/master"]
+    assert (hub_dir / "old_repo_master" / "hubconf.py").exists()
+    with pytest.raises(urllib.error.HTTPError):  # a ref that does not exist is GitHub's 404, not a fallback
+        npgrad.hub.load("old/repo:nope-branch", "double", trust_repo=True, verbose=False)

@@ -233,7 +233,8 @@ def _github_dir(github, force_reload, trust_repo, verbose):
     ref) when missing or when ``force_reload``."""
     owner, name, ref = _split_repo(github)
     hub_dir = get_dir()
-    if ref is None:  # the default branch: whichever of main/master is cached, else main
+    guessed = ref is None
+    if guessed:  # the default branch: whichever of main/master is cached, else main (then master)
         cached = [r for r in ("main", "master") if os.path.isdir(os.path.join(hub_dir, f"{owner}_{name}_{r}"))]
         ref = cached[0] if cached else "main"
     cache_name = f"{owner}_{name}_{ref.replace('/', '_')}"
@@ -249,6 +250,10 @@ def _github_dir(github, force_reload, trust_repo, verbose):
         sys.stderr.write(f'Downloading: "{url}" to {archive}\n')
     try:
         download_url_to_file(url, archive, progress=False)
+    except urllib.error.HTTPError as e:
+        if guessed and ref == "main" and e.code == 404:  # an older repository whose default branch is master
+            return _github_dir(f"{owner}/{name}:master", force_reload, trust_repo, verbose)
+        raise
     except urllib.error.URLError as e:
         raise RuntimeError(
             "It looks like there is no internet connection and the repo could not be found in the cache "
