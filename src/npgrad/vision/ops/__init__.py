@@ -1,3 +1,6 @@
 """torchvision.ops: box operations, NMS, RoI pooling, losses and the layers the models are built from."""
+from .boxes import (batched_nms, box_area, box_convert, box_iou, clip_boxes_to_image, complete_box_iou,
+                    distance_box_iou, generalized_box_iou, masks_to_boxes, nms, remove_small_boxes)
+from .losses import complete_box_iou_loss, distance_box_iou_loss, generalized_box_iou_loss, sigmoid_focal_loss
 from .misc import Conv2dNormActivation, Conv3dNormActivation, FrozenBatchNorm2d, MLP, Permute, SqueezeExcitation
 from .stochastic_depth import StochasticDepth, stochastic_depth
