@@ -4,3 +4,5 @@ from .boxes import (batched_nms, box_area, box_convert, box_iou, clip_boxes_to_i
 from .losses import complete_box_iou_loss, distance_box_iou_loss, generalized_box_iou_loss, sigmoid_focal_loss
 from .misc import Conv2dNormActivation, Conv3dNormActivation, FrozenBatchNorm2d, MLP, Permute, SqueezeExcitation
 from .stochastic_depth import StochasticDepth, stochastic_depth
+from .roi_align import RoIAlign, roi_align
+from .roi_pool import RoIPool, roi_pool
