@@ -45,23 +45,41 @@ def _axis_weights(start, extent, bins, grid, length):
     return weights.reshape(k, bins, length)
 
 
-def _window(weights):
-    """The first row each box reads and the widest span over boxes, and the weights cut to that span
-    (zero past the input's end): (first (K,), span, (K, bins, span))."""
-    k, _bins, length = weights.shape
+def _reach(weights):
+    """Per box, the first row (column) with a nonzero weight and how many rows from there it reads."""
+    length = weights.shape[2]
     touched = (weights != 0).any(axis=1)  # (K, length)
-    first = np.where(touched.any(1), np.argmax(touched, 1), 0)
-    last = np.where(touched.any(1), length - 1 - np.argmax(touched[:, ::-1], 1), 0)
-    span = int((last - first).max(initial=0)) + 1
-    idx = first[:, None] + np.arange(span)[None, :]
-    padded = np.concatenate([weights, np.zeros((k, weights.shape[1], 1))], 2)
-    cut = np.take_along_axis(padded, np.minimum(idx, length)[:, None, :], axis=2)
-    return first, span, cut
+    some = touched.any(1)
+    first = np.where(some, np.argmax(touched, 1), 0)
+    last = np.where(some, length - 1 - np.argmax(touched[:, ::-1], 1), 0)
+    return first, last - first + 1
+
+
+def _cut(weights, first, span):
+    """The weights of rows first .. first + span - 1 (zero past the input's end): (K, bins, span)."""
+    k, bins, length = weights.shape
+    padded = np.concatenate([weights, np.zeros((k, bins, 1))], 2)
+    idx = np.minimum(first[:, None] + np.arange(span)[None, :], length)
+    return np.take_along_axis(padded, idx[:, None, :], axis=2)
+
+
+def size_sorted_chunks(sizes, per_item, budget=_CHUNK_ELEMENTS):
+    """Index arrays grouping boxes of similar window size (sorted by it), each group's padded work
+    (count x largest size x per_item) near ``budget``, so one large box does not pad all the others."""
+    order = np.argsort(sizes, kind="stable")
+    chunks, start = [], 0
+    while start < len(order):
+        stop = start + 1
+        while stop < len(order) and (stop - start + 1) * sizes[order[stop]] * per_item <= budget:
+            stop += 1
+        chunks.append(order[start:stop])
+        start = stop
+    return chunks
 
 
 class _Geometry:
     """Everything of one roi_align call but the values: per chunk of boxes, the batch index, the window's
-    rows and columns and the two weight matrices cut to it."""
+    first row and column, its extent inside the input, and the two weight matrices cut to it."""
 
     def __init__(self, rois, in_shape, out_hw, scale, sampling_ratio, aligned, dtype):
         n, c, h, w = in_shape
@@ -75,43 +93,53 @@ class _Geometry:
             gh = gw = np.full(len(rois), sampling_ratio)
         else:  # about one sample per input pixel
             gh, gw = np.ceil(rh / ph).astype(np.int64), np.ceil(rw / pw).astype(np.int64)
-        fy, sy, ay = _window(_axis_weights(y1, rh, ph, gh, h))
-        fx, sx, ax = _window(_axis_weights(x1, rw, pw, gw, w))
+        wy, wx = _axis_weights(y1, rh, ph, gh, h), _axis_weights(x1, rw, pw, gw, w)
+        (fy, sy), (fx, sx) = _reach(wy), _reach(wx)
         self.in_shape, self.out_shape = in_shape, (len(rois), c, ph, pw)
         self.dtype = dtype
         batch = rois[:, 0].astype(np.int64)
-        step = max(1, _CHUNK_ELEMENTS // max(1, c * sy * sx))
         self.chunks = []
-        for s in range(0, len(rois), step):
-            sl = slice(s, s + step)
-            rows = np.minimum(fy[sl, None] + np.arange(sy), h - 1)
-            cols = np.minimum(fx[sl, None] + np.arange(sx), w - 1)
-            self.chunks.append((sl, batch[sl], rows, cols, ay[sl].astype(dtype), ax[sl].astype(dtype)))
+        for idx in size_sorted_chunks(sy * sx, c):
+            span_y, span_x = int(sy[idx].max()), int(sx[idx].max())
+            rows = np.minimum(fy[idx, None] + np.arange(span_y), h - 1)
+            cols = np.minimum(fx[idx, None] + np.arange(span_x), w - 1)
+            flat = (batch[idx, None, None] * h + rows[:, :, None]) * w + cols[:, None, :]
+            ay = _cut(wy[idx], fy[idx], span_y).astype(dtype)
+            ax = _cut(wx[idx], fx[idx], span_x).astype(dtype)
+            self.chunks.append((idx, flat, ay, ax, batch[idx], fy[idx], fx[idx], sy[idx], sx[idx]))
+
+
+def _channels_last(a, dtype):
+    """(N, C, H, W) as contiguous (N * H * W, C) rows: a window gather then reads whole rows."""
+    n, c = a.shape[:2]
+    return np.ascontiguousarray(a.transpose(0, 2, 3, 1), dtype=dtype).reshape(-1, c)
 
 
 def _pool(x, geo):
-    out = np.empty(geo.out_shape, geo.dtype)
     k_all, c, ph, pw = geo.out_shape
-    xc = x.astype(geo.dtype, copy=False)
-    for sl, batch, rows, cols, ay, ax in geo.chunks:
-        k, sy, sx = len(batch), rows.shape[1], cols.shape[1]
-        win = xc[batch[:, None, None], :, rows[:, :, None], cols[:, None, :]]  # (k, sy, sx, C)
-        t = np.matmul(ay, win.reshape(k, sy, sx * c)).reshape(k, ph, sx, c)
-        out[sl] = np.matmul(ax[:, None], t).transpose(0, 3, 1, 2)
-    return out.astype(x.dtype, copy=False)
+    out = np.empty((k_all, ph, pw, c), geo.dtype)
+    rows_c = _channels_last(x, geo.dtype)
+    for idx, flat, ay, ax, *_ in geo.chunks:
+        k, sy, sx = flat.shape
+        win = np.take(rows_c, flat.reshape(-1), axis=0).reshape(k, sy, sx * c)
+        t = np.matmul(ay, win).reshape(k, ph, sx, c)
+        out[idx] = np.matmul(ax[:, None], t)
+    return np.ascontiguousarray(out.transpose(0, 3, 1, 2)).astype(x.dtype, copy=False)
 
 
 def _unpool(g, geo):
     n, c, h, w = geo.in_shape
-    grad = np.zeros((n * h * w, c), geo.dtype)
-    gc = g.astype(geo.dtype, copy=False)
-    for sl, batch, rows, cols, ay, ax in geo.chunks:
-        k, sy, sx = len(batch), rows.shape[1], cols.shape[1]
-        u = np.matmul(ax.transpose(0, 2, 1)[:, None], gc[sl].transpose(0, 2, 3, 1))  # (k, PH, sx, C)
-        v = np.matmul(ay.transpose(0, 2, 1), u.reshape(k, u.shape[1], sx * c))  # (k, sy, sx * C)
-        flat = (batch[:, None, None] * h + rows[:, :, None]) * w + cols[:, None, :]
-        np.add.at(grad, flat.ravel(), v.reshape(-1, c))
-    return np.ascontiguousarray(grad.reshape(n, h, w, c).transpose(0, 3, 1, 2)).astype(g.dtype, copy=False)
+    grad = np.zeros((n, h, w, c), geo.dtype)
+    g_last = np.ascontiguousarray(g.transpose(0, 2, 3, 1), dtype=geo.dtype)  # (K, PH, PW, C)
+    for idx, flat, ay, ax, batch, fy, fx, sy, sx in geo.chunks:
+        k, span_y, span_x = flat.shape
+        u = np.matmul(ax.transpose(0, 2, 1)[:, None], g_last[idx])  # (k, PH, span_x, C)
+        v = np.matmul(ay.transpose(0, 2, 1), u.reshape(k, u.shape[1], span_x * c)).reshape(k, span_y, span_x, c)
+        # windows of different boxes overlap: accumulate box by box (one slice each), not element by element
+        for j in range(k):
+            b, r, q, hr, wr = batch[j], fy[j], fx[j], sy[j], sx[j]
+            grad[b, r:r + hr, q:q + wr] += v[j, :hr, :wr]
+    return np.ascontiguousarray(grad.transpose(0, 3, 1, 2)).astype(g.dtype, copy=False)
 
 
 _RoIAlign, _RoIAlignBackward = P.adjoint_pair("RoIAlign", _pool, _unpool, "RoIAlignAdjoint")

@@ -12,6 +12,7 @@ from ... import nn
 from ...autograd.function import Op
 from ...ops import _poly as P
 from ._utils import _pair, check_input, compute_dtype, roi_array
+from .roi_align import _channels_last, size_sorted_chunks
 
 __all__ = ["roi_pool", "RoIPool"]
 
@@ -47,41 +48,48 @@ def _max_pool_rois(x, rois, out_hw, scale, dt):
         return values.astype(x.dtype), winners
     batch = rois[:, 0].astype(np.int64)
     first_row = hs[:, 0]
-    span = int(max(1, (he[:, -1] - first_row).max()))
-    bw = int(max(0, (we - ws).max()))
-    bh = int(max(0, (he - hs).max()))
-    step = max(1, _CHUNK_ELEMENTS // max(1, span * pw * c))
-    xc = x.astype(dt, copy=False)
-    for s in range(0, k_all, step):
-        sl = slice(s, s + step)
-        k = len(batch[sl])
-        rows = np.minimum(first_row[sl, None] + np.arange(span), h - 1)  # (k, span)
-        # pass 1: for each window row, the maximum over each bin's columns
-        col_max = np.full((k, span, pw, c), lowest, dt)
-        col_arg = np.full((k, span, pw, c), -1, np.int64)
+    spans = np.maximum(he[:, -1] - first_row, 1)
+    bin_w = np.maximum(we - ws, 0).max(1)
+    # one extra row reading `lowest`: a position outside a bin gathers it and never wins, so no masks
+    rows_c = np.concatenate([_channels_last(x, dt), np.full((1, c), lowest, dt)])
+    outside = rows_c.shape[0] - 1
+    for idx in size_sorted_chunks(spans * pw, c):
+        k = len(idx)
+        span, bw, bh = int(spans[idx].max()), int(bin_w[idx].max()), int(max(0, (he[idx] - hs[idx]).max()))
+        base = (batch[idx, None] * h + np.minimum(first_row[idx, None] + np.arange(span), h - 1)) * w  # (k, span)
+        cs, ce = ws[idx], we[idx]
+        # pass 1: for each window row, the maximum over each bin's columns and the offset of its column;
+        # row `span` stays `lowest`, for pass 2's rows outside a bin
+        col_max = np.full((k, span + 1, pw, c), lowest, dt)
+        col_off = np.full((k, span + 1, pw, c), -1, np.int32)
+        better = np.empty((k, span, pw, c), bool)
         for j in range(bw):
-            col = ws[sl] + j  # (k, PW)
-            inside = col < we[sl]
-            v = xc[batch[sl, None, None], :, rows[:, :, None], np.minimum(col, w - 1)[:, None, :]]  # (k, span, PW, C)
-            better = (v > col_max) & inside[:, None, :, None]
-            col_max = np.where(better, v, col_max)
-            col_arg = np.where(better, col[:, None, :, None], col_arg)
+            col = cs + j  # (k, PW)
+            flat = np.where((col < ce)[:, None, :], base[:, :, None] + np.minimum(col, w - 1)[:, None, :], outside)
+            v = np.take(rows_c, flat.reshape(-1), axis=0).reshape(k, span, pw, c)
+            np.greater(v, col_max[:, :span], out=better)
+            np.copyto(col_max[:, :span], v, where=better)
+            np.copyto(col_off[:, :span], j, where=better)
         # pass 2: over each bin's rows
         best = np.full((k, ph, pw, c), lowest, dt)
-        arg = np.full((k, ph, pw, c), -1, np.int64)
+        row_off = np.full((k, ph, pw, c), -1, np.int32)
+        better = np.empty(best.shape, bool)
         kk = np.arange(k)[:, None]
         for j in range(bh):
-            row = hs[sl] + j  # (k, PH)
-            inside = row < he[sl]
-            local = np.clip(row - first_row[sl, None], 0, span - 1)
+            row = hs[idx] + j  # (k, PH)
+            local = np.where(row < he[idx], row - first_row[idx, None], span)
             v = col_max[kk, local]  # (k, PH, PW, C)
-            a = col_arg[kk, local]
-            better = (v > best) & inside[:, :, None, None]
-            best = np.where(better, v, best)
-            arg = np.where(better, row[:, :, None, None] * w + a, arg)
-        empty = ((he[sl] <= hs[sl])[:, :, None] | (we[sl] <= ws[sl])[:, None, :])[..., None]
-        values[sl] = np.where(empty, 0, best).transpose(0, 3, 1, 2)
-        winners[sl] = np.where(empty, -1, arg).transpose(0, 3, 1, 2)
+            np.greater(v, best, out=better)
+            np.copyto(best, v, where=better)
+            np.copyto(row_off, j, where=better)
+        won = row_off >= 0
+        local = (hs[idx] - first_row[idx, None])[:, :, None, None] + np.maximum(row_off, 0)
+        col = col_off[kk[:, :, None, None], np.minimum(local, span), np.arange(pw)[None, None, :, None],
+                      np.arange(c)]
+        pos = (hs[idx, :, None, None] + row_off) * w + ws[idx, None, :, None] + col
+        empty = ((he[idx] <= hs[idx])[:, :, None] | (we[idx] <= ws[idx])[:, None, :])[..., None]
+        values[idx] = np.where(empty, 0, best).transpose(0, 3, 1, 2)
+        winners[idx] = np.where(won & ~empty, pos, -1).transpose(0, 3, 1, 2)
     return values.astype(x.dtype, copy=False), winners
 
 
