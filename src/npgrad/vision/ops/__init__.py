@@ -6,3 +6,4 @@ from .misc import Conv2dNormActivation, Conv3dNormActivation, FrozenBatchNorm2d,
 from .stochastic_depth import StochasticDepth, stochastic_depth
 from .roi_align import RoIAlign, roi_align
 from .roi_pool import RoIPool, roi_pool
+from .feature_pyramid_network import FeaturePyramidNetwork
