@@ -7,3 +7,5 @@ from .stochastic_depth import StochasticDepth, stochastic_depth
 from .roi_align import RoIAlign, roi_align
 from .roi_pool import RoIPool, roi_pool
 from .feature_pyramid_network import FeaturePyramidNetwork
+from .drop_block import DropBlock2d, DropBlock3d, drop_block2d, drop_block3d
+from .poolers import MultiScaleRoIAlign
