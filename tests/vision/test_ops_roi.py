@@ -255,3 +255,69 @@ def test_roi_pool_gradcheck_and_empty_bins():
     # a box entirely outside the map: every bin is empty and reads 0
     out = ops.roi_pool(T(x), T(np.array([[0, 20.0, 20, 30, 30]])), 2)
     np.testing.assert_array_equal(out.numpy(), 0)
+
+
+# -- position-sensitive RoI pooling ---------------------------------------------------------------------------------
+
+def ref_ps_roi_align(x, rois, out, scale, sampling_ratio):
+    n_ph, n_pw = out
+    c_out = x.shape[1] // (n_ph * n_pw)
+    res = np.zeros((len(rois), c_out, n_ph, n_pw))
+    for k, r in enumerate(rois):
+        x1, y1, x2, y2 = (v * scale - 0.5 for v in r[1:])
+        bh, bw = (y2 - y1) / n_ph, (x2 - x1) / n_pw
+        gh = sampling_ratio if sampling_ratio > 0 else math.ceil((y2 - y1) / n_ph)
+        gw = sampling_ratio if sampling_ratio > 0 else math.ceil((x2 - x1) / n_pw)
+        for c, ph, pw in np.ndindex(c_out, n_ph, n_pw):
+            img = x[int(r[0]), (c * n_ph + ph) * n_pw + pw]
+            total = sum(bilinear(img, y1 + ph * bh + (iy + 0.5) * bh / gh, x1 + pw * bw + (ix + 0.5) * bw / gw)
+                        for iy in range(gh) for ix in range(gw))
+            res[k, c, ph, pw] = total / max(gh * gw, 1)
+    return res
+
+
+def ref_ps_roi_pool(x, rois, out, scale):
+    n_ph, n_pw = out
+    h, w = x.shape[-2:]
+    c_out = x.shape[1] // (n_ph * n_pw)
+    res = np.zeros((len(rois), c_out, n_ph, n_pw))
+    rnd = lambda v: int(math.floor(abs(v) + 0.5)) * (1 if v >= 0 else -1)
+    for k, r in enumerate(rois):
+        x1, y1, x2, y2 = (rnd(v * scale) for v in r[1:])
+        bh, bw = max(y2 - y1, 1) / n_ph, max(x2 - x1, 1) / n_pw
+        for c, ph, pw in np.ndindex(c_out, n_ph, n_pw):
+            hs, he = (min(max(v + y1, 0), h) for v in (math.floor(ph * bh), math.ceil((ph + 1) * bh)))
+            ws, we = (min(max(v + x1, 0), w) for v in (math.floor(pw * bw), math.ceil((pw + 1) * bw)))
+            if he > hs and we > ws:
+                res[k, c, ph, pw] = x[int(r[0]), (c * n_ph + ph) * n_pw + pw, hs:he, ws:we].mean()
+    return res
+
+
+@pytest.mark.parametrize("out, scale, sr", [((2, 2), 1.0, -1), ((3, 2), 0.5, 2), ((1, 1), 1.0, 1)])
+def test_ps_roi_align_and_pool_match_definition(out, scale, sr):
+    rng = np.random.default_rng(8)
+    c_in = 2 * out[0] * out[1]
+    x = rng.standard_normal((2, c_in, 8, 9))
+    rois = random_rois(rng, 7, 2, 8 / scale, 9 / scale, inside=True)
+    got = ops.ps_roi_align(T(x), T(rois), out, scale, sr)
+    assert got.shape == (7, 2, *out)
+    np.testing.assert_allclose(got.numpy(), ref_ps_roi_align(x, rois, out, scale, sr), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ops.ps_roi_pool(T(x), T(rois), out, scale).numpy(), ref_ps_roi_pool(x, rois, out, scale),
+                               rtol=1e-12, atol=1e-12)
+    for fn in (lambda t: ops.ps_roi_align(t, T(rois[:3]), out, scale, sr), lambda t: ops.ps_roi_pool(t, T(rois[:3]), out, scale)):
+        assert gradcheck(fn, (T(x[:, :, :5, :6], requires_grad=True),))
+
+
+def test_ps_roi_modules_and_errors():
+    x = T(np.random.default_rng(9).standard_normal((1, 8, 6, 6)).astype(np.float32))
+    rois = [T(np.array([[0.5, 1, 4, 5]], np.float32))]
+    np.testing.assert_array_equal(ops.PSRoIAlign(2, 1.0, 2)(x, rois).numpy(), ops.ps_roi_align(x, rois, 2, 1.0, 2).numpy())
+    np.testing.assert_array_equal(ops.PSRoIPool(2, 1.0)(x, rois).numpy(), ops.ps_roi_pool(x, rois, 2).numpy())
+    assert repr(ops.PSRoIAlign(2, 0.5, 2)) == "PSRoIAlign(output_size=2, spatial_scale=0.5, sampling_ratio=2)"
+    assert repr(ops.PSRoIPool((2, 3), 1.0)) == "PSRoIPool(output_size=(2, 3), spatial_scale=1.0)"
+    if HAS_TV:
+        assert repr(tv.ops.PSRoIAlign(2, 0.5, 2)) == repr(ops.PSRoIAlign(2, 0.5, 2))
+        assert repr(tv.ops.PSRoIPool((2, 3), 1.0)) == repr(ops.PSRoIPool((2, 3), 1.0))
+    for fn in (ops.ps_roi_align, ops.ps_roi_pool):
+        with pytest.raises(RuntimeError, match="input channels must be a multiple of pooling height \\* pooling width"):
+            fn(x, rois, 3)

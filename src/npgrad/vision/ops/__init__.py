@@ -9,3 +9,4 @@ from .roi_pool import RoIPool, roi_pool
 from .feature_pyramid_network import FeaturePyramidNetwork
 from .drop_block import DropBlock2d, DropBlock3d, drop_block2d, drop_block3d
 from .poolers import MultiScaleRoIAlign
+from .ps_roi import PSRoIAlign, PSRoIPool, ps_roi_align, ps_roi_pool

@@ -77,27 +77,32 @@ def size_sorted_chunks(sizes, per_item, budget=_CHUNK_ELEMENTS):
     return chunks
 
 
-class _Geometry:
-    """Everything of one roi_align call but the values: per chunk of boxes, the batch index, the window's
-    first row and column, its extent inside the input, and the two weight matrices cut to it."""
+def align_weights(rois, in_hw, out_hw, scale, sampling_ratio, aligned):
+    """roi_align's two weight tensors (K, PH, H) and (K, PW, W) for boxes (K, 5)."""
+    h, w = in_hw
+    ph, pw = out_hw
+    shift = 0.5 if aligned else 0.0
+    x1, y1, x2, y2 = (rois[:, i] * scale - shift for i in range(1, 5))
+    rw, rh = x2 - x1, y2 - y1
+    if not aligned:  # boxes smaller than a pixel are read as one pixel (Detectron's convention)
+        rw, rh = np.maximum(rw, 1.0), np.maximum(rh, 1.0)
+    if sampling_ratio > 0:
+        gh = gw = np.full(len(rois), sampling_ratio)
+    else:  # about one sample per input pixel
+        gh, gw = np.ceil(rh / ph).astype(np.int64), np.ceil(rw / pw).astype(np.int64)
+    return _axis_weights(y1, rh, ph, gh, h), _axis_weights(x1, rw, pw, gw, w)
 
-    def __init__(self, rois, in_shape, out_hw, scale, sampling_ratio, aligned, dtype):
+
+class Geometry:
+    """Everything of one separable RoI pooling but the values: per chunk of boxes, the batch index, the
+    window's first row and column, its extent inside the input, and the two weight matrices
+    (K, PH, H) and (K, PW, W) cut to it."""
+
+    def __init__(self, batch, wy, wx, in_shape, dtype):
         n, c, h, w = in_shape
-        ph, pw = out_hw
-        shift = 0.5 if aligned else 0.0
-        x1, y1, x2, y2 = (rois[:, i] * scale - shift for i in range(1, 5))
-        rw, rh = x2 - x1, y2 - y1
-        if not aligned:  # boxes smaller than a pixel are read as one pixel (Detectron's convention)
-            rw, rh = np.maximum(rw, 1.0), np.maximum(rh, 1.0)
-        if sampling_ratio > 0:
-            gh = gw = np.full(len(rois), sampling_ratio)
-        else:  # about one sample per input pixel
-            gh, gw = np.ceil(rh / ph).astype(np.int64), np.ceil(rw / pw).astype(np.int64)
-        wy, wx = _axis_weights(y1, rh, ph, gh, h), _axis_weights(x1, rw, pw, gw, w)
         (fy, sy), (fx, sx) = _reach(wy), _reach(wx)
-        self.in_shape, self.out_shape = in_shape, (len(rois), c, ph, pw)
+        self.in_shape, self.out_shape = in_shape, (len(batch), c, wy.shape[1], wx.shape[1])
         self.dtype = dtype
-        batch = rois[:, 0].astype(np.int64)
         self.chunks = []
         for idx in size_sorted_chunks(sy * sx, c):
             span_y, span_x = int(sy[idx].max()), int(sx[idx].max())
@@ -142,7 +147,7 @@ def _unpool(g, geo):
     return np.ascontiguousarray(grad.transpose(0, 3, 1, 2)).astype(g.dtype, copy=False)
 
 
-_RoIAlign, _RoIAlignBackward = P.adjoint_pair("RoIAlign", _pool, _unpool, "RoIAlignAdjoint")
+RoIAlignOp, _RoIAlignBackward = P.adjoint_pair("RoIAlign", _pool, _unpool, "RoIAlignAdjoint")
 
 
 def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, aligned=False):
@@ -154,9 +159,10 @@ def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, a
     rois = roi_array(boxes)
     check_input("roi_align", input, rois)
     out_hw = _pair(output_size)
-    geo = _Geometry(rois, tuple(input.shape), out_hw, float(spatial_scale), int(sampling_ratio), bool(aligned),
-                    compute_dtype(input._data.dtype))
-    return _RoIAlign.apply(input, geo)
+    wy, wx = align_weights(rois, tuple(input.shape[-2:]), out_hw, float(spatial_scale), int(sampling_ratio),
+                           bool(aligned))
+    geo = Geometry(rois[:, 0].astype(np.int64), wy, wx, tuple(input.shape), compute_dtype(input._data.dtype))
+    return RoIAlignOp.apply(input, geo)
 
 
 class RoIAlign(nn.Module):

@@ -19,13 +19,14 @@ __all__ = ["roi_pool", "RoIPool"]
 _CHUNK_ELEMENTS = 1 << 22
 
 
-def _round_half_away(v):
+def round_half_away(v):
     return np.sign(v) * np.floor(np.abs(v) + 0.5)
 
 
-def _bin_edges(lo, hi, bins, length, dt):
-    """Per box, the [start, end) pixel range of each bin, clamped to [0, length): (K, bins) each."""
-    extent = np.maximum(hi - lo + 1, 1).astype(dt)
+def bin_edges(lo, hi, bins, length, dt, inclusive=True):
+    """Per box, the [start, end) pixel range of each bin, clamped to [0, length): (K, bins) each. The box
+    spans hi - lo + 1 pixels (``inclusive``, roi_pool) or hi - lo (ps_roi_pool), at least one."""
+    extent = np.maximum(hi - lo + (1 if inclusive else 0), 1).astype(dt)
     size = extent / dt.type(bins)
     p = np.arange(bins, dtype=dt)
     start = np.floor(p[None, :] * size[:, None]).astype(np.int64) + lo[:, None].astype(np.int64)
@@ -38,9 +39,9 @@ def _max_pool_rois(x, rois, out_hw, scale, dt):
     n, c, h, w = x.shape
     ph, pw = out_hw
     k_all = len(rois)
-    corners = _round_half_away(rois[:, 1:] * scale)
-    hs, he = _bin_edges(corners[:, 1], corners[:, 3], ph, h, dt)
-    ws, we = _bin_edges(corners[:, 0], corners[:, 2], pw, w, dt)
+    corners = round_half_away(rois[:, 1:] * scale)
+    hs, he = bin_edges(corners[:, 1], corners[:, 3], ph, h, dt)
+    ws, we = bin_edges(corners[:, 0], corners[:, 2], pw, w, dt)
     lowest = np.finfo(dt).min  # the kernel's starting "maximum": a bin of NaNs keeps it
     values = np.zeros((k_all, c, ph, pw), dt)
     winners = np.full((k_all, c, ph, pw), -1, np.int64)
