@@ -10,3 +10,4 @@ from .feature_pyramid_network import FeaturePyramidNetwork
 from .drop_block import DropBlock2d, DropBlock3d, drop_block2d, drop_block3d
 from .poolers import MultiScaleRoIAlign
 from .ps_roi import PSRoIAlign, PSRoIPool, ps_roi_align, ps_roi_pool
+from .deform_conv import DeformConv2d, deform_conv2d
