@@ -65,6 +65,35 @@ def test_box_convert_hand_case_and_round_trips():
     assert out is not same and np.array_equal(out.numpy(), xyxy)
 
 
+ROTATED = ("cxcywhr", "xywhr", "xyxyxyxy")
+
+
+def rotated_boxes(rng, n):
+    return np.concatenate([rng.uniform(0, 20, (n, 2)), rng.uniform(1, 6, (n, 2)), rng.uniform(-170, 170, (n, 1))], 1)
+
+
+def test_rotated_box_convert_by_hand_and_round_trips():
+    # a 4x2 box rotated by 90 degrees (counter-clockwise on the screen): its width edge points up
+    corners = ops.box_convert(T(np.array([[1.0, 5.0, 4.0, 2.0, 90.0]])), "xywhr", "xyxyxyxy").numpy()
+    np.testing.assert_allclose(corners, [[1, 5, 1, 1, 3, 1, 3, 5]], atol=1e-12)
+    centre = ops.box_convert(T(np.array([[1.0, 5.0, 4.0, 2.0, 90.0]])), "xywhr", "cxcywhr").numpy()
+    np.testing.assert_allclose(centre, [[2, 3, 4, 2, 90]], atol=1e-12)
+    boxes = rotated_boxes(np.random.default_rng(3), 6)
+    for a, b in itertools.permutations(ROTATED[:2], 2):
+        back = ops.box_convert(ops.box_convert(T(boxes), a, b), b, a).numpy()
+        np.testing.assert_allclose(back, boxes, atol=1e-9)
+
+
+@needs_tv
+@pytest.mark.parametrize("in_fmt, out_fmt", list(itertools.permutations(ROTATED, 2)))
+def test_rotated_box_convert_matches_torchvision(in_fmt, out_fmt):
+    boxes = rotated_boxes(np.random.default_rng(4), 8)
+    if in_fmt == "xyxyxyxy":
+        boxes = ops.box_convert(T(boxes), "cxcywhr", "xyxyxyxy").numpy()
+    want = tv.ops.box_convert(torch.tensor(boxes), in_fmt, out_fmt).numpy()
+    np.testing.assert_allclose(ops.box_convert(T(boxes), in_fmt, out_fmt).numpy(), want, rtol=1e-9, atol=1e-9)
+
+
 @pytest.mark.parametrize("fmt", ["bad", "xyxyxyxy"])
 def test_box_convert_errors(fmt):
     err = ValueError if fmt == "bad" else NotImplementedError

@@ -53,18 +53,44 @@ def _from_xyxy(boxes, fmt):
 
 def box_convert(boxes, in_fmt, out_fmt):
     """Boxes (..., 4) from ``in_fmt`` to ``out_fmt``, each one of ``"xyxy"`` (corners), ``"xywh"`` (top-left
-    corner and size) and ``"cxcywh"`` (centre and size)."""
+    corner and size) and ``"cxcywh"`` (centre and size); or rotated boxes between ``"cxcywhr"``/``"xywhr"``
+    (..., 5; the angle in degrees) and ``"xyxyxyxy"`` (..., 8; the four corners)."""
     for fmt in (in_fmt, out_fmt):
         if fmt not in _AXIS_ALIGNED + _ROTATED:
             raise ValueError(f"Unsupported Bounding Box Conversions for given in_fmt {in_fmt} and out_fmt {out_fmt}")
     if in_fmt == out_fmt:
         return boxes.clone()
-    if in_fmt not in _AXIS_ALIGNED or out_fmt not in _AXIS_ALIGNED:
-        # rotated boxes (an angle or four corners) are torchvision's too, but not here
+    if (in_fmt in _ROTATED) != (out_fmt in _ROTATED):
         raise NotImplementedError(f"Unsupported Bounding Box Conversions for given in_fmt {in_fmt} and out_fmt "
                                   f"{out_fmt}")
+    if in_fmt in _ROTATED:
+        corners = boxes if in_fmt == "xyxyxyxy" else _rotated_corners(boxes, in_fmt)
+        return corners if out_fmt == "xyxyxyxy" else _rotated_from_corners(corners, out_fmt)
     xyxy = boxes if in_fmt == "xyxy" else _to_xyxy(boxes, in_fmt)
     return xyxy if out_fmt == "xyxy" else _from_xyxy(xyxy, out_fmt)
+
+
+def _rotated_corners(boxes, fmt):
+    """Rotated boxes (..., 5), the angle in degrees counter-clockwise on the screen (y pointing down), to
+    their four corners (..., 8): the first corner, then along the width, then the opposite one."""
+    a, b, w, h, angle = boxes.unbind(-1)
+    rad = angle * (math.pi / 180)
+    cos, sin = _ops.cos(rad), _ops.sin(rad)
+    wx, wy = w * cos, -w * sin  # the width edge
+    hx, hy = h * sin, h * cos  # the height edge
+    if fmt == "cxcywhr":  # from the centre back to the first corner
+        a, b = a - (wx + hx) / 2, b - (wy + hy) / 2
+    return _ops.stack([a, b, a + wx, b + wy, a + wx + hx, b + wy + hy, a + hx, b + hy], -1)
+
+
+def _rotated_from_corners(corners, fmt):
+    x1, y1, x2, y2, x3, y3, x4, y4 = corners.unbind(-1)
+    w = ((x2 - x1) ** 2 + (y2 - y1) ** 2).sqrt()
+    h = ((x4 - x1) ** 2 + (y4 - y1) ** 2).sqrt()
+    angle = _ops.atan2(y1 - y2, x2 - x1) * (180 / math.pi)
+    if fmt == "cxcywhr":
+        return _ops.stack([(x1 + x3) / 2, (y1 + y3) / 2, w, h, angle], -1)
+    return _ops.stack([x1, y1, w, h, angle], -1)
 
 
 def _check_iou_fmt(fmt):
