@@ -263,3 +263,14 @@ def test_fpn_loads_version_1_keys_and_errors():
     with pytest.raises(ValueError, match="in_channels=0 is currently not supported"):
         FeaturePyramidNetwork([0, 2], 4)
     assert isinstance(LastLevelMaxPool(), ExtraFPNBlock)
+
+
+def test_ops_namespace_has_torchvisions_names():
+    import importlib
+    names = set(ops.__all__)
+    assert all(hasattr(ops, n) for n in names)
+    for sub in ("boxes", "misc", "poolers", "feature_pyramid_network", "focal_loss", "giou_loss", "diou_loss",
+                "ciou_loss", "drop_block", "stochastic_depth", "deform_conv"):
+        importlib.import_module(f"npgrad.vision.ops.{sub}")  # torchvision.ops' module paths, as scripts import them
+    if HAS_TV:
+        assert names == set(tv.ops.__all__)
