@@ -321,3 +321,16 @@ def test_ps_roi_modules_and_errors():
     for fn in (ops.ps_roi_align, ops.ps_roi_pool):
         with pytest.raises(RuntimeError, match="input channels must be a multiple of pooling height \\* pooling width"):
             fn(x, rois, 3)
+
+
+def test_roi_pool_without_grad_gives_the_same_values():
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((2, 3, 9, 11))
+    x[0, 1, 3:6, 2:7] = np.nan  # NaN never wins, tracked or not
+    rois = T(random_rois(rng, 15, 2, 9, 11))
+    plain = ops.roi_pool(T(x), rois, (3, 3), 1.0)
+    tracked = ops.roi_pool(T(x, requires_grad=True), rois, (3, 3), 1.0)
+    assert not plain.requires_grad and tracked.requires_grad
+    np.testing.assert_array_equal(plain.numpy(), tracked.detach().numpy())
+    with npgrad.no_grad():
+        np.testing.assert_array_equal(ops.roi_pool(T(x, requires_grad=True), rois, (3, 3)).numpy(), plain.numpy())

@@ -10,7 +10,9 @@ import numpy as np
 
 from ... import nn
 from ...autograd.function import Op
+from ...autograd.grad_mode import is_grad_enabled
 from ...ops import _poly as P
+from ...tensor import Tensor
 from ._utils import _pair, check_input, compute_dtype, roi_array
 from .roi_align import _channels_last, size_sorted_chunks
 
@@ -34,8 +36,9 @@ def bin_edges(lo, hi, bins, length, dt, inclusive=True):
     return np.clip(start, 0, length), np.clip(end, 0, length)
 
 
-def _max_pool_rois(x, rois, out_hw, scale, dt):
-    """(values (K, C, PH, PW) in x's dtype, winners: flat h * W + w positions, -1 for empty bins)."""
+def _max_pool_rois(x, rois, out_hw, scale, dt, track=True):
+    """(values (K, C, PH, PW) in x's dtype, winners: flat h * W + w positions, -1 for empty bins; None
+    unless ``track``). Untracked, the maxima are plain ``fmax`` reductions (NaN loses there too)."""
     n, c, h, w = x.shape
     ph, pw = out_hw
     k_all = len(rois)
@@ -44,7 +47,7 @@ def _max_pool_rois(x, rois, out_hw, scale, dt):
     ws, we = bin_edges(corners[:, 0], corners[:, 2], pw, w, dt)
     lowest = np.finfo(dt).min  # the kernel's starting "maximum": a bin of NaNs keeps it
     values = np.zeros((k_all, c, ph, pw), dt)
-    winners = np.full((k_all, c, ph, pw), -1, np.int64)
+    winners = np.full((k_all, c, ph, pw), -1, np.int64) if track else None
     if k_all == 0:
         return values.astype(x.dtype), winners
     batch = rois[:, 0].astype(np.int64)
@@ -62,34 +65,42 @@ def _max_pool_rois(x, rois, out_hw, scale, dt):
         # pass 1: for each window row, the maximum over each bin's columns and the offset of its column;
         # row `span` stays `lowest`, for pass 2's rows outside a bin
         col_max = np.full((k, span + 1, pw, c), lowest, dt)
-        col_off = np.full((k, span + 1, pw, c), -1, np.int32)
+        off_type = np.int8 if max(bw, bh) < 127 else np.int32  # offsets inside one bin
+        col_off = np.full((k, span + 1, pw, c), -1, off_type) if track else None
         better = np.empty((k, span, pw, c), bool)
         for j in range(bw):
             col = cs + j  # (k, PW)
             flat = np.where((col < ce)[:, None, :], base[:, :, None] + np.minimum(col, w - 1)[:, None, :], outside)
             v = np.take(rows_c, flat.reshape(-1), axis=0).reshape(k, span, pw, c)
+            if not track:
+                np.fmax(col_max[:, :span], v, out=col_max[:, :span])
+                continue
             np.greater(v, col_max[:, :span], out=better)
             np.copyto(col_max[:, :span], v, where=better)
             np.copyto(col_off[:, :span], j, where=better)
         # pass 2: over each bin's rows
         best = np.full((k, ph, pw, c), lowest, dt)
-        row_off = np.full((k, ph, pw, c), -1, np.int32)
+        row_off = np.full((k, ph, pw, c), -1, off_type) if track else None
         better = np.empty(best.shape, bool)
         kk = np.arange(k)[:, None]
         for j in range(bh):
             row = hs[idx] + j  # (k, PH)
             local = np.where(row < he[idx], row - first_row[idx, None], span)
             v = col_max[kk, local]  # (k, PH, PW, C)
+            if not track:
+                np.fmax(best, v, out=best)
+                continue
             np.greater(v, best, out=better)
             np.copyto(best, v, where=better)
             np.copyto(row_off, j, where=better)
-        won = row_off >= 0
-        local = (hs[idx] - first_row[idx, None])[:, :, None, None] + np.maximum(row_off, 0)
-        col = col_off[kk[:, :, None, None], np.minimum(local, span), np.arange(pw)[None, None, :, None],
-                      np.arange(c)]
-        pos = (hs[idx, :, None, None] + row_off) * w + ws[idx, None, :, None] + col
         empty = ((he[idx] <= hs[idx])[:, :, None] | (we[idx] <= ws[idx])[:, None, :])[..., None]
         values[idx] = np.where(empty, 0, best).transpose(0, 3, 1, 2)
+        if not track:
+            continue
+        won = row_off >= 0
+        local = (hs[idx] - first_row[idx, None])[:, :, None, None] + np.maximum(row_off, 0)
+        col = np.take_along_axis(col_off, np.minimum(local, span), axis=1)
+        pos = (hs[idx, :, None, None] + row_off) * w + ws[idx, None, :, None] + col
         winners[idx] = np.where(won & ~empty, pos, -1).transpose(0, 3, 1, 2)
     return values.astype(x.dtype, copy=False), winners
 
@@ -139,7 +150,11 @@ def roi_pool(input, boxes, output_size, spatial_scale=1.0):
     rois = roi_array(boxes)
     check_input("roi_pool", input, rois)
     data = input._data
-    values, winners = _max_pool_rois(data, rois, _pair(output_size), float(spatial_scale), compute_dtype(data.dtype))
+    track = input.requires_grad and is_grad_enabled()  # the winners matter only to a backward
+    values, winners = _max_pool_rois(data, rois, _pair(output_size), float(spatial_scale), compute_dtype(data.dtype),
+                                     track)
+    if not track:
+        return Tensor._wrap(values)
     return _RoIPoolOp.apply(input, _Winners(rois, winners, tuple(input.shape)), values)
 
 
