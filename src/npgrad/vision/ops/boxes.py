@@ -237,23 +237,39 @@ def _type_label(t):
             np.bool_: "Bool"}.get(t._data.dtype.type, str(t._data.dtype))
 
 
+_NMS_BLOCK = 128
+
+
 def _nms_np(boxes, scores, iou_threshold):
     """Greedy NMS on arrays: the highest-scoring box left is kept and every remaining box whose IoU with it
-    exceeds the threshold is dropped. Indices come back in decreasing score (ties: lower index first)."""
+    exceeds the threshold is dropped. Indices come back in decreasing score (ties: lower index first).
+
+    The boxes are visited in score order, a block at a time: the IoUs of the block's surviving boxes with
+    every surviving box from the block on are computed at once, then the block is walked in order, each
+    kept box striking out what it overlaps (a NaN IoU, from empty boxes, strikes out nothing)."""
     order = np.argsort(-scores, kind="stable")
-    x1, y1, x2, y2 = (boxes[:, i] for i in range(4))
+    b = boxes[order]
+    x1, y1, x2, y2 = (b[:, i] for i in range(4))
     areas = (x2 - x1) * (y2 - y1)
+    n = len(order)
+    removed = np.zeros(n, bool)
     keep = []
     with np.errstate(invalid="ignore", divide="ignore"):
-        while order.size:
-            i, rest = order[0], order[1:]
-            keep.append(i)
-            w = np.maximum(np.minimum(x2[i], x2[rest]) - np.maximum(x1[i], x1[rest]), 0)
-            h = np.maximum(np.minimum(y2[i], y2[rest]) - np.maximum(y1[i], y1[rest]), 0)
-            inter = w * h
-            iou = inter / (areas[i] + areas[rest] - inter)
-            order = rest[~(iou > iou_threshold)]  # a NaN IoU (two empty boxes) suppresses nothing
-    return np.asarray(keep, np.int64)
+        for s in range(0, n, _NMS_BLOCK):
+            rows = s + np.flatnonzero(~removed[s:s + _NMS_BLOCK])
+            if rows.size == 0:
+                continue
+            cols = s + np.flatnonzero(~removed[s:])
+            w = np.minimum(x2[rows, None], x2[cols]) - np.maximum(x1[rows, None], x1[cols])
+            h = np.minimum(y2[rows, None], y2[cols]) - np.maximum(y1[rows, None], y1[cols])
+            inter = np.maximum(w, 0) * np.maximum(h, 0)
+            hit = inter / (areas[rows, None] + areas[cols] - inter) > iou_threshold
+            for r, i in enumerate(rows):
+                if removed[i]:
+                    continue
+                keep.append(i)
+                removed[cols[hit[r]]] = True  # marks earlier, already decided rows too: harmless
+    return order[np.asarray(keep, np.int64)]
 
 
 def nms(boxes, scores, iou_threshold):
