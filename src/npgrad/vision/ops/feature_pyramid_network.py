@@ -43,9 +43,8 @@ class FeaturePyramidNetwork(nn.Module):
                                                           norm_layer=norm_layer, activation_layer=None))
             self.layer_blocks.append(Conv2dNormActivation(out_channels, out_channels, kernel_size=3,
                                                           norm_layer=norm_layer, activation_layer=None))
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                _init_conv(m)
+        for block in (*self.inner_blocks, *self.layer_blocks):
+            _init_conv(block[0])
         if extra_blocks is not None and not isinstance(extra_blocks, ExtraFPNBlock):
             raise TypeError(f"extra_blocks should be of type ExtraFPNBlock not {type(extra_blocks)}")
         self.extra_blocks = extra_blocks
@@ -81,8 +80,7 @@ class FeaturePyramidNetwork(nn.Module):
         return self._level(self.layer_blocks, x, idx)
 
     def forward(self, x):
-        names = list(x.keys())
-        feats = list(x.values())
+        names, feats = list(x), [x[name] for name in x]
         top = self.get_result_from_inner_blocks(feats[-1], -1)
         results = [self.get_result_from_layer_blocks(top, -1)]
         for idx in range(len(feats) - 2, -1, -1):
@@ -98,8 +96,8 @@ class LastLevelMaxPool(ExtraFPNBlock):
     """One more level: the coarsest output subsampled by 2 (a 1x1 max pool at stride 2), named "pool"."""
 
     def forward(self, x, y, names):
+        x.append(F.max_pool2d(x[-1], 1, 2, 0))
         names.append("pool")
-        x.append(F.max_pool2d(x[-1], kernel_size=1, stride=2, padding=0))
         return x, names
 
 
@@ -119,6 +117,6 @@ class LastLevelP6P7(ExtraFPNBlock):
         source = p[-1] if self.use_P5 else c[-1]
         p6 = self.p6(source)
         p7 = self.p7(F.relu(p6))
-        p.extend([p6, p7])
-        names.extend(["p6", "p7"])
+        p += [p6, p7]  # extended in place, as the caller's lists are
+        names += ["p6", "p7"]
         return p, names
