@@ -18,59 +18,53 @@ class CIFAR10(VisionDataset):
     md5 is checked before it is read, as torchvision does.
     """
 
-    base_folder = "cifar-10-batches-py"
-    url = "https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz"
-    filename = "cifar-10-python.tar.gz"
-    tgz_md5 = "c58f30108f718f92721af3b95e74349a"
+    # the release: its archive, the folder it unpacks to, and each file's md5
+    base_folder, filename = ("cifar-10-batches-py", "cifar-10-python.tar.gz")
+    url, tgz_md5 = ("https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz",
+                    "c58f30108f718f92721af3b95e74349a")
     train_list = [
-        ["data_batch_1", "c99cafc152244af753f735de768cd75f"],
-        ["data_batch_2", "d4bba439e000b95fd0a9bffe97cbabec"],
-        ["data_batch_3", "54ebc095f3ab1f0389bbae665268c751"],
-        ["data_batch_4", "634d18415352ddfa80567beed471001a"],
-        ["data_batch_5", "482c414d41f54cd18b22e5b47cb7c3cb"],
+        ("data_batch_1", "c99cafc152244af753f735de768cd75f"),
+        ("data_batch_2", "d4bba439e000b95fd0a9bffe97cbabec"),
+        ("data_batch_3", "54ebc095f3ab1f0389bbae665268c751"),
+        ("data_batch_4", "634d18415352ddfa80567beed471001a"),
+        ("data_batch_5", "482c414d41f54cd18b22e5b47cb7c3cb"),
     ]
-    test_list = [["test_batch", "40351d587109b95175f43aff81a1287e"]]
+    test_list = [("test_batch", "40351d587109b95175f43aff81a1287e")]
     meta = {"filename": "batches.meta", "key": "label_names", "md5": "5ff9c542aee3614f3951f8cda6e48888"}
     _label_key = "labels"
 
     def __init__(self, root, train=True, transform=None, target_transform=None, download=False):
-        super().__init__(root, transform=transform, target_transform=target_transform)
+        super().__init__(root, None, transform, target_transform)
         self.train = train
         if download:
             self.download()
         if not self._check_integrity():
             raise RuntimeError("Dataset not found or corrupted. You can use download=True to download it")
-        folder = os.path.join(self.root, self.base_folder)
-        chunks, self.targets = [], []
-        for name, _ in (self.train_list if self.train else self.test_list):
-            entry = _unpickle(os.path.join(folder, name))
-            chunks.append(np.asarray(entry["data"], dtype=np.uint8).reshape(-1, 3, 32, 32))
-            self.targets.extend(int(t) for t in entry[self._label_key])
-        # stored channel-major (N, 3, 32, 32); kept as (N, H, W, C), the layout PIL reads
-        self.data = np.ascontiguousarray(np.concatenate(chunks).transpose(0, 2, 3, 1))
+        batches = [_unpickle(self._path(name)) for name, _ in (self.train_list if train else self.test_list)]
+        flat = np.concatenate([np.asarray(b["data"], dtype=np.uint8) for b in batches])
+        # each row is a channel-major 3x32x32 image; PIL wants (H, W, C)
+        self.data = np.ascontiguousarray(flat.reshape(len(flat), 3, 32, 32).transpose(0, 2, 3, 1))
+        self.targets = [int(t) for b in batches for t in b[self._label_key]]
         self._load_meta()
 
+    def _path(self, name):
+        return os.path.join(self.root, self.base_folder, name)
+
     def _load_meta(self):
-        path = os.path.join(self.root, self.base_folder, self.meta["filename"])
-        if not check_integrity(path, self.meta["md5"]):
+        meta_path = self._path(self.meta["filename"])
+        if not check_integrity(meta_path, self.meta["md5"]):
             raise RuntimeError("Dataset metadata file not found or corrupted. You can use download=True to download it")
-        self.classes = _unpickle(path)[self.meta["key"]]
-        self.class_to_idx = {name: i for i, name in enumerate(self.classes)}
+        self.classes = _unpickle(meta_path)[self.meta["key"]]
+        self.class_to_idx = dict(zip(self.classes, range(len(self.classes))))
 
     def __getitem__(self, index):
-        img, target = _image(self.data[index]), self.targets[index]
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._transformed(_image(self.data[index]), self.targets[index])
 
     def __len__(self):
         return len(self.data)
 
     def _check_integrity(self):
-        folder = os.path.join(self.root, self.base_folder)
-        return all(check_integrity(os.path.join(folder, name), md5) for name, md5 in self.train_list + self.test_list)
+        return all(check_integrity(self._path(name), md5) for name, md5 in [*self.train_list, *self.test_list])
 
     def download(self):
         if self._check_integrity():
@@ -78,14 +72,14 @@ class CIFAR10(VisionDataset):
         try:
             download_and_extract_archive(self.url, self.root, filename=self.filename, md5=self.tgz_md5)
         except DownloadError as e:
-            files = ", ".join(name for name, _ in self.train_list + self.test_list + [[self.meta["filename"], 0]])
+            names = [name for name, _ in [*self.train_list, *self.test_list]] + [self.meta["filename"]]
             raise DownloadError(f"{e}\nWithout network access, place {self.filename} (md5 {self.tgz_md5}) in "
                                 f"{self.root} and use download=True to unpack it, or unpack it yourself so that "
-                                f"{os.path.join(self.root, self.base_folder)} holds {files}",
+                                f"{os.path.join(self.root, self.base_folder)} holds {', '.join(names)}",
                                 url=self.url, reason=e.reason) from None
 
     def extra_repr(self):
-        return f"Split: {'Train' if self.train is True else 'Test'}"
+        return "Split: " + ("Train" if self.train is True else "Test")
 
 
 def _unpickle(path):
@@ -96,11 +90,10 @@ def _unpickle(path):
 class CIFAR100(CIFAR10):
     """CIFAR-100: like CIFAR-10, with 100 fine classes (``targets``) in 20 superclasses."""
 
-    base_folder = "cifar-100-python"
-    url = "https://www.cs.toronto.edu/~kriz/cifar-100-python.tar.gz"
-    filename = "cifar-100-python.tar.gz"
-    tgz_md5 = "eb9058c3a382ffc7106e4002c42a8d85"
-    train_list = [["train", "16019d7e3df5f24257cddd939b257f8d"]]
-    test_list = [["test", "f0ef6b0ae62326f3e7ffdfab6717acfc"]]
+    base_folder, filename = ("cifar-100-python", "cifar-100-python.tar.gz")
+    url, tgz_md5 = ("https://www.cs.toronto.edu/~kriz/cifar-100-python.tar.gz",
+                    "eb9058c3a382ffc7106e4002c42a8d85")
+    train_list = [("train", "16019d7e3df5f24257cddd939b257f8d")]
+    test_list = [("test", "f0ef6b0ae62326f3e7ffdfab6717acfc")]
     meta = {"filename": "meta", "key": "fine_label_names", "md5": "7973b15100ade9c7d40fb424638fde48"}
     _label_key = "fine_labels"

@@ -20,11 +20,9 @@ class FakeData(VisionDataset):
 
     def __init__(self, size=1000, image_size=(3, 224, 224), num_classes=10, transform=None, target_transform=None,
                  random_offset=0):
-        super().__init__(transform=transform, target_transform=target_transform)
-        self.size = size
-        self.num_classes = num_classes
-        self.image_size = image_size
-        self.random_offset = random_offset
+        super().__init__(None, None, transform, target_transform)
+        self.size, self.image_size = size, image_size
+        self.num_classes, self.random_offset = num_classes, random_offset
 
     def __getitem__(self, index):
         if index >= len(self):
@@ -43,11 +41,8 @@ class FakeData(VisionDataset):
         # what ToPILImage makes of a float tensor: x * 255 converted to uint8, channels last
         pixels = img.mul(255).byte().numpy().transpose(1, 2, 0)
         sample = _image(np.ascontiguousarray(pixels[:, :, 0] if channels == 1 else pixels), _MODES[channels])
-        if self.transform is not None:
-            sample = self.transform(sample)
         # as in torchvision, target_transform sees the 0-d label Tensor and the result is unwrapped by .item()
-        if self.target_transform is not None:
-            target = self.target_transform(target)
+        sample, target = self._transformed(sample, target)
         return sample, target.item()
 
     def __len__(self):

@@ -6,16 +6,19 @@ from .vision import VisionDataset
 __all__ = ["DatasetFolder", "ImageFolder", "IMG_EXTENSIONS", "has_file_allowed_extension", "is_image_file",
            "find_classes", "make_dataset", "pil_loader", "default_loader"]
 
-IMG_EXTENSIONS = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp")
+IMG_EXTENSIONS = (
+    ".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp",
+)
 
 
 def has_file_allowed_extension(filename, extensions):
     """Whether ``filename`` ends (case-insensitively) with one of ``extensions`` (a string or a tuple)."""
-    return filename.lower().endswith(extensions if isinstance(extensions, str) else tuple(extensions))
+    suffixes = (extensions,) if isinstance(extensions, str) else tuple(extensions)
+    return filename.lower().endswith(suffixes)
 
 
 def is_image_file(filename):
-    return has_file_allowed_extension(filename, IMG_EXTENSIONS)
+    return filename.lower().endswith(IMG_EXTENSIONS)
 
 
 def find_classes(directory):
@@ -35,7 +38,7 @@ def make_dataset(directory, class_to_idx=None, extensions=None, is_valid_file=No
     """
     directory = os.path.expanduser(directory)
     if class_to_idx is None:
-        _, class_to_idx = find_classes(directory)
+        class_to_idx = find_classes(directory)[1]
     elif not class_to_idx:
         raise ValueError("'class_to_index' must have at least one entry to collect any samples.")
     if (extensions is None) == (is_valid_file is None):
@@ -58,10 +61,11 @@ def make_dataset(directory, class_to_idx=None, extensions=None, is_valid_file=No
     # a class named in class_to_idx whose folder is missing counts as empty too
     empty = sorted(set(empty) | {n for n in class_to_idx if not os.path.isdir(os.path.join(directory, n))})
     if empty and not allow_empty:
-        msg = f"Found no valid file for the classes {', '.join(empty)}. "
+        hint = ""
         if extensions is not None:
-            msg += f"Supported extensions are: {extensions if isinstance(extensions, str) else ', '.join(extensions)}"
-        raise FileNotFoundError(msg)
+            listed = extensions if isinstance(extensions, str) else ", ".join(extensions)
+            hint = f"Supported extensions are: {listed}"
+        raise FileNotFoundError(f"Found no valid file for the classes {', '.join(empty)}. {hint}")
     return samples
 
 
@@ -74,16 +78,12 @@ class DatasetFolder(VisionDataset):
 
     def __init__(self, root, loader, extensions=None, transform=None, target_transform=None, is_valid_file=None,
                  allow_empty=False):
-        super().__init__(root, transform=transform, target_transform=target_transform)
-        classes, class_to_idx = self.find_classes(self.root)
-        samples = self.make_dataset(self.root, class_to_idx=class_to_idx, extensions=extensions,
-                                    is_valid_file=is_valid_file, allow_empty=allow_empty)
-        self.loader = loader
-        self.extensions = extensions
-        self.classes = classes
-        self.class_to_idx = class_to_idx
-        self.samples = samples
-        self.targets = [target for _, target in samples]
+        super().__init__(root, None, transform, target_transform)
+        self.classes, self.class_to_idx = self.find_classes(self.root)
+        self.samples = self.make_dataset(self.root, class_to_idx=self.class_to_idx, extensions=extensions,
+                                         is_valid_file=is_valid_file, allow_empty=allow_empty)
+        self.loader, self.extensions = loader, extensions
+        self.targets = [target for _, target in self.samples]
 
     @staticmethod
     def make_dataset(directory, class_to_idx, extensions=None, is_valid_file=None, allow_empty=False):
@@ -94,16 +94,13 @@ class DatasetFolder(VisionDataset):
                             allow_empty=allow_empty)
 
     def find_classes(self, directory):
-        return find_classes(directory)
+        """The classes of ``directory`` (the module's ``find_classes``); override to choose others."""
+        classes, mapping = find_classes(directory)
+        return classes, mapping
 
     def __getitem__(self, index):
-        path, target = self.samples[index]
-        sample = self.loader(path)
-        if self.transform is not None:
-            sample = self.transform(sample)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return sample, target
+        file, target = self.samples[index]
+        return self._transformed(self.loader(file), target)
 
     def __len__(self):
         return len(self.samples)

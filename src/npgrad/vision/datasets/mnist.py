@@ -67,10 +67,12 @@ class MNIST(VisionDataset):
                "8 - eight", "9 - nine"]
 
     def __init__(self, root, train=True, transform=None, target_transform=None, download=False):
-        super().__init__(root, transform=transform, target_transform=target_transform)
+        super().__init__(root, None, transform, target_transform)
         self.train = train
-        if self._check_legacy_exist():
-            self.data, self.targets = self._load_legacy_data()
+        legacy = self._legacy_file()
+        if legacy is not None:
+            from ...serialization import load
+            self.data, self.targets = load(legacy, weights_only=True)
             return
         if download:
             self.download()
@@ -97,15 +99,12 @@ class MNIST(VisionDataset):
         names = [os.path.splitext(os.path.basename(name))[0] for name, _ in self.resources]
         return all(check_integrity(os.path.join(self.raw_folder, n)) for n in names)
 
-    def _check_legacy_exist(self):
-        folder = self.processed_folder
-        return os.path.exists(folder) and all(
-            check_integrity(os.path.join(folder, f)) for f in (self.training_file, self.test_file))
-
-    def _load_legacy_data(self):
-        from ...serialization import load
-        name = self.training_file if self.train else self.test_file
-        return load(os.path.join(self.processed_folder, name), weights_only=True)
+    def _legacy_file(self):
+        """The split's file in torchvision's pre-0.9 ``processed/`` layout, when both splits are there."""
+        paths = [os.path.join(self.processed_folder, name) for name in (self.training_file, self.test_file)]
+        if all(os.path.isfile(p) for p in paths):
+            return paths[0] if self.train else paths[1]
+        return None
 
     def _load_data(self):
         image_path, label_path = self._raw_files()
@@ -115,12 +114,7 @@ class MNIST(VisionDataset):
 
     # -- samples ---------------------------------------------------------------------------------------------
     def __getitem__(self, index):
-        img, target = _image(self.data[index].numpy(), "L"), int(self.targets[index])
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._transformed(_image(self.data[index].numpy(), "L"), int(self.targets[index]))
 
     def __len__(self):
         return len(self.data)
@@ -161,29 +155,26 @@ class MNIST(VisionDataset):
 
     def download(self):
         """Fetch the four .gz files into ``raw_folder``, trying each mirror in turn, and unpack them."""
-        if self._check_exists():
-            return
-        os.makedirs(self.raw_folder, exist_ok=True)
-        for filename, md5 in self.resources:
-            failures = []
-            for mirror in self.mirrors:
-                url = f"{mirror}{filename}"
-                try:
-                    download_and_extract_archive(url, download_root=self.raw_folder, filename=filename, md5=md5)
-                except DownloadError as e:
-                    failures.append((url, e.reason))
-                    continue
-                break
-            else:
-                tried = "".join(f"Tried {url}, got:\n{why}\n" for url, why in failures)
-                raise DownloadError(f"Error downloading {filename}:\n{tried}{self._offline_hint()}",
-                                    url=f"{self.mirrors[-1]}{filename}")
+        if not self._check_exists():
+            for name, checksum in self.resources:
+                self._from_first_mirror(name, checksum)
+
+    def _from_first_mirror(self, name, checksum):
+        failures, url = [], None
+        for url in [base + name for base in self.mirrors]:
+            try:
+                return download_and_extract_archive(url, self.raw_folder, filename=name, md5=checksum)
+            except DownloadError as e:
+                failures.append(f"Tried {url}, got:\n{e.reason}\n")
+        raise DownloadError(f"Error downloading {name}:\n{''.join(failures)}{self._offline_hint()}", url=url)
 
 
 class FashionMNIST(MNIST):
     """Zalando's Fashion-MNIST: MNIST's format and sizes, 10 kinds of clothing."""
 
-    mirrors = ["http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/"]
+    mirrors = [
+        "http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/",
+    ]
     resources = [
         ("train-images-idx3-ubyte.gz", "8d4fb7e6c68d591d4c3dfef9ec88bf0d"),
         ("train-labels-idx1-ubyte.gz", "25c81989df183df01b3e8a0aad5dffbe"),
@@ -197,14 +188,18 @@ class FashionMNIST(MNIST):
 class KMNIST(MNIST):
     """Kuzushiji-MNIST: cursive Japanese characters, one per row of the hiragana table, in MNIST's format."""
 
-    mirrors = ["http://codh.rois.ac.jp/kmnist/dataset/kmnist/"]
+    mirrors = [
+        "http://codh.rois.ac.jp/kmnist/dataset/kmnist/",
+    ]
     resources = [
         ("train-images-idx3-ubyte.gz", "bdb82020997e1d708af4cf47b453dcf7"),
         ("train-labels-idx1-ubyte.gz", "e144d726b3acfaa3e44228e80efcd344"),
         ("t10k-images-idx3-ubyte.gz", "5c965bf0a639b31b8f53240b1b52f4d7"),
         ("t10k-labels-idx1-ubyte.gz", "7320c461ea6c1c855c0b718fb2a4b134"),
     ]
-    classes = ["o", "ki", "su", "tsu", "na", "ha", "ma", "ya", "re", "wo"]
+    classes = [
+        "o", "ki", "su", "tsu", "na", "ha", "ma", "ya", "re", "wo",
+    ]
 
 
 _DIGITS = [str(d) for d in range(10)]
@@ -220,9 +215,10 @@ class EMNIST(MNIST):
     As in torchvision the images are served as stored in the files, which hold each one transposed.
     """
 
-    url = "https://biometrics.nist.gov/cs_links/EMNIST/gzip.zip"
-    md5 = "58c8d27c78d21e728a6bc7b3cc06412e"
-    splits = ("byclass", "bymerge", "balanced", "letters", "digits", "mnist")
+    url, md5 = ("https://biometrics.nist.gov/cs_links/EMNIST/gzip.zip", "58c8d27c78d21e728a6bc7b3cc06412e")
+    splits = (
+        "byclass", "bymerge", "balanced", "letters", "digits", "mnist",
+    )
     _merged_classes = _MERGED
     _all_classes = set(_DIGITS + _UPPER + _LOWER)
     classes_split_dict = {
@@ -236,10 +232,9 @@ class EMNIST(MNIST):
 
     def __init__(self, root, split, **kwargs):
         self.split = verify_str_arg(split, "split", self.splits)
-        self.training_file = self._training_file(split)
-        self.test_file = self._test_file(split)
+        self.training_file, self.test_file = (self._training_file(split), self._test_file(split))
         super().__init__(root, **kwargs)
-        self.classes = self.classes_split_dict[self.split]
+        self.classes = self.classes_split_dict[split]
 
     @staticmethod
     def _training_file(split):
@@ -276,16 +271,16 @@ class EMNIST(MNIST):
         """Fetch NIST's gzip.zip into ``raw_folder`` and unpack every split's IDX files next to it."""
         if self._check_exists():
             return
-        os.makedirs(self.raw_folder, exist_ok=True)
         try:
-            download_and_extract_archive(self.url, download_root=self.raw_folder, md5=self.md5)
+            download_and_extract_archive(self.url, self.raw_folder, md5=self.md5)
         except DownloadError as e:
             raise DownloadError(f"{e}\n{self._offline_hint()}", url=self.url, reason=e.reason) from None
-        gzip_folder = os.path.join(self.raw_folder, "gzip")
-        for name in os.listdir(gzip_folder):
-            if name.endswith(".gz"):
-                extract_archive(os.path.join(gzip_folder, name), self.raw_folder)
-        shutil.rmtree(gzip_folder)
+        # the zip holds a gzip/ folder of every split's .gz files: unpack them all beside it, then drop it
+        unpacked = os.path.join(self.raw_folder, "gzip")
+        for archive in sorted(os.listdir(unpacked)):
+            if archive.endswith(".gz"):
+                extract_archive(os.path.join(unpacked, archive), self.raw_folder)
+        shutil.rmtree(unpacked)
 
 
 class QMNIST(MNIST):
@@ -296,7 +291,9 @@ class QMNIST(MNIST):
     whole int64 Tensor row (class, NIST writer/series ids, ...).
     """
 
-    subsets = {"train": "train", "test": "test", "test10k": "test", "test50k": "test", "nist": "nist"}
+    subsets = {  # what -> the files it reads
+        "train": "train", "test": "test", "test10k": "test", "test50k": "test", "nist": "nist",
+    }
     _base = "https://raw.githubusercontent.com/facebookresearch/qmnist/master/"
     resources = {
         "train": [(_base + "qmnist-train-images-idx3-ubyte.gz", "ed72d4157d28c017586c42bc6afe6370"),
@@ -310,18 +307,17 @@ class QMNIST(MNIST):
     classes = MNIST.classes
 
     def __init__(self, root, what=None, compat=True, train=True, **kwargs):
-        if what is None:
-            what = "train" if train else "test"
-        self.what = verify_str_arg(what, "what", tuple(self.subsets))
+        self.what = verify_str_arg(what if what is not None else ("train" if train else "test"), "what",
+                                   tuple(self.subsets))
         self.compat = compat
-        self.data_file = what + ".pt"
-        self.training_file = self.data_file
-        self.test_file = self.data_file
+        # the legacy processed/ layout had one file per subset
+        self.data_file = self.training_file = self.test_file = f"{self.what}.pt"
         super().__init__(root, train, **kwargs)
 
     def _subset_file(self, i):
-        url, _ = self.resources[self.subsets[self.what]][i]
-        return os.path.join(self.raw_folder, os.path.splitext(os.path.basename(url))[0])
+        url = self.resources[self.subsets[self.what]][i][0]
+        stem = os.path.splitext(url.rsplit("/", 1)[-1])[0]  # the file the .gz/.xz unpacks to
+        return os.path.join(self.raw_folder, stem)
 
     @property
     def images_file(self):
@@ -351,22 +347,15 @@ class QMNIST(MNIST):
     def download(self):
         if self._check_exists():
             return
-        os.makedirs(self.raw_folder, exist_ok=True)
-        for url, md5 in self.resources[self.subsets[self.what]]:
+        for url, checksum in self.resources[self.subsets[self.what]]:
             try:
-                download_and_extract_archive(url, self.raw_folder, md5=md5)
+                download_and_extract_archive(url, self.raw_folder, md5=checksum)
             except DownloadError as e:
                 raise DownloadError(f"{e}\n{self._offline_hint()}", url=url, reason=e.reason) from None
 
     def __getitem__(self, index):
-        img, target = _image(self.data[index].numpy(), "L"), self.targets[index]
-        if self.compat:
-            target = int(target[0])
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        row = self.targets[index]
+        return self._transformed(_image(self.data[index].numpy(), "L"), int(row[0]) if self.compat else row)
 
     def extra_repr(self):
         return f"Split: {self.what}"

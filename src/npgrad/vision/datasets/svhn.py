@@ -28,11 +28,11 @@ class SVHN(VisionDataset):
     }
 
     def __init__(self, root, split="train", transform=None, target_transform=None, download=False):
-        super().__init__(root, transform=transform, target_transform=target_transform)
+        super().__init__(root, None, transform, target_transform)
         self.split = verify_str_arg(split, "split", tuple(self.split_list))
         self.url, self.filename, self.file_md5 = self.split_list[split]
         try:
-            import scipy.io
+            from scipy.io import loadmat
         except ImportError:
             raise ImportError("SVHN reads MATLAB files through SciPy, which is not installed: pip install scipy") \
                 from None
@@ -40,19 +40,13 @@ class SVHN(VisionDataset):
             self.download()
         if not self._check_integrity():
             raise RuntimeError("Dataset not found or corrupted. You can use download=True to download it")
-        mat = scipy.io.loadmat(os.path.join(self.root, self.filename))
-        # X is (H, W, C, N) in the file
-        self.data = np.ascontiguousarray(np.transpose(mat["X"], (3, 2, 0, 1)))
-        labels = mat["y"].astype(np.int64).squeeze()
-        self.labels = np.where(labels == 10, 0, labels)
+        mat = loadmat(os.path.join(self.root, self.filename))
+        # X is (H, W, C, N) in the file; kept as (N, C, H, W)
+        self.data = np.ascontiguousarray(mat["X"].transpose(3, 2, 0, 1))
+        self.labels = mat["y"].reshape(-1).astype(np.int64) % 10
 
     def __getitem__(self, index):
-        img, target = _image(np.transpose(self.data[index], (1, 2, 0))), int(self.labels[index])
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._transformed(_image(self.data[index].transpose(1, 2, 0)), int(self.labels[index]))
 
     def __len__(self):
         return len(self.data)
@@ -68,4 +62,4 @@ class SVHN(VisionDataset):
                                 f"{self.root}", url=self.url, reason=e.reason) from None
 
     def extra_repr(self):
-        return f"Split: {self.split}"
+        return "Split: " + self.split

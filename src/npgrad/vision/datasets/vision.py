@@ -17,14 +17,11 @@ class VisionDataset(Dataset):
     _repr_indent = 4
 
     def __init__(self, root=None, transforms=None, transform=None, target_transform=None):
-        if isinstance(root, str):
-            root = os.path.expanduser(root)
-        self.root = root
-        separate = transform is not None or target_transform is not None
+        self.root = os.path.expanduser(root) if isinstance(root, str) else root
+        separate = (transform, target_transform) != (None, None)
         if transforms is not None and separate:
             raise ValueError("Only transforms or transform/target_transform can be passed as argument")
-        self.transform = transform
-        self.target_transform = target_transform
+        self.transform, self.target_transform = transform, target_transform
         self.transforms = StandardTransform(transform, target_transform) if separate else transforms
 
     def __getitem__(self, index):
@@ -33,11 +30,15 @@ class VisionDataset(Dataset):
     def __len__(self):
         raise NotImplementedError
 
+    def _transformed(self, sample, target):
+        """(sample, target) after ``transform`` and ``target_transform``, the datasets' last step."""
+        return _apply(self.transform, sample), _apply(self.target_transform, target)
+
     def extra_repr(self):
         return ""
 
     def __repr__(self):
-        body = [f"Number of datapoints: {self.__len__()}"]
+        body = [f"Number of datapoints: {len(self)}"]
         if self.root is not None:
             body.append(f"Root location: {self.root}")
         body.extend(self.extra_repr().splitlines())
@@ -56,15 +57,10 @@ class StandardTransform:
     """Applies ``transform`` to the sample and ``target_transform`` to the target."""
 
     def __init__(self, transform=None, target_transform=None):
-        self.transform = transform
-        self.target_transform = target_transform
+        self.transform, self.target_transform = transform, target_transform
 
     def __call__(self, input, target):
-        if self.transform is not None:
-            input = self.transform(input)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return input, target
+        return _apply(self.transform, input), _apply(self.target_transform, target)
 
     def _format_transform_repr(self, transform, head):
         first, *rest = repr(transform).splitlines()
@@ -77,6 +73,10 @@ class StandardTransform:
         if self.target_transform is not None:
             lines += self._format_transform_repr(self.target_transform, "Target transform: ")
         return "\n".join(lines)
+
+
+def _apply(fn, value):
+    return value if fn is None else fn(value)
 
 
 def _image(array, mode=None):
