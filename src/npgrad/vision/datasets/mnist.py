@@ -114,7 +114,8 @@ class MNIST(VisionDataset):
 
     # -- samples ---------------------------------------------------------------------------------------------
     def __getitem__(self, index):
-        return self._transformed(_image(self.data[index].numpy(), "L"), int(self.targets[index]))
+        # through NumPy: indexing the Tensors would cost more than building the image
+        return self._transformed(_image(self.data.numpy()[index], "L"), int(self.targets.numpy()[index]))
 
     def __len__(self):
         return len(self.data)
