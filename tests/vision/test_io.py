@@ -1,0 +1,250 @@
+"""npgrad.vision.io against Pillow/NumPy oracles, and against torchvision.io where its image extension loads.
+
+(torchvision's compiled image ops usually do not load beside the CPU torch wheel; the comparison tests
+then skip, and the Pillow/NumPy checks below still pin the behaviour.)
+"""
+import io
+import pathlib
+
+import numpy as np
+import pytest
+from tv_oracle import HAS_TV, torch, tv
+
+import npgrad
+from npgrad.vision import io as vio
+
+Image = pytest.importorskip("PIL.Image", reason="npgrad.vision.io decodes and encodes through Pillow")
+
+
+def _tv_io_works():
+    if not HAS_TV:
+        return False
+    try:
+        tv.io.decode_png(tv.io.encode_png(torch.zeros(1, 1, 1, dtype=torch.uint8)))
+        return True
+    except RuntimeError:  # "Couldn't load the image extension"
+        return False
+
+
+HAS_TV_IO = _tv_io_works()
+needs_tv_io = pytest.mark.skipif(not HAS_TV_IO, reason="torchvision's image extension does not load here")
+
+
+def smooth(h, w, c, seed=0):
+    """A smooth test picture with a little noise (JPEG-friendly, so decoders' rounding is exercised)."""
+    rs = np.random.RandomState(seed)
+    y, x = np.mgrid[0:h, 0:w]
+    planes = [127 + 100 * np.sin(x / 5 + k) + 20 * np.cos(y * (k + 1) / 3) + rs.randint(0, 20, (h, w)) for k in range(c)]
+    return np.stack(planes, -1).clip(0, 255).astype(np.uint8)
+
+
+def encoded(img, fmt="PNG", **options):
+    buf = io.BytesIO()
+    img.save(buf, format=fmt, **options)
+    return buf.getvalue()
+
+
+def as_tensor(data):
+    return npgrad.from_numpy(np.frombuffer(data, np.uint8).copy())
+
+
+PIC = smooth(9, 11, 4)
+PALETTE = Image.fromarray(PIC[..., :3]).convert("P", palette=Image.ADAPTIVE, colors=23)
+PNGS = {
+    "L": encoded(Image.fromarray(PIC[..., 0])),
+    "LA": encoded(Image.fromarray(PIC[..., :2], "LA")),
+    "RGB": encoded(Image.fromarray(PIC[..., :3])),
+    "RGBA": encoded(Image.fromarray(PIC)),
+    "P": encoded(PALETTE),
+    "P_tRNS": encoded(PALETTE, transparency=bytes(range(0, 230, 10))),
+    "1": encoded(Image.fromarray(PIC[..., 0] > 128)),
+}
+PNG16 = encoded(Image.fromarray(PIC[..., 0].astype(np.uint16) * 257 + 1))
+MODES = ["UNCHANGED", "GRAY", "GRAY_ALPHA", "RGB", "RGB_ALPHA"]
+
+
+def libpng_gray(rgb):
+    """libpng's rgb-to-gray with torchvision's weights (0.2989, 0.587): 15-bit fixed point, truncated."""
+    r, g, b = (rgb[..., i].astype(np.int64) for i in range(3))
+    mixed = (9794 * r + 19234 * g + 3740 * b) // 32768
+    return np.where((r == g) & (g == b), r, mixed).astype(rgb.dtype)
+
+
+def expected_png(name, mode):
+    """What the PNG ``name`` decodes to in ``mode``, from Pillow's pixels and libpng's conversion rules."""
+    pil = Image.open(io.BytesIO(PNGS[name]))
+    if name.startswith("P") and mode == "UNCHANGED":
+        return np.asarray(pil)[None]  # the palette indices
+    else:
+        rgba_like = pil.convert("RGBA") if name.startswith("P") else pil.convert("L") if name == "1" else pil
+        stored = np.atleast_3d(np.asarray(rgba_like))
+    if mode == "UNCHANGED":
+        return stored.transpose(2, 0, 1)
+    full = np.iinfo(stored.dtype).max
+    has_alpha = stored.shape[2] in (2, 4)
+    colour = stored[..., :3] if stored.shape[2] >= 3 else stored[..., :1]
+    alpha = stored[..., -1:] if has_alpha else np.full(stored.shape[:2] + (1,), full, stored.dtype)
+    gray = libpng_gray(colour)[..., None] if colour.shape[2] == 3 else colour
+    rgb = colour if colour.shape[2] == 3 else np.repeat(colour, 3, 2)
+    out = {"GRAY": gray, "GRAY_ALPHA": np.concatenate([gray, alpha], 2), "RGB": rgb,
+           "RGB_ALPHA": np.concatenate([rgb, alpha], 2)}[mode]
+    return out.transpose(2, 0, 1)
+
+
+@pytest.mark.parametrize("name", list(PNGS))
+@pytest.mark.parametrize("mode", MODES)
+def test_decode_png_modes(name, mode):
+    got = vio.decode_png(as_tensor(PNGS[name]), getattr(vio.ImageReadMode, mode))
+    want = expected_png(name, mode)
+    assert got.dtype == npgrad.uint8
+    np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_16_bit_png_is_refused():
+    with pytest.raises(RuntimeError, match="16-bit PNGs decode to uint16 in torchvision, a dtype npgrad does not have"):
+        vio.decode_image(as_tensor(PNG16))
+
+
+# Left out: *_ALPHA of a palette PNG without tRNS and of a 1-bit gray PNG, where torchvision's libpng set-up
+# gives scrambled pixels / alpha 1 (test_decode_png_modes pins the right answer: opaque alpha 255).
+TV_PNG_CASES = [(n, m) for n in PNGS for m in MODES if not (m.endswith("ALPHA") and n in ("P", "1"))]
+
+
+@needs_tv_io
+@pytest.mark.parametrize("name, mode", TV_PNG_CASES)
+def test_decode_png_matches_torchvision(name, mode):
+    theirs = tv.io.decode_png(torch.frombuffer(bytearray(PNGS[name]), dtype=torch.uint8),
+                              getattr(tv.io.ImageReadMode, mode))
+    ours = vio.decode_png(as_tensor(PNGS[name]), mode)
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def jpeg_bytes(kind, quality=80, subsampling="4:2:0", progressive=False):
+    arr = smooth(21, 26, 3, seed=1)
+    img = Image.fromarray(arr if kind == "RGB" else arr[..., 0])
+    return encoded(img, "JPEG", quality=quality, subsampling=subsampling, progressive=progressive)
+
+
+@pytest.mark.parametrize("kind", ["RGB", "L"])
+@pytest.mark.parametrize("options", [{}, {"subsampling": "4:4:4", "quality": 95}, {"progressive": True}])
+def test_decode_jpeg(kind, options):
+    data = jpeg_bytes(kind, **options)
+    pil = Image.open(io.BytesIO(data))
+    unchanged = vio.decode_jpeg(as_tensor(data))
+    np.testing.assert_array_equal(unchanged.numpy(), np.atleast_3d(np.asarray(pil)).transpose(2, 0, 1))
+    rgb = vio.decode_jpeg(as_tensor(data), mode=vio.ImageReadMode.RGB)
+    np.testing.assert_array_equal(rgb.numpy(), np.asarray(pil.convert("RGB")).transpose(2, 0, 1))
+    gray = vio.decode_jpeg(as_tensor(data), mode="gray").numpy()
+    assert gray.shape == (1, 21, 26)
+    if kind == "L":
+        np.testing.assert_array_equal(gray, unchanged.numpy())
+    else:  # the decoder's luma channel: within rounding of the BT.601 luma of the decoded RGB
+        luma = np.asarray(pil.convert("RGB")).astype(float) @ [0.299, 0.587, 0.114]
+        assert np.abs(gray[0] - luma).max() <= 3
+    if HAS_TV_IO:
+        t = torch.frombuffer(bytearray(data), dtype=torch.uint8)
+        for mode in ("UNCHANGED", "GRAY", "RGB"):
+            np.testing.assert_array_equal(vio.decode_jpeg(as_tensor(data), mode).numpy(),
+                                          tv.io.decode_jpeg(t, getattr(tv.io.ImageReadMode, mode)).numpy())
+
+
+def test_decode_jpeg_lists_and_refusals():
+    data = as_tensor(jpeg_bytes("RGB"))
+    both = vio.decode_jpeg([data, data])
+    assert len(both) == 2 and both[0].numpy().tobytes() == both[1].numpy().tobytes()
+    with pytest.raises(RuntimeError, match="The provided mode is not supported for JPEG files"):
+        vio.decode_jpeg(data, vio.ImageReadMode.RGB_ALPHA)
+    with pytest.raises(RuntimeError, match="Not a JPEG file: starts with 0x89 0x50"):
+        vio.decode_jpeg(as_tensor(PNGS["L"]))
+
+
+@pytest.mark.parametrize("channels", [1, 3])
+@pytest.mark.parametrize("level", [0, 6, 9])
+def test_encode_png_round_trips(channels, level):
+    x = npgrad.from_numpy(smooth(7, 5, channels).transpose(2, 0, 1).copy())
+    data = vio.encode_png(x, compression_level=level)
+    assert data.dtype == npgrad.uint8 and data.dim() == 1
+    np.testing.assert_array_equal(np.atleast_3d(np.asarray(Image.open(io.BytesIO(data.numpy().tobytes())))),
+                                  x.numpy().transpose(1, 2, 0))
+    if HAS_TV_IO:
+        np.testing.assert_array_equal(tv.io.decode_png(torch.from_numpy(data.numpy())).numpy(), x.numpy())
+
+
+@pytest.mark.parametrize("quality", [10, 75, 100])
+def test_encode_jpeg_is_libjpegs_default_encoding(quality):
+    arr = smooth(16, 24, 3)
+    ours = vio.encode_jpeg(npgrad.from_numpy(arr.transpose(2, 0, 1).copy()), quality=quality).numpy().tobytes()
+    assert ours == encoded(Image.fromarray(arr), "JPEG", quality=quality, subsampling="4:2:0")
+    if HAS_TV_IO:
+        assert ours == tv.io.encode_jpeg(torch.from_numpy(arr.transpose(2, 0, 1).copy()), quality=quality).numpy().tobytes()
+    pair = vio.encode_jpeg([npgrad.from_numpy(arr.transpose(2, 0, 1).copy())] * 2, quality=quality)
+    assert [p.numpy().tobytes() for p in pair] == [ours, ours]
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: vio.encode_png(npgrad.zeros(3, 2, 2)), RuntimeError, "Input tensor dtype should be uint8"),
+    (lambda: vio.encode_png(npgrad.zeros(2, 2, dtype=npgrad.uint8)), RuntimeError, "dimension should be 3"),
+    (lambda: vio.encode_jpeg(npgrad.zeros(4, 2, 2, dtype=npgrad.uint8)), RuntimeError,
+     "The number of channels should be 1 or 3, got: 4"),
+    (lambda: vio.encode_jpeg(npgrad.zeros(3, 2, 2, dtype=npgrad.uint8), quality=0), ValueError,
+     "Image quality should be a positive number between 1 and 100"),
+    (lambda: vio.encode_jpeg([]), ValueError, "requires at least one input tensor"),
+    (lambda: vio.encode_png(npgrad.zeros(1, 2, 2, dtype=npgrad.uint8), 10), RuntimeError,
+     "Compression level should be between 0 and 9"),
+    (lambda: vio.decode_png(npgrad.zeros(4)), RuntimeError, "Expected a torch.uint8 tensor"),
+    (lambda: vio.decode_image(npgrad.zeros(0, dtype=npgrad.uint8)), RuntimeError,
+     "Expected a non empty 1-dimensional tensor"),
+    (lambda: vio.decode_png(as_tensor(b"GIF89a....")), RuntimeError, "Content is not png"),
+    (lambda: vio.decode_image(as_tensor(b"GIF89a....")), RuntimeError, "Unsupported image file"),
+])
+def test_errors(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_files_and_paths(tmp_path):
+    x = npgrad.from_numpy(smooth(6, 4, 3).transpose(2, 0, 1).copy())
+    vio.write_png(x, str(tmp_path / "a.png"))
+    assert vio.read_file(tmp_path / "a.png").numpy().tobytes() == (tmp_path / "a.png").read_bytes()
+    np.testing.assert_array_equal(vio.read_image(str(tmp_path / "a.png")).numpy(), x.numpy())
+    np.testing.assert_array_equal(vio.decode_image(tmp_path / "a.png", mode="RGBA").numpy()[3], 255)
+    vio.write_jpeg(x, tmp_path / "a.jpg", quality=90)
+    assert vio.read_image(tmp_path / "a.jpg", vio.ImageReadMode.GRAY).shape == (1, 6, 4)
+    vio.write_file(tmp_path / "copy.bin", vio.read_file(tmp_path / "a.jpg"))
+    assert (tmp_path / "copy.bin").read_bytes() == (tmp_path / "a.jpg").read_bytes()
+    webp = tmp_path / "a.webp"
+    Image.fromarray(smooth(6, 4, 4)).save(webp, lossless=True)
+    np.testing.assert_array_equal(vio.read_image(webp).numpy().transpose(1, 2, 0), np.asarray(Image.open(webp)))
+    with pytest.raises(RuntimeError, match=r"\[Errno 2\] No such file or directory: '.*nope.png'"):
+        vio.read_image(tmp_path / "nope.png")
+
+
+@pytest.mark.parametrize("fmt", ["JPEG", "PNG"])
+def test_exif_orientation(fmt):
+    arr = smooth(5, 8, 3)
+    exif = Image.Exif()
+    exif[0x0112] = 6  # "rotate 90 CW to view"
+    data = encoded(Image.fromarray(arr), fmt, exif=exif.tobytes(), **({"quality": 95} if fmt == "JPEG" else {}))
+    stored = vio.decode_image(as_tensor(data)).numpy()
+    turned = vio.decode_image(as_tensor(data), apply_exif_orientation=True).numpy()
+    assert stored.shape == (3, 5, 8) and turned.shape == (3, 8, 5)
+    np.testing.assert_array_equal(turned, np.rot90(stored, k=-1, axes=(1, 2)))
+
+
+def test_read_modes_are_torchvisions():
+    assert {m.name: m.value for m in vio.ImageReadMode} == {"UNCHANGED": 0, "GRAY": 1, "GRAY_ALPHA": 2, "RGB": 3,
+                                                            "RGB_ALPHA": 4}
+    assert vio.ImageReadMode.RGBA is vio.ImageReadMode.RGB_ALPHA
+    if HAS_TV:
+        assert {k: v.value for k, v in vio.ImageReadMode.__members__.items()} == \
+            {k: v.value for k, v in tv.io.ImageReadMode.__members__.items()}
+
+
+def test_pillow_is_imported_only_to_decode():
+    import subprocess
+    import sys
+    code = ("import sys, npgrad.vision.io, npgrad.vision.datasets; assert 'PIL' not in sys.modules, 'PIL imported'; "
+            "print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**__import__("os").environ, "PYTHONPATH": str(pathlib.Path(npgrad.__file__).parents[1])})
+    assert out.stdout.strip() == "ok", out.stderr
