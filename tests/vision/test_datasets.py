@@ -553,6 +553,33 @@ def test_mnist_download_from_a_mirror_unpacks_like_torchvision(tmp_path, monkeyp
         assert_same_samples(ds, tv.datasets.MNIST(tmp_path / "root"))
 
 
+def test_download_with_the_files_in_place_fetches_nothing(tmp_path, offline):
+    make_mnist_raw(tmp_path / "MNIST" / "raw")
+    assert len(D.MNIST(tmp_path, download=True)) == 6 and offline == []
+
+
+def test_emnist_download_unpacks_every_split_from_the_zip(tmp_path, monkeypatch):
+    rs = np.random.RandomState(7)
+    archive = tmp_path / "served" / "gzip.zip"
+    archive.parent.mkdir()
+    arrays = {}
+    with zipfile.ZipFile(archive, "w") as z:
+        for split in ("digits", "letters"):
+            imgs = rs.randint(0, 256, (3, 28, 28)).astype(np.uint8)
+            labels = rs.randint(1, 10, 3).astype(np.uint8)
+            arrays[split] = imgs
+            for part, arr in (("images-idx3", imgs), ("labels-idx1", labels)):
+                for which in ("train", "test"):
+                    z.writestr(f"gzip/emnist-{split}-{which}-{part}-ubyte.gz", gzip.compress(idx_bytes(arr)))
+    monkeypatch.setattr(D.EMNIST, "url", archive.as_uri())
+    monkeypatch.setattr(D.EMNIST, "md5", md5(archive))
+    ds = D.EMNIST(tmp_path / "root", split="letters", download=True)
+    raw = tmp_path / "root" / "EMNIST" / "raw"
+    assert not (raw / "gzip").exists() and (raw / "emnist-digits-test-images-idx3-ubyte").is_file()
+    assert_image(ds[2][0], arrays["letters"][2], "L")
+    assert len(D.EMNIST(tmp_path / "root", split="digits", train=False)) == 3  # unpacked by the first download
+
+
 def test_cifar_download_checks_the_archive_md5(tmp_path, monkeypatch):
     src = tmp_path / "src"
     make_cifar(src, D.CIFAR10, n=2)
