@@ -170,14 +170,26 @@ def test_encode_png_round_trips(channels, level):
         np.testing.assert_array_equal(tv.io.decode_png(torch.from_numpy(data.numpy())).numpy(), x.numpy())
 
 
+def sampling_factors(jpeg):
+    """The (h, v) sampling factor bytes of each component, read from the SOF0 marker."""
+    at = jpeg.index(b"\xff\xc0")
+    count = jpeg[at + 9]
+    return [jpeg[at + 11 + 3 * i] for i in range(count)]
+
+
 @pytest.mark.parametrize("quality", [10, 75, 100])
-def test_encode_jpeg_is_libjpegs_default_encoding(quality):
-    arr = smooth(16, 24, 3)
-    ours = vio.encode_jpeg(npgrad.from_numpy(arr.transpose(2, 0, 1).copy()), quality=quality).numpy().tobytes()
-    assert ours == encoded(Image.fromarray(arr), "JPEG", quality=quality, subsampling="4:2:0")
+@pytest.mark.parametrize("channels", [3, 1])
+def test_encode_jpeg_is_libjpegs_default_encoding(quality, channels):
+    arr = smooth(16, 24, 3)[..., :channels]
+    chw = arr.transpose(2, 0, 1).copy()
+    ours = vio.encode_jpeg(npgrad.from_numpy(chw), quality=quality).numpy().tobytes()
+    # libjpeg's defaults: 2x2 luma sampling (4:2:0) for colour, 1x1 for a lone gray component
+    assert sampling_factors(ours) == ([0x22, 0x11, 0x11] if channels == 3 else [0x11])
+    pil = Image.fromarray(arr if channels == 3 else arr[..., 0])
+    assert ours == encoded(pil, "JPEG", quality=quality, **({"subsampling": "4:2:0"} if channels == 3 else {}))
     if HAS_TV_IO:
-        assert ours == tv.io.encode_jpeg(torch.from_numpy(arr.transpose(2, 0, 1).copy()), quality=quality).numpy().tobytes()
-    pair = vio.encode_jpeg([npgrad.from_numpy(arr.transpose(2, 0, 1).copy())] * 2, quality=quality)
+        assert ours == tv.io.encode_jpeg(torch.from_numpy(chw), quality=quality).numpy().tobytes()
+    pair = vio.encode_jpeg([npgrad.from_numpy(chw)] * 2, quality=quality)
     assert [p.numpy().tobytes() for p in pair] == [ours, ours]
 
 

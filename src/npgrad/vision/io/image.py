@@ -259,7 +259,10 @@ def encode_jpeg(input, quality=75):
         if not input:
             raise ValueError("encode_jpeg requires at least one input tensor when a list is passed")
         return [encode_jpeg(x, quality) for x in input]
-    return _to_bytes_tensor(_image_to_encode(input), format="JPEG", quality=quality, subsampling="4:2:0")
+    img = _image_to_encode(input)
+    # libjpeg's defaults: colour is 4:2:0 subsampled, a gray image's one component is not
+    options = {"subsampling": "4:2:0"} if img.mode == "RGB" else {}
+    return _to_bytes_tensor(img, format="JPEG", quality=quality, **options)
 
 
 def write_png(input, filename, compression_level=6):
