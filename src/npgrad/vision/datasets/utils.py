@@ -87,17 +87,19 @@ def list_files(root, suffix, prefix=False):
     return [os.path.join(root, n) for n in names] if prefix else names
 
 
-def _fetch(url, fpath):
+def _fetch(url, fpath, progress=True, timeout=None):
+    """Stream ``url`` into ``fpath`` through ``fpath + '.part'``, renamed only once complete."""
     # urllib.request.urlopen follows redirects itself (up to its own limit of 10 hops), so
     # max_redirect_hops only bounds torchvision's manual resolution and is not needed here.
     request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
     part = fpath + ".part"
     from ...utils._progress import progress_bar
     try:
-        with urllib.request.urlopen(request) as response, open(part, "wb") as out:
+        opened = urllib.request.urlopen(request) if timeout is None else urllib.request.urlopen(request, timeout=timeout)
+        with opened as response, open(part, "wb") as out:
             size = response.headers.get("Content-Length") if getattr(response, "headers", None) else None
-            bar = progress_bar(int(size) if size and size.isdigit() else None, os.path.basename(fpath), "auto",
-                               unit="B")
+            bar = progress_bar(int(size) if size and size.isdigit() else None, os.path.basename(fpath),
+                               "auto" if progress else "off", unit="B")
             try:
                 for block in iter(lambda: response.read(_BLOCK), b""):
                     out.write(block)
