@@ -214,3 +214,34 @@ def test_draw_keypoints_errors():
         U.draw_keypoints(img, npgrad.from_numpy(KP), visibility=npgrad.ones(2, 2, dtype=npgrad.bool))
     with pytest.raises(ValueError, match="Pass an RGB image"):
         U.draw_keypoints(npgrad.from_numpy(IMG[:1]), npgrad.from_numpy(KP))
+
+
+@pytest.mark.parametrize("shape", [(2, 9, 11), (3, 2, 6, 5)])
+def test_flow_to_image(shape):
+    flow = (rs.randn(*shape) * 3).astype(np.float32)
+    ours = U.flow_to_image(npgrad.from_numpy(flow)).numpy()
+    assert ours.dtype == np.uint8 and ours.shape == shape[:-3] + (3,) + shape[-2:]
+    uv = flow.reshape((-1,) + flow.shape[-3:])
+    radius = np.sqrt((uv ** 2).sum(1))
+    strongest = np.unravel_index(radius.argmax(), radius.shape)
+    out = ours.reshape((-1, 3) + flow.shape[-2:])
+    # the strongest flow gets a fully saturated colour: one channel at 255, at least one near 0
+    px = out[strongest[0], :, strongest[1], strongest[2]]
+    assert px.max() == 255 and px.min() <= 1
+    # flow pointing right (+u) is at the start of the wheel, pure red; pointing left, half way round: cyan-ish
+    right = U.flow_to_image(npgrad.from_numpy(np.array([[[1.0]], [[0.0]]], np.float32))).numpy()[:, 0, 0]
+    assert right.tolist() == [255, 0, 0]
+    left = U.flow_to_image(npgrad.from_numpy(np.array([[[-1.0]], [[0.0]]], np.float32))).numpy()[:, 0, 0]
+    assert left[0] == 0 and left[2] == 255
+    if HAS_TV:
+        theirs = tv.utils.flow_to_image(torch.from_numpy(flow)).numpy().reshape(out.shape)
+        # atan2/sqrt may differ in the last float32 bit between NumPy and torch, which floor() can turn into 1.
+        # At the strongest pixel a channel meant to be 0 can round to -1, which torch wraps to 255 and npgrad
+        # keeps at 0: that pixel is compared on its saturated channel only.
+        diff = np.abs(out.astype(int) - theirs).transpose(0, 2, 3, 1)
+        diff[strongest] = diff[strongest] * (px == 255)
+        assert diff.max() <= 1 and (diff == 0).mean() > 0.99
+    with pytest.raises(ValueError, match="Flow should be of dtype torch.float"):
+        U.flow_to_image(npgrad.from_numpy(flow.astype(np.float64)))
+    with pytest.raises(ValueError, match=r"Input flow should have shape \(2, H, W\) or \(N, 2, H, W\)"):
+        U.flow_to_image(npgrad.zeros(3, 4, 4))

@@ -12,7 +12,8 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor
 
-__all__ = ["make_grid", "save_image", "draw_bounding_boxes", "draw_segmentation_masks", "draw_keypoints"]
+__all__ = ["make_grid", "save_image", "draw_bounding_boxes", "draw_segmentation_masks", "draw_keypoints",
+           "flow_to_image"]
 
 _FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.bfloat16)
 
@@ -270,3 +271,49 @@ def draw_keypoints(image, keypoints, connectivity=None, colors=None, radius=2, w
             if visible[a] and visible[b]:
                 pen.line((tuple(where[a]), tuple(where[b])), width=width)
     return _canvas_to_tensor(canvas, pixels, was_float)
+
+
+# -- optical flow -------------------------------------------------------------------------------------------------
+
+# The Middlebury flow colour wheel: six hue ramps (red->yellow->green->cyan->blue->magenta->red) of these
+# lengths; along each ramp one channel is held at 255 while another rises (+) or falls (-) in steps of 255/n.
+_WHEEL_SEGMENTS = ((15, 0, 1, +1), (6, 1, 0, -1), (4, 1, 2, +1), (11, 2, 1, -1), (13, 2, 0, +1), (6, 0, 2, -1))
+
+
+def _colour_wheel():
+    rows = []
+    for n, held, moving, direction in _WHEEL_SEGMENTS:
+        ramp = np.floor(255 * np.arange(n) / n)
+        seg = np.zeros((n, 3))
+        seg[:, held] = 255
+        seg[:, moving] = ramp if direction > 0 else 255 - ramp
+        rows.append(seg)
+    return np.concatenate(rows)
+
+
+def flow_to_image(flow):
+    """Colour-code optical flow (2, H, W) or (N, 2, H, W) float32 as uint8 RGB: hue = direction, saturation =
+    magnitude relative to the largest in the input."""
+    if flow.dtype != dtypes.float32:
+        raise ValueError(f"Flow should be of dtype torch.float, got {flow.dtype}.")
+    uv = flow.detach().numpy()
+    single = uv.ndim == 3
+    if single:
+        uv = uv[None]
+    if uv.ndim != 4 or uv.shape[1] != 2:
+        raise ValueError(f"Input flow should have shape (2, H, W) or (N, 2, H, W), got {flow.shape}.")
+    f32 = np.float32
+    uv = uv / (np.sqrt((uv ** 2).sum(1)).max() + np.finfo(f32).eps)
+    wheel = _colour_wheel()
+    spokes = len(wheel)
+    radius = np.sqrt((uv ** 2).sum(1))
+    position = (np.arctan2(-uv[:, 1], -uv[:, 0]) / f32(np.pi) + 1) / 2 * (spokes - 1)
+    lower = np.floor(position).astype(np.int64)
+    upper = np.where(lower + 1 == spokes, 0, lower + 1)
+    frac = position - lower
+    image = np.empty((uv.shape[0], 3, uv.shape[2], uv.shape[3]), dtype=np.uint8)
+    for c in range(3):
+        hue = (1 - frac) * (wheel[lower, c] / 255).astype(f32) + frac * (wheel[upper, c] / 255).astype(f32)
+        # radius can round to just above 1, taking a 0 channel to -1: it stays 0, as in torchvision
+        image[:, c] = np.floor(255 * (1 - radius * (1 - hue))).clip(0, 255)
+    return Tensor._wrap(image[0] if single else image)
