@@ -276,6 +276,12 @@ def test_svhn(tmp_path, monkeypatch, split):
         assert repr(ds) == repr(theirs)
 
 
+def test_svhn_without_scipy_says_how_to_get_it(tmp_path, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "scipy.io", None)  # `import scipy.io` now fails
+    with pytest.raises(ImportError, match="SVHN reads MATLAB files through SciPy.*pip install scipy"):
+        D.SVHN(tmp_path)
+
+
 @pytest.fixture
 def stl10_root(tmp_path, monkeypatch):
     rs = np.random.RandomState(5)
@@ -380,6 +386,24 @@ def test_dataset_folder_loader_and_filters(image_tree):
                        {"is_valid_file": lambda p: "x" in p, "allow_empty": True}):
             assert D.DatasetFolder(root, loader=len, **kwargs).samples == \
                 tv.datasets.DatasetFolder(root, loader=len, **kwargs).samples
+
+
+def test_dataset_folder_with_its_own_classes(image_tree):
+    root, _ = image_tree
+
+    class OnlyDogs(D.ImageFolder):
+        def find_classes(self, directory):
+            return ["dog"], {"dog": 7}
+
+    ds = OnlyDogs(root)
+    assert ds.classes == ["dog"] and set(ds.targets) == {7} and len(ds) == 3
+    with pytest.raises(ValueError, match="The class_to_idx parameter cannot be None."):
+        D.DatasetFolder.make_dataset(str(root), None, extensions=".png")
+    if HAS_TV:
+        class TheirDogs(tv.datasets.ImageFolder):
+            def find_classes(self, directory):
+                return ["dog"], {"dog": 7}
+        assert ds.samples == TheirDogs(root).samples
 
 
 @pytest.mark.parametrize("case", ["no_classes", "empty_class", "both_filters", "no_filter", "empty_mapping"])
