@@ -193,6 +193,54 @@ def test_encode_jpeg_is_libjpegs_default_encoding(quality, channels):
     assert [p.numpy().tobytes() for p in pair] == [ours, ours]
 
 
+def gif_frames(kind, n=3):
+    base = smooth(12, 15, 3, seed=2)
+    frames = []
+    for i in range(n):
+        c = np.roll(base, i, 1) if kind == "full" else base.copy()
+        if kind == "hole":
+            c[1:6, 2 + i:9 + i] = 0
+        frames.append(Image.fromarray(c).convert("P", palette=Image.ADAPTIVE, colors=16))
+    return frames
+
+
+def gif_bytes(frames, **options):
+    buf = io.BytesIO()
+    frames[0].save(buf, "GIF", save_all=len(frames) > 1, append_images=frames[1:], **options)
+    return buf.getvalue()
+
+
+def test_decode_gif_frames_and_transparency():
+    frames = gif_frames("full")
+    still = vio.decode_gif(as_tensor(gif_bytes(frames[:1])))
+    np.testing.assert_array_equal(still.numpy(), np.asarray(frames[0].convert("RGB")).transpose(2, 0, 1))
+    anim = vio.decode_image(as_tensor(gif_bytes(frames, duration=40)), mode="GRAY")  # GIFs are always RGB
+    assert tuple(anim.shape) == (3, 3, 12, 15)
+    for got, frame in zip(anim.numpy(), frames):
+        np.testing.assert_array_equal(got, np.asarray(frame.convert("RGB")).transpose(2, 0, 1))
+    # a transparent pixel of the first frame shows the background colour (palette entry 0 here)
+    data = gif_bytes(frames[:1], transparency=3)
+    clear = np.asarray(frames[0]) == 3
+    assert clear.any()
+    got = vio.decode_gif(as_tensor(data)).numpy()
+    palette = np.array(frames[0].getpalette()[:3])
+    assert (got[:, clear] == palette[:, None]).all()
+    with pytest.raises(RuntimeError, match="Content is not gif"):
+        vio.decode_gif(as_tensor(PNGS["L"]))
+
+
+@needs_tv_io
+@pytest.mark.parametrize("kind", ["full", "hole"])
+@pytest.mark.parametrize("disposal", [0, 1, 2])  # torchvision treats 3 ("restore to previous") like 1
+@pytest.mark.parametrize("transparency", [None, 2])
+def test_decode_gif_matches_torchvision(kind, disposal, transparency):
+    options = {"duration": 40, "disposal": disposal, **({"transparency": transparency} if transparency is not None
+                                                         else {})}
+    data = gif_bytes(gif_frames(kind, 4), **options)
+    np.testing.assert_array_equal(vio.decode_gif(as_tensor(data)).numpy(),
+                                  tv.io.decode_gif(torch.frombuffer(bytearray(data), dtype=torch.uint8)).numpy())
+
+
 @pytest.mark.parametrize("call, error, match", [
     (lambda: vio.encode_png(npgrad.zeros(3, 2, 2)), RuntimeError, "Input tensor dtype should be uint8"),
     (lambda: vio.encode_png(npgrad.zeros(2, 2, dtype=npgrad.uint8)), RuntimeError, "dimension should be 3"),
@@ -207,7 +255,7 @@ def test_encode_jpeg_is_libjpegs_default_encoding(quality, channels):
     (lambda: vio.decode_image(npgrad.zeros(0, dtype=npgrad.uint8)), RuntimeError,
      "Expected a non empty 1-dimensional tensor"),
     (lambda: vio.decode_png(as_tensor(b"GIF89a....")), RuntimeError, "Content is not png"),
-    (lambda: vio.decode_image(as_tensor(b"GIF89a....")), RuntimeError, "Unsupported image file"),
+    (lambda: vio.decode_image(as_tensor(b"BM not an image")), RuntimeError, "Unsupported image file"),
 ])
 def test_errors(call, error, match):
     with pytest.raises(error, match=match):

@@ -14,7 +14,8 @@ import numpy as np
 from ...dtypes import uint8
 from ...tensor import Tensor
 
-__all__ = ["ImageReadMode", "read_file", "write_file", "decode_png", "decode_jpeg", "decode_webp", "decode_image",
+__all__ = ["ImageReadMode", "read_file", "write_file", "decode_png", "decode_jpeg", "decode_webp", "decode_gif",
+           "decode_image",
            "read_image", "encode_png", "encode_jpeg", "write_png", "write_jpeg"]
 
 
@@ -199,10 +200,46 @@ def decode_webp(input, mode=ImageReadMode.UNCHANGED):
     return _decode_webp_bytes(data, _mode(mode))
 
 
+# -- GIF -----------------------------------------------------------------------------------------------------------
+
+def _decode_gif_bytes(data):
+    from PIL import ImageSequence
+    img = _open(data)
+    palette = img.getpalette() or []
+    index = img.info.get("background", 0)
+    # pixels no frame has painted show the logical screen's background colour, as in torchvision's decoder
+    background = np.array((palette[3 * index:3 * index + 3] + [0, 0, 0])[:3], dtype=np.uint8)
+    frames = []
+    for frame in ImageSequence.Iterator(img):
+        if frame.mode in ("P", "L"):  # the first frame, as stored
+            rgb = np.array(frame.convert("RGB"))
+            clear = frame.info.get("transparency")
+            if clear is not None and frame.mode == "P":
+                rgb[np.asarray(frame) == clear] = background
+        else:  # later frames, composited by Pillow onto what came before
+            rgba = np.asarray(frame.convert("RGBA"))
+            rgb = rgba[..., :3].copy()
+            rgb[rgba[..., 3] == 0] = background
+        frames.append(rgb.transpose(2, 0, 1))
+    return Tensor._wrap(np.ascontiguousarray(np.stack(frames) if len(frames) > 1 else frames[0]))
+
+
+def decode_gif(input):
+    """Decode GIF bytes into uint8 RGB: (3, H, W) for one frame, (N, 3, H, W) for an animation.
+
+    Frames are composited by Pillow following the GIF disposal methods; torchvision's decoder treats
+    disposal 3 ("restore to previous") like 1, so such animations can differ from torchvision's.
+    """
+    data = _encoded_bytes(input)
+    if data[:6] not in (b"GIF87a", b"GIF89a"):
+        raise RuntimeError("Content is not gif")
+    return _decode_gif_bytes(data)
+
+
 # -- any format --------------------------------------------------------------------------------------------------
 
 def decode_image(input, mode=ImageReadMode.UNCHANGED, apply_exif_orientation=False):
-    """Decode a PNG, JPEG or WebP image (bytes as a 1-D uint8 Tensor, or a path) into a (C, H, W) Tensor."""
+    """Decode a PNG, JPEG, WebP or GIF image (bytes as a 1-D uint8 Tensor, or a path) into a (C, H, W) Tensor."""
     if not isinstance(input, Tensor):
         input = read_file(str(input))
     mode = _mode(mode)
@@ -213,7 +250,9 @@ def decode_image(input, mode=ImageReadMode.UNCHANGED, apply_exif_orientation=Fal
         return _decode_png_bytes(data, mode, apply_exif_orientation)
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return _decode_webp_bytes(data, mode)
-    raise RuntimeError("Unsupported image file. npgrad.vision.io decodes jpeg, png and webp (gif, avif and heic "
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return _decode_gif_bytes(data)  # always RGB, whatever the mode, as in torchvision
+    raise RuntimeError("Unsupported image file. npgrad.vision.io decodes jpeg, png, webp and gif (avif and heic "
                        "are not available).")
 
 
