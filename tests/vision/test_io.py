@@ -241,6 +241,24 @@ def test_decode_gif_matches_torchvision(kind, disposal, transparency):
                                   tv.io.decode_gif(torch.frombuffer(bytearray(data), dtype=torch.uint8)).numpy())
 
 
+@pytest.mark.parametrize("channels", [3, 4])
+@pytest.mark.parametrize("lossless", [True, False])
+def test_decode_webp(channels, lossless):
+    arr = smooth(10, 12, channels, seed=3)
+    data = encoded(Image.fromarray(arr), "WEBP", lossless=lossless, quality=80)
+    pil = np.asarray(Image.open(io.BytesIO(data)))
+    if lossless:
+        np.testing.assert_array_equal(pil, arr)
+    for mode, want in (("UNCHANGED", pil), ("GRAY", pil), ("RGB", pil[..., :3]),
+                       ("RGB_ALPHA", pil if channels == 4 else np.dstack([pil, np.full(pil.shape[:2], 255, np.uint8)]))):
+        got = vio.decode_webp(as_tensor(data), mode)
+        np.testing.assert_array_equal(got.numpy(), want.transpose(2, 0, 1))
+        if HAS_TV_IO:
+            theirs = tv.io.decode_webp(torch.frombuffer(bytearray(data), dtype=torch.uint8),
+                                       getattr(tv.io.ImageReadMode, mode))
+            np.testing.assert_array_equal(got.numpy(), theirs.numpy())
+
+
 @pytest.mark.parametrize("call, error, match", [
     (lambda: vio.encode_png(npgrad.zeros(3, 2, 2)), RuntimeError, "Input tensor dtype should be uint8"),
     (lambda: vio.encode_png(npgrad.zeros(2, 2, dtype=npgrad.uint8)), RuntimeError, "dimension should be 3"),

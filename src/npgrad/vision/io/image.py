@@ -185,15 +185,15 @@ def decode_jpeg(input, mode=ImageReadMode.UNCHANGED, device="cpu", apply_exif_or
 
 def _decode_webp_bytes(data, mode):
     img = _open(data)
-    want = {ImageReadMode.UNCHANGED: "RGBA" if img.mode in ("RGBA", "LA") else "RGB", ImageReadMode.RGB: "RGB",
-            ImageReadMode.RGB_ALPHA: "RGBA"}.get(mode)
+    # only RGB and RGB_ALPHA convert; the gray modes give the image as stored, as torchvision's decoder does
+    want = {ImageReadMode.RGB: "RGB", ImageReadMode.RGB_ALPHA: "RGBA"}.get(mode)
     if want is None:
-        raise RuntimeError(f"Unsupported mode for webp: {mode.name}")
+        want = "RGBA" if img.mode in ("RGBA", "LA") else "RGB"
     return _chw(np.asarray(img.convert(want)))
 
 
 def decode_webp(input, mode=ImageReadMode.UNCHANGED):
-    """Decode WebP bytes into a uint8 (3 or 4, H, W) Tensor."""
+    """Decode WebP bytes into a uint8 (3 or 4, H, W) Tensor (RGB, or RGBA where the file has alpha)."""
     data = _encoded_bytes(input)
     if not (data[:4] == b"RIFF" and data[8:12] == b"WEBP"):
         raise RuntimeError("Content is not webp")
