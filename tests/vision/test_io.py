@@ -274,6 +274,8 @@ def test_decode_webp(channels, lossless):
      "Expected a non empty 1-dimensional tensor"),
     (lambda: vio.decode_png(as_tensor(b"GIF89a....")), RuntimeError, "Content is not png"),
     (lambda: vio.decode_image(as_tensor(b"BM not an image")), RuntimeError, "Unsupported image file"),
+    (lambda: vio.decode_png(as_tensor(PNGS["RGB"][:40])), RuntimeError, "Out of bound read in decode_png"),
+    (lambda: vio.decode_jpeg(as_tensor(jpeg_bytes("RGB")[:300])), RuntimeError, "Image is incomplete or truncated"),
 ])
 def test_errors(call, error, match):
     with pytest.raises(error, match=match):

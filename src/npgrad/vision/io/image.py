@@ -70,9 +70,20 @@ def _chw(array):
     return Tensor._wrap(np.ascontiguousarray(array.transpose(2, 0, 1)))
 
 
-def _open(data):
+_BROKEN = {  # what torchvision says of a damaged file of each kind
+    "PNG": "Out of bound read in decode_png. Probably, the input image is corrupted",
+    "JPEG": "Image is incomplete or truncated",
+}
+
+
+def _open(data, kind="image"):
+    """The decoded Pillow image of ``data``; a damaged file is a RuntimeError naming what Pillow found."""
     Image = _pil()
-    img = Image.open(io.BytesIO(data))
+    try:
+        img = Image.open(io.BytesIO(data))
+        img.load()
+    except (OSError, SyntaxError, ValueError) as e:  # Pillow's ways of saying "truncated" / "not decodable"
+        raise RuntimeError(f"{_BROKEN.get(kind, f'Could not decode the {kind} file')} ({e})") from None
     return img
 
 
@@ -142,8 +153,8 @@ def _png_convert(img, pixels, alpha, palette, mode):
 
 def _decode_png_bytes(data, mode, apply_exif_orientation):
     if not data.startswith(_PNG_MAGIC):
-        raise RuntimeError("Content is not png")
-    img = _oriented(_open(data), apply_exif_orientation)
+        raise RuntimeError("Content is not png!")
+    img = _oriented(_open(data, "PNG"), apply_exif_orientation)
     pixels, alpha, palette = _png_pixels(img, data)
     return _chw(_png_convert(img, pixels, alpha, palette, mode))
 
@@ -160,9 +171,14 @@ def _decode_jpeg_bytes(data, mode, apply_exif_orientation):
         raise RuntimeError(f"Not a JPEG file: starts with 0x{data[0]:02x} 0x{data[1] if len(data) > 1 else 0:02x}")
     if mode not in (ImageReadMode.UNCHANGED, ImageReadMode.GRAY, ImageReadMode.RGB):
         raise RuntimeError("The provided mode is not supported for JPEG files")
-    img = _open(data)
-    if mode is ImageReadMode.GRAY and img.mode != "L":
-        img.draft("L", img.size)  # the decoder emits its luma channel, as libjpeg's grayscale output does
+    Image = _pil()
+    try:
+        img = Image.open(io.BytesIO(data))
+        if mode is ImageReadMode.GRAY and img.mode != "L":
+            img.draft("L", img.size)  # the decoder emits its luma channel, as libjpeg's grayscale output does
+        img.load()
+    except (OSError, SyntaxError, ValueError) as e:
+        raise RuntimeError(f"{_BROKEN['JPEG']} ({e})") from None
     img = _oriented(img, apply_exif_orientation)
     if img.mode not in ("L", "RGB"):  # CMYK / YCCK
         img = img.convert("RGB")
@@ -184,7 +200,7 @@ def decode_jpeg(input, mode=ImageReadMode.UNCHANGED, device="cpu", apply_exif_or
 
 
 def _decode_webp_bytes(data, mode):
-    img = _open(data)
+    img = _open(data, "WebP")
     # only RGB and RGB_ALPHA convert; the gray modes give the image as stored, as torchvision's decoder does
     want = {ImageReadMode.RGB: "RGB", ImageReadMode.RGB_ALPHA: "RGBA"}.get(mode)
     if want is None:
@@ -204,7 +220,7 @@ def decode_webp(input, mode=ImageReadMode.UNCHANGED):
 
 def _decode_gif_bytes(data):
     from PIL import ImageSequence
-    img = _open(data)
+    img = _open(data, "GIF")
     palette = img.getpalette() or []
     index = img.info.get("background", 0)
     # pixels no frame has painted show the logical screen's background colour, as in torchvision's decoder
