@@ -1,7 +1,11 @@
 """npgrad.vision.io against Pillow/NumPy oracles, and against torchvision.io where its image extension loads.
 
 (torchvision's compiled image ops usually do not load beside the CPU torch wheel; the comparison tests
-then skip, and the Pillow/NumPy checks below still pin the behaviour.)
+then skip, and the Pillow/NumPy checks below still pin the behaviour.) They load when the 16 c10::cuda
+symbols torchvision/image.so asks for are given by a stub: list them with
+``nm -D --undefined-only image.so | grep cuda``, compile ``long <symbol>(void) { return 0; }`` for each (and
+``void* <allocator symbol> = 0;``) into ``libc10_cuda.so``, add an empty ``libtorch_cuda.so``, and run the
+tests with ``LD_LIBRARY_PATH=<stub dir>:<torch>/lib``: the CPU decoders and encoders then run as shipped.
 """
 import io
 import pathlib
