@@ -65,6 +65,20 @@ def test_make_grid_lists_and_errors():
         U.make_grid(npgrad.rand(2, 3, 4, 4), normalize=True, value_range=[0, 1])
 
 
+def test_make_grid_integers_and_gradients():
+    x = rs.randint(0, 256, (5, 3, 4, 4)).astype(np.uint8)
+    ours = U.make_grid(npgrad.from_numpy(x), nrow=3, pad_value=7)
+    assert ours.dtype == npgrad.uint8 and (ours.numpy()[:, :2] == 7).all()
+    if HAS_TV:
+        same(ours, tv.utils.make_grid(torch.from_numpy(x), nrow=3, pad_value=7))
+    images = npgrad.rand(3, 1, 2, 2, requires_grad=True)
+    weights = npgrad.rand(3, 6, 14)
+    (U.make_grid(images, normalize=True, value_range=(0.0, 2.0)) * weights).sum().backward()
+    # each pixel appears in the three colour planes of its cell, scaled by 1/2 (the value range)
+    cell = weights.numpy()[:, 2:4, 2:4].sum(0) / 2
+    np.testing.assert_allclose(images.grad.numpy()[0, 0], cell, rtol=1e-6)
+
+
 @pytest.mark.parametrize("fmt", ["png", "bmp"])
 def test_save_image(tmp_path, fmt):
     x = (rs.rand(3, 3, 5, 4) * 1.2 - 0.1).astype(np.float32)

@@ -26,52 +26,54 @@ def make_grid(tensor, nrow=8, padding=2, normalize=False, value_range=None, scal
     """Tile a batch (B, C, H, W) (or a list of (C, H, W) images) into one (C, H', W') image, ``nrow`` per row.
 
     Single-channel images become three-channel. ``normalize`` maps ``value_range`` (default: the min and max,
-    of each image with ``scale_each``) onto [0, 1] after clamping to it.
+    of each image with ``scale_each``) onto [0, 1] after clamping to it. Built from Tensor ops (pad, cat),
+    so gradients flow back to the images as in torchvision.
     """
+    from ..nn.functional import pad
+    from ..ops.movement import cat, stack
+
     if isinstance(tensor, (list, tuple)) and all(isinstance(t, Tensor) for t in tensor):
-        from ..ops.movement import stack
         tensor = stack(list(tensor), 0)
     if not isinstance(tensor, Tensor):
         raise TypeError(f"tensor or list of tensors expected, got {type(tensor)}")
-    batch = tensor.detach().numpy()
-    if batch.ndim == 2:  # one (H, W) image
-        batch = batch[None]
-    if batch.ndim == 3:  # one (C, H, W) image
-        batch = batch[None]
-    if batch.ndim != 4:
+    if tensor.dim() == 2:  # one (H, W) image
+        tensor = tensor[None]
+    if tensor.dim() == 3:  # one (C, H, W) image
+        tensor = tensor[None]
+    if tensor.dim() != 4:
         raise ValueError(f"make_grid expects a (B, C, H, W) batch, a (C, H, W) or (H, W) image, or a list of "
                          f"images; got a tensor of shape {tuple(tensor.shape)}")
-    if batch.shape[1] == 1:
-        batch = np.repeat(batch, 3, axis=1)
+    if tensor.shape[1] == 1:
+        tensor = cat([tensor] * 3, 1)
     if normalize:
         if value_range is not None and not isinstance(value_range, tuple):
             raise TypeError("value_range has to be a tuple (min, max) if specified. min and max are numbers")
-        if batch.dtype.kind != "f":
+        if not _is_float(tensor):
             raise RuntimeError(f"result type Float can't be cast to the desired output type {tensor.dtype}")
-        batch = np.stack([_rescale(b, value_range) for b in batch]) if scale_each else _rescale(batch, value_range)
-    if batch.shape[0] == 1:
-        return Tensor._wrap(np.ascontiguousarray(batch[0]))
-    count, channels, h, w = batch.shape
+        tensor = (stack([_rescale(t, value_range) for t in tensor], 0) if scale_each
+                  else _rescale(tensor, value_range))
+    if tensor.shape[0] == 1:
+        return tensor[0]
+    count, channels, h, w = tensor.shape
     cols = min(nrow, count)
     rows = int(math.ceil(count / cols))
-    cell_h, cell_w = h + padding, w + padding
-    grid = np.full((channels, rows * cell_h + padding, cols * cell_w + padding), pad_value, dtype=batch.dtype)
-    for k in range(count):
-        top, left = (k // cols) * cell_h + padding, (k % cols) * cell_w + padding
-        grid[:, top:top + h, left:left + w] = batch[k]
-    return Tensor._wrap(grid)
+    # every cell is an image with `padding` above and to its left; the grid gets one more strip right and below
+    cells = [pad(img, (padding, 0, padding, 0), value=pad_value) for img in tensor]
+    blank = tensor.new_full((channels, h + padding, w + padding), pad_value)
+    cells += [blank] * (rows * cols - count)
+    grid = cat([cat(cells[r * cols:(r + 1) * cols], 2) for r in range(rows)], 1)
+    return pad(grid, (0, padding, 0, padding), value=pad_value)
 
 
 def _rescale(x, value_range):
     low, high = (float(x.min()), float(x.max())) if value_range is None else value_range
-    kind = x.dtype.type
-    return (x.clip(low, high) - kind(low)) / kind(max(high - low, 1e-5))
+    return (x.clamp(low, high) - low) / max(high - low, 1e-5)
 
 
 def save_image(tensor, fp, format=None, **kwargs):
     """Save ``make_grid(tensor, **kwargs)`` (values in [0, 1]) as an 8-bit image file through Pillow."""
     Image = _pil()[0]
-    grid = make_grid(tensor, **kwargs).numpy()
+    grid = make_grid(tensor, **kwargs).detach().numpy()
     kind = grid.dtype.type if grid.dtype.kind == "f" else np.float32
     pixels = (grid.astype(kind, copy=False) * kind(255) + kind(0.5)).clip(0, 255).astype(np.uint8)
     Image.fromarray(np.ascontiguousarray(pixels.transpose(1, 2, 0))).save(fp, format=format)
