@@ -73,7 +73,11 @@ def test_make_grid_integers_and_gradients():
         same(ours, tv.utils.make_grid(torch.from_numpy(x), nrow=3, pad_value=7))
     images = npgrad.rand(3, 1, 2, 2, requires_grad=True)
     weights = npgrad.rand(3, 6, 14)
-    (U.make_grid(images, normalize=True, value_range=(0.0, 2.0)) * weights).sum().backward()
+    grid = U.make_grid(images, normalize=True, value_range=(0.0, 2.0))
+    assert grid.requires_grad
+    np.testing.assert_array_equal(grid.detach().numpy(),  # the same values as the no-grad path
+                                  U.make_grid(images.detach(), normalize=True, value_range=(0.0, 2.0)).numpy())
+    (grid * weights).sum().backward()
     # each pixel appears in the three colour planes of its cell, scaled by 1/2 (the value range)
     cell = weights.numpy()[:, 2:4, 2:4].sum(0) / 2
     np.testing.assert_allclose(images.grad.numpy()[0, 0], cell, rtol=1e-6)
