@@ -67,3 +67,24 @@ def test_an_unmodified_fsdp_script_on_2_processes_equals_one_process(tmp_path):
     dcp.load(sd, checkpoint_id=str(tmp_path / "out2.ck"))
     for k, v in runs[1]["weights"].items():
         np.testing.assert_allclose(sd["model"][k].numpy().reshape(-1), v, rtol=0, atol=1e-12, err_msg=k)
+
+
+def _regions(path):
+    """The blocks between ``# docs: NAME`` and ``# docs: end`` of a script, dedented."""
+    import textwrap
+    text, out = open(path).read(), {}
+    for part in text.split("# docs: ")[1:]:
+        name, _, rest = part.partition("\n")
+        if name != "end":
+            out[name] = textwrap.dedent(rest.rstrip(" ")).rstrip("\n")  # the part ends where "# docs: end" was
+    return out
+
+
+def test_the_docs_recipe_is_the_tested_code():
+    docs = open(os.path.join(os.path.dirname(SRC), "docs", "distributed.md")).read()
+    script = open(os.path.join(SCRIPTS, "torchrun_fsdp.py")).read()
+    assert script[script.index("import functools"):].rstrip("\n") in docs
+    regions = _regions(os.path.join(SCRIPTS, "fsdp_checkpoint.py"))
+    assert sorted(regions) == ["plain", "resume"]
+    for name, code in regions.items():
+        assert f"```python\n{code}\n```" in docs, name

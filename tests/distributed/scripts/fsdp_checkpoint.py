@@ -117,17 +117,18 @@ def save(directory, rank, world):
 def load(directory, rank, world):
     ref = reference(2 * STEPS)
     # a fresh model wrapped another way (other units, another world size), a fresh optimizer
+    ckpt = directory + "/fsdp"
+    # docs: resume
     model = FSDP(make(seed=5), auto_wrap_policy=functools.partial(size_based_auto_wrap_policy, min_num_params=20))
-    opt = adamw(model.parameters())
-    # a fresh optimizer has no state to load into (FSDP.optim_state_dict of it is empty, as in PyTorch):
-    # get_state_dict gives it its zero state first, the same sharded layout FSDP.state_dict_type gives
-    msd, osd = get_state_dict(model, opt)
+    opt = torch.optim.AdamW(model.parameters(), lr=0.02, weight_decay=0.05)
+    model_sd, optim_sd = get_state_dict(model, opt)  # a fresh optimizer gets the zero state to load into
     with FSDP.state_dict_type(model, StateDictType.SHARDED_STATE_DICT):
-        sd = {"model": msd, "optim": osd, "step": 0}
-        dcp.load(sd, checkpoint_id=directory + "/fsdp")
-        model.load_state_dict(sd["model"])
-        opt.load_state_dict(FSDP.optim_state_dict_to_load(model, opt, sd["optim"]))
-    assert sd["step"] == STEPS
+        state = {"model": model_sd, "optim": optim_sd, "step": 0}
+        dcp.load(state, checkpoint_id=ckpt)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(FSDP.optim_state_dict_to_load(model, opt, state["optim"]))
+    # docs: end
+    assert state["step"] == STEPS
     train(model, opt, STEPS, rank, world)
     check(full_params(model), ref, "FSDP resumed on another world size")
 
@@ -160,11 +161,15 @@ def load(directory, rank, world):
 def resume_plain(directory, kind="fsdp"):
     """One process, no process group: the FSDP checkpoint into the plain model and optimizer (full tensors,
     keyed by parameter names as get_state_dict keys them); 10 more steps; the model's state dict."""
+    ckpt = f"{directory}/{kind}"
+    # docs: plain
     model = make(seed=9)
-    opt = adamw(model.parameters())
-    msd, osd = get_state_dict(model, opt)
-    dcp.load({"model": msd, "optim": osd}, checkpoint_id=f"{directory}/{kind}")
-    set_state_dict(model, opt, model_state_dict=msd, optim_state_dict=osd)
+    opt = torch.optim.AdamW(model.parameters(), lr=0.02, weight_decay=0.05)
+    model_sd, optim_sd = get_state_dict(model, opt)
+    state = {"model": model_sd, "optim": optim_sd}
+    dcp.load(state, checkpoint_id=ckpt)  # one process, no process group: whole tensors from the shards
+    set_state_dict(model, opt, model_state_dict=state["model"], optim_state_dict=state["optim"])
+    # docs: end
     train(model, opt, STEPS)
     return model.state_dict()
 
