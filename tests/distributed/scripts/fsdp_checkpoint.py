@@ -129,6 +129,9 @@ def load(directory, rank, world):
         opt.load_state_dict(FSDP.optim_state_dict_to_load(model, opt, state["optim"]))
     # docs: end
     assert state["step"] == STEPS
+    whole, whole_opt = get_state_dict(model, opt, options=StateDictOptions(full_state_dict=True))
+    flat_opt = get_state_dict(model, opt, options=StateDictOptions(flatten_optimizer_state_dict=True))[1]
+    assert "state.1.fc.weight.exp_avg" in flat_opt and "param_groups.3.bias.lr" in flat_opt, list(flat_opt)
     train(model, opt, STEPS, rank, world)
     check(full_params(model), ref, "FSDP resumed on another world size")
 
@@ -148,6 +151,21 @@ def load(directory, rank, world):
     set_state_dict(fs, fopt, model_state_dict=msd, optim_state_dict=osd)
     train(fs, fopt, STEPS, rank, world)
     check(get_state_dict(fs, fopt, options=StateDictOptions(full_state_dict=True))[0], ref, "fully_shard resumed")
+
+    # whole tensors into fully_shard, flattened optimizer state into FSDP wrapped as one unit
+    fs = make(seed=10)
+    fully_shard(fs)
+    fopt = adamw(fs.parameters())
+    set_state_dict(fs, fopt, model_state_dict=whole, optim_state_dict=whole_opt,
+                   options=StateDictOptions(full_state_dict=True))
+    train(fs, fopt, STEPS, rank, world)
+    check(get_state_dict(fs, fopt, options=StateDictOptions(full_state_dict=True))[0], ref, "fully_shard from full")
+    model = FSDP(make(seed=11))
+    opt = adamw(model.parameters())
+    set_state_dict(model, opt, model_state_dict=whole, optim_state_dict=flat_opt,
+                   options=StateDictOptions(flatten_optimizer_state_dict=True))
+    train(model, opt, STEPS, rank, world)
+    check(full_params(model), ref, "FSDP from a flattened optimizer state dict")
 
     saved = torch.load(directory + "/zero.pt")
     zm = make(seed=8)

@@ -143,12 +143,30 @@ def _options(options):
     return options
 
 
+def _members(model):
+    """id(parameter) -> the unwrapped model's names it stands for (an FSDP flat parameter: all of its unit's)."""
+    out = {}
+    for n, p in model.named_parameters(remove_duplicate=False):
+        out.setdefault(id(p), [_clean(n)])
+    if _fsdp(model) is not None:
+        from ..fsdp._optim import _layout
+        flat, _, pieces = _layout(model)
+        out.update({k: list(names) for k, (_, names) in flat.items()})
+        out.update({k: [name] for k, (_, _, name) in pieces.items()})
+    return out
+
+
+def _clean(name):
+    return name.replace("_fsdp_wrapped_module.", "")
+
+
 def _select(sd, model, submodules, opts):
     if opts.ignore_frozen_params:
-        frozen = {n for n, p in model.named_parameters() if not p.requires_grad}
+        members = _members(model)
+        frozen = {n for p in model.parameters() if not p.requires_grad for n in members[id(p)]}
         sd = type(sd)((k, v) for k, v in sd.items() if k not in frozen)
     if submodules:
-        prefixes = [n + "." for n, m in model.named_modules() if m in submodules]
+        prefixes = [_clean(n + ".") for n, m in model.named_modules() if m in submodules]
         kept = type(sd)()
         for k, v in sd.items():
             for p in prefixes:
@@ -181,7 +199,7 @@ def _optimizers(optimizers):
 def _names(model):
     names = {}
     for n, p in model.named_parameters(remove_duplicate=False):
-        names.setdefault(id(p), n.replace("_fsdp_wrapped_module.", ""))
+        names.setdefault(id(p), _clean(n))
     return names
 
 
@@ -315,7 +333,7 @@ def _unflatten_optim(flat, opt, names):
             name, _, k = rest.rpartition(".")
             state.setdefault(name, {})[k] = v
     for group in opt.param_groups:
-        members = [names[id(p)] for p in group["params"]]
+        members = [n for p in group["params"] for n in names[id(p)]]
         g = {"params": members}
         for k in group:
             if k != "params" and members and f"param_groups.{members[0]}.{k}" in flat:
@@ -337,7 +355,7 @@ def set_optimizer_state_dict(model, optimizers, optim_state_dict, *, options=Non
     for opt in _optimizers(optimizers):
         osd = optim_state_dict
         if "state" not in osd or "param_groups" not in osd:
-            osd = _unflatten_optim(osd, opt, names)
+            osd = _unflatten_optim(osd, opt, _members(m))
         if fsdp is not None:
             opt.load_state_dict(fsdp.optim_state_dict_to_load(m, opt, osd))
             continue
