@@ -135,13 +135,15 @@ def load(directory, rank, world):
     train(model, opt, STEPS, rank, world)
     check(full_params(model), ref, "FSDP resumed on another world size")
 
-    model = FSDP(make(seed=6))
-    opt = adamw(model.parameters())
-    msd, osd = get_state_dict(model, opt)
-    dcp.load({"model": msd, "optim": osd}, checkpoint_id=directory + "/helpers")
-    set_state_dict(model, opt, model_state_dict=msd, optim_state_dict=osd)
-    train(model, opt, STEPS, rank, world)
-    check(full_params(model), ref, "get_state_dict/set_state_dict of FSDP, resumed")
+    for orig in (False, True):  # flat parameters, or the original parameters' pieces of them
+        model = FSDP(make(seed=6), use_orig_params=orig,
+                     auto_wrap_policy=functools.partial(transformer_auto_wrap_policy, transformer_layer_cls={Block}))
+        opt = adamw(model.parameters())
+        msd, osd = get_state_dict(model, opt)
+        dcp.load({"model": msd, "optim": osd}, checkpoint_id=directory + "/helpers")
+        set_state_dict(model, opt, model_state_dict=msd, optim_state_dict=osd)
+        train(model, opt, STEPS, rank, world)
+        check(full_params(model), ref, f"get_state_dict/set_state_dict of FSDP (use_orig_params={orig}), resumed")
 
     fs = make(seed=7)
     fully_shard(fs)
