@@ -169,6 +169,15 @@ def load(directory, rank, world):
     train(model, opt, STEPS, rank, world)
     check(full_params(model), ref, "FSDP from a flattened optimizer state dict")
 
+    # the options that pick keys see the unwrapped names (a frozen unit, a submodule)
+    m = make()
+    m[1].requires_grad_(False)
+    model = FSDP(m, auto_wrap_policy=functools.partial(transformer_auto_wrap_policy, transformer_layer_cls={Block}))
+    kept = get_state_dict(model, adamw(model.parameters()), options=StateDictOptions(ignore_frozen_params=True))[0]
+    assert sorted(kept) == sorted(k for k in ref if not k.startswith("1.")), list(kept)
+    sub = get_state_dict(model, [], submodules={model[2]}, options=StateDictOptions(keep_submodule_prefixes=False))[0]
+    assert sorted(sub) == ["fc.bias", "fc.weight", "norm.bias", "norm.weight"], list(sub)
+
     saved = torch.load(directory + "/zero.pt")
     zm = make(seed=8)
     zopt = ZeroRedundancyOptimizer(zm.parameters(), optimizer_class=torch.optim.AdamW, lr=0.02, weight_decay=0.05)
