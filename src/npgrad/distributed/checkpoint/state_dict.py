@@ -37,6 +37,53 @@ def _unwrap(model):
     return model
 
 
+def _fsdp(model):
+    """``model``'s FullyShardedDataParallel class when FSDP instances wrap parts of it, else None."""
+    from ..fsdp import FullyShardedDataParallel
+    if not hasattr(model, "modules"):  # any object with state_dict()/load_state_dict() will do
+        return None
+    return FullyShardedDataParallel if FullyShardedDataParallel.fsdp_modules(model) else None
+
+
+def _chunked(model):
+    """id(parameter) -> (unit, index) for parameters ``fully_shard`` keeps as this rank's dim-0 chunk."""
+    from ..fsdp import FSDPModule
+    out = {}
+    for m in model.modules() if hasattr(model, "modules") else ():
+        if isinstance(m, FSDPModule):
+            unit = m.__dict__["_fsdp_state"].unit
+            for i, p in enumerate(unit.shards):
+                out[id(p)] = (unit, i)
+    return out
+
+
+def _as_shards(state, unit, i):
+    """A fully_shard parameter's optimizer state: tensors shaped like its chunk become LocalShards of the
+    whole parameter's shape (as PyTorch's DTensor state is), so they reshard like the parameter."""
+    from .._sharded import LocalShard
+    shape = unit.shapes[i]
+    a, b = unit.bounds[i][unit.rank]
+    out = dict(state)
+    for k, v in state.items():
+        if isinstance(v, Tensor) and v.dim() == len(shape) and v.dim() > 0 and tuple(v.shape) == (b - a,) + shape[1:]:
+            out[k] = LocalShard(v, shape, (a,) + (0,) * (len(shape) - 1))
+    return out
+
+
+def _to_chunks(state, unit, i, name):
+    """The inverse of ``_as_shards`` for loading: shards of any layout, or whole tensors, become this
+    rank's chunk (a collective over the parameter's tensors)."""
+    from ..fsdp._shards import assemble
+    shape = unit.shapes[i]
+    a, b = unit.bounds[i][unit.rank]
+    out = dict(state)
+    for k in sorted(state):
+        v = state[k]
+        if is_shard(v) or (isinstance(v, Tensor) and tuple(v.shape) == shape and v.dim() > 0):
+            out[k] = Tensor._wrap(assemble(unit.comm, v, shape, unit.dtypes[i], f"{name}.{k}")[a:b].copy())
+    return out
+
+
 def _comm():
     return _group._world()._comm if _group.is_initialized() else None
 
@@ -96,12 +143,30 @@ def _options(options):
     return options
 
 
+def _members(model):
+    """id(parameter) -> the unwrapped model's names it stands for (an FSDP flat parameter: all of its unit's)."""
+    out = {}
+    for n, p in model.named_parameters(remove_duplicate=False):
+        out.setdefault(id(p), [_clean(n)])
+    if _fsdp(model) is not None:
+        from ..fsdp._optim import _layout
+        flat, _, pieces = _layout(model)
+        out.update({k: list(names) for k, (_, names) in flat.items()})
+        out.update({k: [name] for k, (_, _, name) in pieces.items()})
+    return out
+
+
+def _clean(name):
+    return name.replace("_fsdp_wrapped_module.", "")
+
+
 def _select(sd, model, submodules, opts):
     if opts.ignore_frozen_params:
-        frozen = {n for n, p in model.named_parameters() if not p.requires_grad}
+        members = _members(model)
+        frozen = {n for p in model.parameters() if not p.requires_grad for n in members[id(p)]}
         sd = type(sd)((k, v) for k, v in sd.items() if k not in frozen)
     if submodules:
-        prefixes = [n + "." for n, m in model.named_modules() if m in submodules]
+        prefixes = [_clean(n + ".") for n, m in model.named_modules() if m in submodules]
         kept = type(sd)()
         for k, v in sd.items():
             for p in prefixes:
@@ -116,7 +181,14 @@ def get_model_state_dict(model, *, submodules=None, options=None):
     """``model``'s state dict keyed by its unwrapped parameter and buffer names."""
     opts = _options(options)
     m = _unwrap(model)
-    return _finish(_select(m.state_dict(), m, submodules, opts), opts)
+    fsdp = _fsdp(m)
+    if fsdp is None:
+        return _finish(_select(m.state_dict(), m, submodules, opts), opts)
+    from ..fsdp import StateDictType
+    # sharded first; full_state_dict then gathers the shards as for any other sharded model
+    with fsdp.state_dict_type(m, StateDictType.SHARDED_STATE_DICT):
+        sd = m.state_dict()
+    return _finish(_select(sd, m, submodules, opts), opts)
 
 
 def _optimizers(optimizers):
@@ -127,7 +199,7 @@ def _optimizers(optimizers):
 def _names(model):
     names = {}
     for n, p in model.named_parameters(remove_duplicate=False):
-        names.setdefault(id(p), n)
+        names.setdefault(id(p), _clean(n))
     return names
 
 
@@ -177,9 +249,17 @@ def get_optimizer_state_dict(model, optimizers, *, submodules=None, options=None
     opts = _options(options)
     m = _unwrap(model)
     names = _names(m)
+    fsdp, chunked = _fsdp(m), _chunked(m)
     out = {"state": {}, "param_groups": []}
     for opt in _optimizers(optimizers):
         _init_state(opt)
+        if fsdp is not None:  # flat parameters: FSDP itself names their pieces and shards their state
+            from ..fsdp import StateDictType
+            with fsdp.state_dict_type(m, StateDictType.SHARDED_STATE_DICT):
+                osd = fsdp.optim_state_dict(m, opt)
+            out["state"].update(osd["state"])
+            out["param_groups"].extend(osd["param_groups"])
+            continue
         osd = opt.state_dict()
         order = _params_in_order(opt)
         try:
@@ -188,7 +268,8 @@ def get_optimizer_state_dict(model, optimizers, *, submodules=None, options=None
             raise ValueError("get_optimizer_state_dict: the optimizer holds a parameter that is not one of the "
                              "model's") from None
         for idx, state in osd["state"].items():
-            out["state"][fqn[idx]] = state
+            where = chunked.get(id(order[idx]))
+            out["state"][fqn[idx]] = state if where is None else _as_shards(state, *where)
         for group in osd["param_groups"]:
             g = dict(group)
             g["params"] = [fqn[i] for i in group["params"]]
@@ -235,7 +316,13 @@ def set_model_state_dict(model, model_state_dict, *, options=None):
     opts = _options(options)
     if opts.broadcast_from_rank0:
         model_state_dict = _broadcast(model_state_dict)
-    return _unwrap(model).load_state_dict(model_state_dict, strict=opts.strict)
+    m = _unwrap(model)
+    fsdp = _fsdp(m)
+    if fsdp is None:
+        return m.load_state_dict(model_state_dict, strict=opts.strict)
+    from ..fsdp import StateDictType
+    with fsdp.state_dict_type(m, StateDictType.SHARDED_STATE_DICT):  # takes shards or whole tensors
+        return m.load_state_dict(model_state_dict, strict=opts.strict)
 
 
 def _unflatten_optim(flat, opt, names):
@@ -246,7 +333,7 @@ def _unflatten_optim(flat, opt, names):
             name, _, k = rest.rpartition(".")
             state.setdefault(name, {})[k] = v
     for group in opt.param_groups:
-        members = [names[id(p)] for p in group["params"]]
+        members = [n for p in group["params"] for n in names[id(p)]]
         g = {"params": members}
         for k in group:
             if k != "params" and members and f"param_groups.{members[0]}.{k}" in flat:
@@ -264,10 +351,14 @@ def set_optimizer_state_dict(model, optimizers, optim_state_dict, *, options=Non
         optim_state_dict = _broadcast(optim_state_dict)
     m = _unwrap(model)
     names = _names(m)
+    fsdp, chunked = _fsdp(m), _chunked(m)
     for opt in _optimizers(optimizers):
         osd = optim_state_dict
         if "state" not in osd or "param_groups" not in osd:
-            osd = _unflatten_optim(osd, opt, names)
+            osd = _unflatten_optim(osd, opt, _members(m))
+        if fsdp is not None:
+            opt.load_state_dict(fsdp.optim_state_dict_to_load(m, opt, osd))
+            continue
         saved_group = {}
         for g in osd["param_groups"]:
             for n in g["params"]:
@@ -275,6 +366,9 @@ def set_optimizer_state_dict(model, optimizers, optim_state_dict, *, options=Non
         order = _params_in_order(opt)
         index = {names[id(p)]: i for i, p in enumerate(order)}
         state = {index[n]: s for n, s in osd["state"].items() if n in index}
+        for i, p in enumerate(order):  # the same order on every rank: the gathers below are collectives
+            if id(p) in chunked and i in state:
+                state[i] = _to_chunks(state[i], *chunked[id(p)], names[id(p)])
         if opts.strict and osd["state"]:
             for n, p in zip(index, order):
                 if p.requires_grad and n not in osd["state"]:

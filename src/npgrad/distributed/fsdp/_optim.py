@@ -163,6 +163,8 @@ def optim_state_dict_to_load(model, order, osd):
             i = index_of.get(n)
             if i is not None and i not in seen:
                 seen.append(i)
-        ng["params"] = seen
+        # in the optimizer's own order: load_state_dict pairs the ids with its parameters by position, and the
+        # saved names may come in another order (units made by another wrap policy)
+        ng["params"] = sorted(seen)
         groups.append(ng)
     return {"state": state, "param_groups": groups}
