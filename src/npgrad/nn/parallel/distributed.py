@@ -9,7 +9,7 @@ collectives always match. A callback queued on the backward pass waits for them 
 averaged gradients back into ``.grad``.
 
 MPI moves a non-blocking allreduce only inside MPI calls, so while buckets are in flight a background
-thread (``distributed._progress``) enters MPI every ~100 us, and each gradient hook tests the buckets
+thread (``distributed._progress``) enters MPI every ~1 ms, and each gradient hook tests the buckets
 in flight; together they let the allreduces finish behind backward's NumPy work.
 """
 import contextlib
