@@ -6,8 +6,11 @@ batch of the same size: the usual data-parallel setting, in which the job's samp
 and reports samples/s, the speed-up, the time per step backward spent waiting on communication (the
 allreduces not yet finished when backward ends; this includes waiting for the slower process to reach
 them), the time the same allreduces take on their own, the overlap: the fraction of that allreduce time
-hidden behind backward (1 - wait / allreduce alone), and the share of the gradient bytes whose allreduce
-had already completed when backward ended.
+hidden behind backward (1 - wait / allreduce alone), the same with the wait of the process that reached the
+end of backward last (per step the smaller of the two waits: the communication left over, without the
+time one process waits for the other to arrive), and the share of the gradient bytes whose allreduce had
+already completed when backward ended. ``--progress hooks`` turns DDP's MPI progress thread off (only
+the gradient hooks' tests then move the allreduces) to compare the two.
 ``--scaling strong`` keeps the job's batch fixed instead (each of P processes takes batch / P).
 ``--fsdp-memory`` prints the sharded-training memory table of ``benchmarks.fsdp_memory`` instead.
 """
@@ -36,11 +39,14 @@ def _build(name, batch, rank):
     return model, x, y
 
 
-def worker(name, steps, warmup, scaling, bucket_cap_mb):
+def worker(name, steps, warmup, scaling, bucket_cap_mb, progress):
     import npgrad
     import npgrad.distributed as dist
     from npgrad.nn.parallel import DistributedDataParallel
+    from npgrad.nn.parallel import distributed as ddp_module
     from mpi4py import MPI  # optional
+
+    ddp_module._PROGRESS_THREAD = progress == "thread"
 
     world = MPI.COMM_WORLD.Get_size()
     if world > 1:
@@ -63,14 +69,21 @@ def worker(name, steps, warmup, scaling, bucket_cap_mb):
     if world > 1:
         net._wait_seconds = 0.0
         net._hidden_bytes = net._reduced_bytes = 0
+    waits = []
     t0 = time.perf_counter()
     for _ in range(steps):
+        before = net._wait_seconds if world > 1 else 0.0
         step()
+        waits.append((net._wait_seconds if world > 1 else 0.0) - before)
     seconds = MPI.COMM_WORLD.allreduce(time.perf_counter() - t0, op=MPI.MAX)
     result = {"workload": name, "processes": world, "batch_per_process": batch,
               "samples_per_s": batch * world * steps / seconds, "step_ms": 1e3 * seconds / steps}
     if world > 1:
         wait = MPI.COMM_WORLD.allreduce(net._wait_seconds, op=MPI.MAX) / steps
+        # The rank that reaches the end of backward last waits only for what is left of the communication;
+        # the others also wait for it to arrive. Per step, the smaller wait is the communication not hidden.
+        every = MPI.COMM_WORLD.allgather(waits)
+        last = float(np.mean(np.min(np.array(every), axis=0)))
         # The same allreduces, blocking and on their own (each after a barrier, so neither process's
         # backward is in the way): what communication costs when nothing hides it.
         flats = [b.flat for b in net._bucket_list]
@@ -84,18 +97,19 @@ def worker(name, steps, warmup, scaling, bucket_cap_mb):
         alone = MPI.COMM_WORLD.allreduce(alone / reps, op=MPI.MAX)
         hidden = MPI.COMM_WORLD.allreduce(net._hidden_bytes / max(1, net._reduced_bytes), op=MPI.MIN)
         result.update(buckets=len(flats), grad_mb=sum(f.nbytes for f in flats) / 2 ** 20, wait_ms=1e3 * wait,
-                      allreduce_ms=1e3 * alone, overlap=max(0.0, 1.0 - wait / alone) if alone > 0 else 1.0,
-                      hidden=hidden)
+                      last_ms=1e3 * last, allreduce_ms=1e3 * alone,
+                      overlap=max(0.0, 1.0 - wait / alone) if alone > 0 else 1.0,
+                      overlap_last=max(0.0, 1.0 - last / alone) if alone > 0 else 1.0, hidden=hidden)
     if rank == 0:
         print("RESULT " + json.dumps(result), flush=True)
 
 
-def _launch(name, nproc, steps, warmup, scaling, bucket_cap_mb):
+def _launch(name, nproc, steps, warmup, scaling, bucket_cap_mb, progress):
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     env["PYTHONPATH"] = os.pathsep.join([os.path.join(ROOT, "src"), ROOT, env.get("PYTHONPATH", "")])
     cmd = [shutil.which("mpiexec"), "-n", str(nproc), sys.executable, "-m", "mpi4py", "-m",
            "benchmarks.distributed_scaling", "--worker", name, "--steps", str(steps), "--warmup", str(warmup),
-           "--scaling", scaling] + ([] if bucket_cap_mb is None else ["--bucket-cap-mb", str(bucket_cap_mb)])
+           "--scaling", scaling, "--progress", progress] + ([] if bucket_cap_mb is None else ["--bucket-cap-mb", str(bucket_cap_mb)])
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     if proc.returncode or not lines:
@@ -115,31 +129,37 @@ def main(argv=None):
     p.add_argument("--bucket-cap-mb", type=float, default=None, help="DDP's bucket_cap_mb (default: DDP's, 25)")
     p.add_argument("--fsdp-memory", action="store_true",
                    help="print benchmarks.fsdp_memory's table instead: per-rank memory of FULL_SHARD on 1, 2, 3 processes")
+    p.add_argument("--progress", choices=["thread", "hooks"], default="thread",
+                   help="what moves DDP's allreduces during backward: the progress thread and the gradient "
+                        "hooks' tests (default, DDP's own), or the hooks' tests alone")
     args = p.parse_args(argv)
     if args.fsdp_memory:
         from benchmarks import fsdp_memory
         fsdp_memory.main([])
         return
     if args.worker:
-        worker(args.worker, args.steps, args.warmup, args.scaling, args.bucket_cap_mb)
+        worker(args.worker, args.steps, args.warmup, args.scaling, args.bucket_cap_mb, args.progress)
         return
     if shutil.which("mpiexec") is None:
         raise SystemExit("benchmarks.distributed_scaling needs mpiexec (pip install mpi4py mpich)")
     print(f"{os.cpu_count()} cores, 1 BLAS thread per process, {args.scaling} scaling, {args.steps} steps after "
           f"{args.warmup} warm-up, median of {args.rounds} rounds, bucket_cap_mb {args.bucket_cap_mb or 25}")
     print("| workload | processes | batch/process | samples/s | speed-up | step ms | comm wait ms/step | "
-          "allreduce alone ms/step | overlap | reduced before backward ended |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "last rank's wait ms/step | allreduce alone ms/step | overlap | overlap, last rank | "
+          "reduced before backward ended |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name in args.workloads:
         runs = {1: [], args.nproc: []}
         for _ in range(args.rounds):  # alternate, so the machine's load hits both alike
             for n in runs:
-                runs[n].append(_launch(name, n, args.steps, args.warmup, args.scaling, args.bucket_cap_mb))
+                runs[n].append(_launch(name, n, args.steps, args.warmup, args.scaling, args.bucket_cap_mb,
+                                      args.progress))
         med = {n: sorted(rs, key=lambda r: r["samples_per_s"])[len(rs) // 2] for n, rs in runs.items()}
         base = med[1]["samples_per_s"]
         for n, r in med.items():
-            extra = (f"{r['wait_ms']:.2f} | {r['allreduce_ms']:.2f} ({r['buckets']} buckets, {r['grad_mb']:.2f} MB) | "
-                     f"{100 * r['overlap']:.0f}% | {100 * r['hidden']:.0f}% of the bytes" if n > 1 else "- | - | - | -")
+            extra = (f"{r['wait_ms']:.2f} | {r['last_ms']:.2f} | {r['allreduce_ms']:.2f} ({r['buckets']} buckets, "
+                     f"{r['grad_mb']:.2f} MB) | {100 * r['overlap']:.0f}% | {100 * r['overlap_last']:.0f}% | "
+                     f"{100 * r['hidden']:.0f}% of the bytes" if n > 1 else "- | - | - | - | - | -")
             print(f"| {name} | {n} | {r['batch_per_process']} | {r['samples_per_s']:.0f} | "
                   f"{r['samples_per_s'] / base:.2f}x | {r['step_ms']:.1f} | {extra} |", flush=True)
 

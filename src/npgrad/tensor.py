@@ -308,6 +308,7 @@ class Tensor:
             t = _ref()
             if t is not None:
                 hook(t)
+        _engine.post_accumulate_hooks += 1
         return self._grad_accumulator().register_hook(post)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

@@ -96,3 +96,23 @@ def test_queue_callback_runs_after_every_leaf_gradient():
     (a * 2).sum().backward()  # a callback runs once, in the pass that queued it
     assert seen == ["hook", ("end", [5.0, 5.0], [4.0])]
     np.testing.assert_array_equal(a.grad.numpy(), [5.0, 5.0])
+
+
+def test_one_process_without_mpi_starts_no_progress_thread():
+    """Post-accumulate hooks (which now schedule leaves early) and npgrad.distributed alone import no MPI
+    and start no thread; the hooks see the same gradients as a backward without them."""
+    code = (
+        "import sys, threading, numpy as np, npgrad, npgrad.distributed\n"
+        "def grads(hook):\n"
+        "    npgrad.manual_seed(0)\n"
+        "    m = npgrad.nn.Sequential(npgrad.nn.Linear(4, 8), npgrad.nn.Tanh(), npgrad.nn.Linear(8, 2))\n"
+        "    if hook:\n"
+        "        for p in m.parameters(): p.register_post_accumulate_grad_hook(lambda p: None)\n"
+        "    m(npgrad.ones(3, 4)).sum().backward()\n"
+        "    return [p.grad.numpy() for p in m.parameters()]\n"
+        "assert all(np.array_equal(a, b) for a, b in zip(grads(False), grads(True)))\n"
+        "assert 'mpi4py' not in sys.modules, 'MPI imported'\n"
+        "assert threading.active_count() == 1, threading.enumerate()\n"
+        "print('ok')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr

@@ -93,11 +93,56 @@ def queue_callback(callback):
     _final_callbacks[-1].append(callback)
 
 
+# How many post-accumulate-grad hooks were ever registered: while none has been, a backward skips the
+# pass that schedules hooked leaves early (_schedule_hooked_leaves).
+post_accumulate_hooks = 0
+
+
+def _schedule_hooked_leaves(root_nodes):
+    """Give each reachable leaf accumulator that has post-accumulate-grad hooks a place in the backward
+    order right after its earliest-created consumer, instead of its own (old) creation number.
+
+    A leaf's accumulator was created with the leaf, before every node of this graph, so by creation order
+    it would run last: every hook (DistributedDataParallel's, which starts its allreduces) would fire at the
+    very end of backward. Its gradient is complete as soon as its earliest-created consumer has run (every
+    other consumer was created later, so has run already), which is where PyTorch, counting dependencies,
+    runs it. Returns ``[(node, original number)]`` to restore afterwards."""
+    first = {}
+    seen = set(root_nodes)
+    stack = list(root_nodes)
+    while stack:
+        node = stack.pop()
+        seq = node._seq
+        for nxt in node._fns:
+            if nxt is None:
+                continue
+            if type(nxt) is AccumulateGrad:
+                if nxt._post_hooks and seq < first.get(nxt, seq + 1):
+                    first[nxt] = seq
+            elif nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    if not first:
+        return ()
+    by_consumer = {}
+    for acc, seq in first.items():
+        by_consumer.setdefault(seq, []).append(acc)
+    moved = []
+    for seq, accs in by_consumer.items():
+        for j, acc in enumerate(accs, 1):  # distinct numbers in (seq - 1, seq): after seq, before seq - 1
+            moved.append((acc, acc._seq))
+            acc._seq = seq - 1 + j / (len(accs) + 1)
+    return moved
+
+
 def run_backward(roots, root_grads, keep_graph, create_graph, capture=None, accumulate=True):
     _final_callbacks.append([])
+    moved = _schedule_hooked_leaves([n for n, _ in roots]) if post_accumulate_hooks and accumulate else ()
     try:
         out = _run_backward(roots, root_grads, keep_graph, create_graph, capture, accumulate)
     finally:
+        for acc, seq in reversed(moved):
+            acc._seq = seq
         callbacks = _final_callbacks.pop()
     for callback in callbacks:
         callback()

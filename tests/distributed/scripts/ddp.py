@@ -58,6 +58,18 @@ for dtype, tol in ((torch.float64, 1e-6), (torch.float32, 1e-5)):
         train(ddp, make_opt(ddp.parameters()), xs, ys, part=True)
         close(ref.parameters(), mine.parameters(), tol, f"{name} {dtype}")
 
+# the progress thread drove MPI during those backwards (and is parked between them); alone, no thread.
+import threading  # noqa: E402
+
+from npgrad.distributed import _progress  # noqa: E402
+
+engine = _progress.engine()
+names = [t.name for t in threading.enumerate()]
+if n > 1:
+    assert engine is not None and engine.probes > 0 and not engine.active, (engine, engine and engine.probes)
+    assert "npgrad-mpi-progress" in names, names
+checks += 1
+
 # buckets start during backward, not after it: when the first bucket (the last layer) is launched, the
 # first layer's gradients do not exist yet.
 model = make(torch.float64)

@@ -7,6 +7,10 @@ allreduce starts, so communication runs while backward computes the earlier laye
 index order on every rank (a bucket that fills early waits for its predecessors), so the ranks' MPI
 collectives always match. A callback queued on the backward pass waits for them all and writes the
 averaged gradients back into ``.grad``.
+
+MPI moves a non-blocking allreduce only inside MPI calls, so while buckets are in flight a background
+thread (``distributed._progress``) enters MPI every ~1 ms, and each gradient hook tests the buckets
+in flight; together they let the allreduces finish behind backward's NumPy work.
 """
 import contextlib
 import time
@@ -14,6 +18,7 @@ import time
 import numpy as np
 
 from ... import distributed as dist
+from ...distributed import _progress
 from ...autograd.engine import queue_callback
 from ...autograd.grad_mode import is_grad_enabled
 from ...tensor import Tensor
@@ -21,6 +26,7 @@ from ..modules.module import Module
 
 _FIRST_BUCKET_MB = 1  # a small first bucket starts communication early, as PyTorch's does
 _TESTS_PER_GRADIENT = 4
+_PROGRESS_THREAD = True  # off: only the hooks' tests move the allreduces (benchmarks compare the two)
 
 
 class _Bucket:
@@ -96,6 +102,7 @@ class DistributedDataParallel(Module):
         self._sync = True           # decided at forward, as PyTorch does
         self._queued = False
         self._next = 0              # the next bucket to launch (the same order on every rank)
+        self._engine = None         # the progress thread, held while this backward's buckets are in flight
         # What benchmarks/distributed_scaling.py reads: seconds backward spent waiting on communication,
         # and bytes of buckets reduced already when backward ended (hidden behind it) out of all reduced.
         self._wait_seconds = 0.0
@@ -179,6 +186,10 @@ class DistributedDataParallel(Module):
         self._progress()
 
     def _launch(self, bucket):
+        if self._engine is None and _PROGRESS_THREAD and self._world > 1:
+            self._engine = _progress.engine()
+            if self._engine is not None:
+                self._engine.hold()
         for p, slot in zip(bucket.params, bucket.slots):
             g = p._grad
             if g is None:
@@ -227,6 +238,9 @@ class DistributedDataParallel(Module):
                         self._write_grad(p, slot)
                     i += 1
         finally:
+            if self._engine is not None:
+                self._engine.release()
+                self._engine = None
             for b in buckets:
                 b.ready.clear()
                 b.work = None
