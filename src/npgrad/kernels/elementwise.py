@@ -1,0 +1,1 @@
+"""(no elementwise kernels beyond the activations yet)"""
