@@ -23,7 +23,7 @@ def _masked_softmax_rows(s, scale, bias, mode, y, lo, hi, zero):
     for r in range(lo, hi):
         b, i = r // L, r % L
         sr, yr = s[b, i], y[b, i]
-        br = bias[b if nb > 1 else 0, i] if nb > 0 else sr
+        br = bias[b if nb > 1 else 0, i if bias.shape[1] > 1 else 0]  # (read in modes 2 and 3 only)
         last = min(i + 1, S) if mode == 1 else S
         for j in range(last):
             v = sr[j] * scale
@@ -55,6 +55,6 @@ def masked_softmax(s, scale, mask, mode):
     z = s.dtype.type(0)
     scale = s.dtype.type(scale)
     if mask is None:
-        mask = np.empty((0, 0, 0), s.dtype)
+        mask = np.zeros((1, 1, 1), s.dtype)
     _parallel.split(lambda lo, hi: _masked_softmax_rows(s3, scale, mask, mode, y, lo, hi, z), s3.shape[0] * L, per=S)
     return y.reshape(s.shape)
