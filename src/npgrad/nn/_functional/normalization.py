@@ -57,7 +57,8 @@ class Normalize(Op):
         # Two full-size allocations (the normalized input, kept for backward, and the output); every other
         # step is in place or a reduction. layer_norm's rows of a large input are split over the threads.
         n = math.prod([x.shape[a] for a in axes])
-        if recentre and not want_stats and _last_axis(x, axes) and _kernels.fits(x, *[a for a in (w, b) if a is not None]):
+        if (recentre and not want_stats and _last_axis(x, axes)
+                and _kernels.fits(x, *[a for a in (w, b) if a is not None])):
             got = _knorm.layer_norm_forward(x, w, b, eps)  # (compiled; corrected two-pass moments in float64)
             if got is not None:
                 y, xhat, rstd = got
