@@ -85,8 +85,7 @@ def _load():
             extra = _intrinsics(numba)
             for module_globals, name, fn, fastmath in _registered:
                 module_globals.update({k: v for k, v in extra.items() if k in fn.__code__.co_names})
-                module_globals[name] = numba.njit(cache=True, nogil=True, error_model="numpy",
-                                                  fastmath=fastmath)(fn)
+                module_globals[name] = _compiled(numba, fn, fastmath)
             from numba.extending import overload
             from numba import types
             from . import _vecmath
@@ -97,6 +96,14 @@ def _load():
         _state["errors"] = (NumbaError,)
         _state["numba"] = numba
         return True
+
+
+def _compiled(numba, fn, fastmath):
+    options = dict(nogil=True, error_model="numpy", fastmath=fastmath)
+    try:
+        return numba.njit(cache=True, **options)(fn)
+    except RuntimeError:  # no writable cache directory (a read-only install, no home): compile in each process
+        return numba.njit(**options)(fn)
 
 
 def _give_up(reason):
