@@ -60,6 +60,11 @@ CASES = [
     ("layer_norm", lambda x, w, b: F.layer_norm(x, (40,), w, b),
      lambda dt: [RNG.standard_normal((7, 9, 40)).astype(dt) * 3 + 2, _w(40, dt), _w(40, dt)]),
     ("layer_norm_plain", lambda x: F.layer_norm(x, (40,)), lambda dt: [RNG.standard_normal((9, 40)).astype(dt)]),
+    # (normalizations over the last axis with per-channel weights: the kernels must leave them to NumPy)
+    ("group_norm", lambda x, w, b: F.group_norm(x, 2, w, b),
+     lambda dt: [RNG.standard_normal((4, 6, 5)).astype(dt), _w(6, dt), _w(6, dt)]),
+    ("instance_norm", lambda x, w: F.instance_norm(x, weight=w, bias=w.detach()),
+     lambda dt: [RNG.standard_normal((4, 6, 5)).astype(dt), _w(6, dt)]),
     ("rms_norm", lambda x, w: F.rms_norm(x, (40,), w),
      lambda dt: [RNG.standard_normal((9, 40)).astype(dt), _w(40, dt)]),
     ("cross_entropy", lambda x: F.cross_entropy(x, npgrad.tensor(np.array([3, 0, -100, 9, 9, 1]))),

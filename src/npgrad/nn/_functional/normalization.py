@@ -58,6 +58,7 @@ class Normalize(Op):
         # step is in place or a reduction. layer_norm's rows of a large input are split over the threads.
         n = math.prod([x.shape[a] for a in axes])
         if (recentre and not want_stats and _last_axis(x, axes)
+                and all(a is None or a.shape == x.shape[-1:] for a in (w, b))
                 and _kernels.fits(x, *[a for a in (w, b) if a is not None])):
             got = _knorm.layer_norm_forward(x, w, b, eps)  # (compiled; corrected two-pass moments in float64)
             if got is not None:
@@ -255,7 +256,8 @@ def _by_rows(fn, arrays, n_out=0):
 def _normalize_backward_np(g, w, xhat, rstd, axes, need_x, need_w, need_b, ctx):
     """The same formulas as Normalize.backward on arrays, with two full-size buffers and in-place steps."""
     shapes = ctx._in_meta
-    if _last_axis(g, axes) and g.ndim >= 2 and _kernels.fits(g, xhat, *([] if w is None else [w])):
+    if (_last_axis(g, axes) and g.ndim >= 2 and (w is None or w.shape == g.shape[-1:])
+            and _kernels.fits(g, xhat, *([] if w is None else [w]))):
         got = _normalize_backward_kernels(g, w, xhat, rstd, need_x, need_w, need_b, shapes)
         if got is not None:
             return got
@@ -508,7 +510,8 @@ class RMSNormOp(Op):
             y = RMSNormOp.forward(ctx, x.astype(_F32), _wide(w), axes, eps).astype(_F16)
             ctx.save_for_backward(x, w)
             return y
-        if axes == (x.ndim - 1,) and _kernels.fits(x, *([] if w is None else [w])):
+        if (axes == (x.ndim - 1,) and (w is None or w.shape == x.shape[-1:])
+                and _kernels.fits(x, *([] if w is None else [w]))):
             got = _knorm.rms_norm_forward(x, w, eps)
             if got is not None:
                 ctx.save_for_backward(x, w)
@@ -532,7 +535,7 @@ class RMSNormOp(Op):
             x, w, g = P.cast(x, _F32), _wide(w), P.cast(g, _F32)
         r = P.from_forward(g, ctx, "r", lambda: 1.0 / P.sqrt(_mean(x * x, axes, n) + ctx.eps))
         gx = gw = None
-        if (need_x and not P.is_tensor(g) and axes == (g.ndim - 1,)
+        if (need_x and not P.is_tensor(g) and axes == (g.ndim - 1,) and (w is None or w.shape == g.shape[-1:])
                 and _kernels.fits(g, x, *([] if w is None else [w]))):
             xhat = x * r
             gx = _knorm.norm_input_grad(g, w, xhat, r, centre=False)
