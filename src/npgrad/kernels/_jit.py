@@ -11,8 +11,9 @@ single-threaded and releases the GIL (``nogil``); the callers split rows or colu
 (``npgrad._parallel``) in pieces that depend only on the array, never on the thread count. That choice, tested in
 tests/kernels/test_kernel_processes.py, is what holds in every process model npgrad supports:
 
-- fork (DataLoader workers): numba's OpenMP layer leaves a forked child that calls a parallel kernel dead, and
-  its TBB layer needs the ``tbb`` wheel besides numba; ``_parallel`` already restarts its threads in a child.
+- fork (DataLoader workers): numba's OpenMP layer leaves a forked child that calls a parallel kernel dead; its
+  TBB layer would add the ``tbb`` wheel (on PyPI) as a second dependency and a third pool of threads beside
+  OpenBLAS's and npgrad's. ``_parallel`` already restarts its threads in a forked child.
 - Python threads calling kernels at once (hogwild training): numba's workqueue layer aborts the process on
   concurrent use; nogil kernels are plain re-entrant functions, and ``_parallel`` runs a second concurrent split
   on its caller's thread.
