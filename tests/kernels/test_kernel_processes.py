@@ -29,6 +29,7 @@ def _work(seed, rows=96):
 @pytest.fixture
 def split_over_threads(monkeypatch):
     """Small pieces on 2 threads, so the kernels run on npgrad's pool too."""
+    monkeypatch.setattr(npgrad.backends.kernels, "enabled", True)
     assert npgrad.kernels.ready(), npgrad.kernels.status()
     monkeypatch.setattr(_parallel, "ENABLED", True)
     monkeypatch.setattr(_parallel, "MIN_PIECE", 256)
@@ -94,6 +95,6 @@ def test_python_threads_call_kernels_at_once(split_over_threads):
     assert sorted(results) == [0, 1, 2, 3]
 
 
-def test_mpi_ranks_run_kernels():
+def test_mpi_ranks_run_kernels(split_over_threads):
     from _mpi_jobs import check_ok, mpirun
     check_ok(mpirun(2, "kernels_ranks.py", timeout=120), 2)

@@ -26,6 +26,7 @@ def switch(monkeypatch):
     """switch(on): the compiled kernels on or off for what follows (restored after the test)."""
     def set_(on):
         monkeypatch.setattr(npgrad.backends.kernels, "enabled", on)
+    set_(True)  # (on even where NPGRAD_KERNELS=0 turned them off for the run)
     assert kernels.ready(), kernels.status()
     yield set_
     # a kernel that failed to compile would have turned them off for good (and every comparison trivial)
@@ -197,7 +198,7 @@ def test_double_backward_through_kernel_forwards(switch):
         assert npgrad.autograd.gradgradcheck(fn, (x,))
 
 
-def test_exp32_within_one_ulp_of_float64():
+def test_exp32_within_one_ulp_of_float64(switch):
     x = np.linspace(-87.0, 88.0, 400_001).astype(np.float32)
     out = np.empty_like(x)
     _exp_loop(x, out)
@@ -222,7 +223,7 @@ def _exp_loop(x, out):
     loop(x, out)
 
 
-def test_exact_gelu_float32_ulps_no_worse_than_the_numpy_path():
+def test_exact_gelu_float32_ulps_no_worse_than_the_numpy_path(switch):
     """Both use npgrad's tail-accurate Phi; against float64 GELU the kernel's error (ulps of the result) is at most
     the NumPy path's plus 1, and under 10 ulps for x > -4 (the tail below has denormal-range cancellation)."""
     from npgrad.ops._erf import gelu32_np, normal_cdf_np
@@ -258,7 +259,7 @@ def test_without_numba_the_numpy_path_runs_and_info_says_why(how, tmp_path):
             "print(npgrad.kernels.ready(), npgrad.kernels.status())\n")
     path = os.pathsep.join([str(tmp_path), _src_path()])
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env=dict(os.environ, PYTHONPATH=path)).stdout
+                         env=dict(os.environ, PYTHONPATH=path, NPGRAD_KERNELS="1")).stdout
     want = ("False not installed: the NumPy path runs" if how == "missing" else
             "False unusable, the NumPy path runs: numba could not be loaded (ImportError: this numba is broken)")
     assert out.startswith(want), out
@@ -278,7 +279,7 @@ def _src_path():
     return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "src")
 
 
-def test_gelu_kernel_compiled_and_vectorised_speed_is_sane():
+def test_gelu_kernel_compiled_and_vectorised_speed_is_sane(switch):
     """Guards against the compiled path silently falling back to Python: 1M elements well under 0.5 s."""
     x = np.random.default_rng(0).standard_normal(1 << 20).astype(np.float32)
     kgelu.activation("none", x, True)
