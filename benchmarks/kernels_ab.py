@@ -11,7 +11,8 @@ import statistics
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("workloads", nargs="*", default=["gpt", "infer_gpt", "mlp", "cnn", "resnet", "lstm", "overhead"])
+    ap.add_argument("workloads", nargs="*",
+                    default=["gpt", "infer_gpt", "mlp", "cnn", "resnet", "lstm", "overhead"])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=2)

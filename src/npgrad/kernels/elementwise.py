@@ -1,1 +1,0 @@
-"""(no elementwise kernels beyond the activations yet)"""
