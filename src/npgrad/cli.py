@@ -568,6 +568,9 @@ def _parser():
     d.add_argument("args", nargs=argparse.REMAINDER, help="its own command-line arguments")
     t.add_argument("--tensorboard", metavar="DIR", default=None,
                    help="also log loss/accuracy per step and per epoch to TensorBoard event files in DIR")
+    sub.add_parser("info", help="print the versions, threads and optional parts (compiled kernels) in use",
+                   description="What this npgrad runs on: versions, the BLAS threads, and whether the compiled "
+                               "kernels (the [kernels] extra) run, and if not, why.")
     p.subcommands = {"run": r, "train": t, "distributed-run": d}
     return p
 
@@ -603,6 +606,20 @@ def _run_command(parser, rest):
     return run_path(rest[0], rest[1:])
 
 
+def _kernels_line(kernels):
+    kernels.ready()  # (loads numba where it is installed and switched on, so a failing import is reported)
+    return kernels.status()
+
+
+def _info():
+    import platform
+    import numpy as np
+    from . import __version__, get_num_threads, kernels
+    return "\n".join([f"npgrad: {__version__}", f"numpy: {np.__version__}",
+                      f"python: {platform.python_version()} ({platform.machine()})",
+                      f"threads: {get_num_threads()}", f"kernels: {_kernels_line(kernels)}"])
+
+
 def main(argv=None):
     parser = _parser()
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -612,6 +629,9 @@ def main(argv=None):
     if args.command is None:
         parser.print_help()
         return 2
+    if args.command == "info":
+        print(_info())
+        return 0
     if args.command == "distributed-run":
         from ._launch import distributed_run
         return distributed_run(args.nproc, args.script, args.args, args.mpiexec, args.hostfile)

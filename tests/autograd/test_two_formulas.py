@@ -80,10 +80,12 @@ def test_array_and_general_formulas_agree(name):
     np.testing.assert_allclose(plain, general.detach().numpy(), rtol=1e-10, atol=1e-12, err_msg=name)
 
 
-def test_gelu_float32_derivative_from_forward():
+def test_gelu_float32_derivative_from_forward(monkeypatch):
     """float32 GELU computes its derivative during forward (ops._erf.gelu32_np): the plain backward must
     equal, bit for bit, the array formula run after the fact on the same input, and agree with the general
     (create_graph) formula to float32 rounding."""
+    # The NumPy path's bits; the compiled kernel (the [kernels] extra) agrees within rounding: tests/kernels.
+    monkeypatch.setattr(npgrad.backends.kernels, "enabled", False)
     from npgrad.ops._erf import normal_cdf_np
     a = RNG.standard_normal((3, 70000)).astype(np.float32)  # more than one evaluation block
     a[0, :7] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-30, -9.0]

@@ -10,6 +10,8 @@ import numpy as np
 
 from .. import _parallel
 from .. import dtypes as _dt
+from .. import kernels as _kernels
+from ..kernels import softmax as _ksoftmax
 from ..autograd.function import Op
 from ..tensor import Tensor
 from . import _poly as P
@@ -52,6 +54,10 @@ def _softmax_rows(x):
     """softmax over the last axis of a contiguous array by rows, split over the threads when large: each row goes
     through the same steps (bit-identical across thread counts). Attention scores (32, 4, 64, 64) float32: the
     exp alone is ~1.5 ms of the ~2.5 on one core here."""
+    if _kernels.fits(x):
+        y = _ksoftmax.softmax(x)
+        if y is not None:
+            return y
     L = x.shape[-1]
     x2 = x.reshape(-1, L)
     out = np.empty_like(x2)
@@ -69,6 +75,10 @@ def _softmax_rows(x):
 def _softmax_grad_rows(y, g):
     """SoftmaxOp.grad's formula on arrays by rows, y * (g - sum(g * y)) as PyTorch's kernel groups it, with the
     row dot product from einsum (no product pass); rows split over the threads when large (bit-identical)."""
+    if _kernels.fits(y, g):
+        gx = _ksoftmax.softmax_grad(y, g)
+        if gx is not None:
+            return gx
     L = y.shape[-1]
     y2, g2 = y.reshape(-1, L), g.reshape(-1, L)
     out = np.empty_like(y2)
@@ -85,6 +95,10 @@ def _softmax_grad_rows(y, g):
 def log_softmax_np(x, dim):
     if x.dtype is _F16:
         return log_softmax_np(x.astype(_F32), dim).astype(_F16)
+    if dim == x.ndim - 1 and _kernels.fits(x):
+        y = _ksoftmax.softmax(x, log=True)
+        if y is not None:
+            return y
     s = _shifted(x, dim)
     lse = np.log(np.sum(np.exp(s), axis=dim, keepdims=True))
     s -= lse
@@ -132,6 +146,10 @@ class LogSoftmaxOp(_SoftmaxFamily):
 
     @staticmethod
     def grad(y, g, dim):
+        if dim == y.ndim - 1 and type(y) is np.ndarray and _kernels.fits(y, g):
+            gx = _ksoftmax.softmax_grad(y, g, log=True)
+            if gx is not None:
+                return gx
         return g - P.exp(y) * P.sum(g, axis=dim, keepdims=True)
 
 

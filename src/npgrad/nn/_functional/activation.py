@@ -15,6 +15,8 @@ from ...ops.pointwise import where as _where
 from ...tensor import Tensor
 from ._utils import clamp_max, select, zero_where
 from ...ops._erf import erf_poly, gelu32_np, normal_cdf_np
+from ... import kernels as _kernels
+from ...kernels import gelu as _kgelu
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -220,6 +222,11 @@ class GELUOp(Op):
     def forward(ctx, x, approximate):
         ctx.save_for_backward(x)
         ctx.approximate = approximate
+        if _kernels.fits(x):  # the compiled kernel, derivative included (npgrad.kernels.gelu)
+            need = ctx.needs_input_grad
+            y, ctx.deriv = _kgelu.activation(approximate, x, bool(need) and need[0])
+            if y is not None:
+                return y
         dt = x.dtype
         if approximate == "tanh":
             inner = (x + x * x * x * np.asarray(_TANH_KAPPA, dt)) * np.asarray(_TANH_BETA, dt)
@@ -237,7 +244,7 @@ class GELUOp(Op):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        if ctx.approximate == "tanh":
+        if ctx.approximate == "tanh" and (P.is_tensor(g) or ctx.__dict__.get("deriv") is None):
             x2 = x * x
             t = P.from_forward(g, ctx, "t", lambda: P.tanh((x + x2 * x * _TANH_KAPPA) * _TANH_BETA))
             left = 0.5 * (1 + t)
@@ -245,7 +252,7 @@ class GELUOp(Op):
             return g * (left + right), None
         if not P.is_tensor(g):
             deriv = ctx.__dict__.get("deriv")
-            if deriv is not None:  # float32: forward computed the derivative (see gelu32_np)
+            if deriv is not None:  # float32, or a compiled kernel: forward computed the derivative (gelu32_np)
                 if _parallel.worth_splitting(g, deriv) and g.dtype == deriv.dtype:
                     return _parallel.elementwise(lambda o, a, b: np.multiply(a, b, out=o), np.empty_like(g), g,
                                                  deriv), None
@@ -279,6 +286,11 @@ class SiLUOp(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
+        if _kernels.fits(x):  # the compiled kernel, derivative included (npgrad.kernels.gelu)
+            need = ctx.needs_input_grad
+            y, ctx.deriv = _kgelu.activation("silu", x, bool(need) and need[0])
+            if y is not None:
+                return y
         s = P.sigmoid(x)
         ctx.s = s
         return x * s
@@ -286,6 +298,9 @@ class SiLUOp(Op):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
+        deriv = ctx.__dict__.get("deriv")
+        if deriv is not None and not P.is_tensor(g):
+            return g * deriv
         s = P.from_forward(g, ctx, "s", lambda: P.sigmoid(x))
         return g * (s * (1 + x * (1 - s)))
 

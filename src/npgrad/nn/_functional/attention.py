@@ -5,7 +5,13 @@ import warnings
 
 import numpy as np
 
+from ... import kernels as _kernels
+from ...autograd.function import Op
+from ...kernels import attention as _kattention
+from ...kernels import softmax as _ksoftmax
+from ...ops import _poly as P
 from ...ops.movement import cat
+from ...ops.softmax import softmax_np
 from ...tensor import Tensor
 from .dropout import dropout
 from .linear import linear
@@ -17,6 +23,63 @@ def _bool_to_bias(mask, dtype, masked_when):
     """A boolean mask as an additive bias: -inf where the mask says "masked", 0 elsewhere."""
     m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     return Tensor._wrap(np.where(m == masked_when, np.asarray(-np.inf, dtype), np.asarray(0, dtype)))
+
+
+class ScaledMaskedSoftmax(Op):
+    """softmax(scores * scale + mask) over the last axis as one node, on npgrad.kernels.attention (used only where
+    the kernels run; the composed ops are the reference). The mask is a constant: none, causal, or an array
+    (additive, or boolean where True attends) shaped (Bb, L, S) with Bb 1 or the scores' batch."""
+
+    __slots__ = ()
+    node_name = "SoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, s, scale, mask, mode):
+        y = _kattention.masked_softmax(s, scale, mask, mode)
+        if y is None:  # (numba failed to compile: the same steps in NumPy)
+            v = s * np.asarray(scale, s.dtype)
+            if mode == 1:
+                v[..., ~np.tril(np.ones(v.shape[-2:], bool))] = -np.inf
+            elif mode:
+                v3 = v.reshape((-1,) + v.shape[-2:])
+                v3 = v3 + mask if mode == 2 else np.where(mask, v3, np.asarray(-np.inf, v.dtype))
+                v = v3.reshape(s.shape)
+            y = softmax_np(v, v.ndim - 1)
+        ctx.save_for_backward(y)
+        ctx.scale = scale
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        if not P.is_tensor(g) and _kernels.fits(y, g):
+            gx = _ksoftmax.softmax_grad(y, g, scale=ctx.scale)
+            if gx is not None:
+                return gx, None, None, None
+        gy = g * y
+        return (gy - y * P.sum(gy, axis=-1, keepdims=True)) * ctx.scale, None, None, None
+
+
+def _fused_mask(scores, attn_mask, is_causal):
+    """(mask array, mode) for ScaledMaskedSoftmax, or None where it does not apply (the composed ops run)."""
+    if is_causal:
+        return (None, 1) if attn_mask is None else None
+    if attn_mask is None:
+        return None, 0
+    m = attn_mask._data
+    if attn_mask.requires_grad or m.ndim < 2 or m.ndim > scores.ndim:
+        return None
+    mode = 3 if m.dtype == np.bool_ else 2
+    if mode == 2 and m.dtype != scores._data.dtype:
+        return None
+    lead, sl = m.shape[:-2], scores.shape[:-2]
+    if m.shape[-2:] != scores.shape[-2:]:
+        return None
+    if all(d == 1 for d in lead):
+        return np.ascontiguousarray(m.reshape((1,) + m.shape[-2:])), mode
+    if tuple(lead) == tuple(sl):
+        return np.ascontiguousarray(m.reshape((-1,) + m.shape[-2:])), mode
+    return None
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
@@ -33,7 +96,17 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         rep = query.shape[-3] // key.shape[-3]
         key = key.repeat_interleave(rep, -3)
         value = value.repeat_interleave(rep, -3)
-    scores = (query @ key.transpose(-2, -1)) * scale
+    scores = query @ key.transpose(-2, -1)
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                           "is_causal=True")
+    fused = _fused_mask(scores, attn_mask, is_causal) if scores.dim() >= 2 and _kernels.fits(scores._data) else None
+    if fused is not None:  # the compiled kernel: scale, mask and softmax as one node
+        attn = ScaledMaskedSoftmax.apply(scores, float(scale), fused[0], fused[1])
+        if dropout_p > 0.0:
+            attn = dropout(attn, dropout_p, training=True)
+        return attn @ value
+    scores = scores * scale
     if is_causal:
         if attn_mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "

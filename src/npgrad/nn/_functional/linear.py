@@ -6,8 +6,11 @@ formulas use only matmul, reshape, transpose and sum, so they are differentiable
 import numpy as np
 
 from ... import dtypes as _dt
+from ... import kernels as _kernels
 from ...autograd.function import Op
 from ...autograd.record import _apply_op
+from ...kernels import linear as _klinear
+from ...kernels import norm as _knorm
 from ...ops import _poly as P
 from ...ops.broadcast import _expanded_shape, broadcast_error
 from ...tensor import Tensor
@@ -23,7 +26,8 @@ class LinearOp(Op):
         flat = x.ndim == 2
         y = (x if flat else x.reshape(-1, x.shape[-1])) @ w.T
         if b is not None:
-            y += b
+            if b.shape != y.shape[-1:] or not _kernels.fits(y, b) or _klinear.add_bias_(y, b) is None:
+                y += b
         return y if flat else y.reshape(x.shape[:-1] + (w.shape[0],))
 
     @staticmethod
@@ -42,7 +46,11 @@ class LinearOp(Op):
             x2 = P.reshape(x, (-1, in_f)) if nd != 2 else x
             gw = P.swapaxes(g2, 0, 1) @ x2
         if need_b:
-            gb = P.sum(g2, axis=0)
+            gb = None
+            if not P.is_tensor(g2) and _kernels.fits(g2):
+                gb = _knorm.column_sums(g2)  # (compiled, float64 accumulators, deterministic)
+            if gb is None:
+                gb = P.sum(g2, axis=0)
         return gx, gw, gb
 
 

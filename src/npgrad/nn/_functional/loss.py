@@ -11,7 +11,9 @@ import warnings
 import numpy as np
 
 from ... import dtypes as _dt
+from ... import kernels as _kernels
 from ...autograd.function import Op
+from ...kernels import softmax as _ksoftmax
 from ...autograd.grad_mode import state as _grad_state
 from ...ops import _poly as P
 from ...ops.broadcast import broadcast_error
@@ -57,24 +59,31 @@ class CrossEntropy(Op):
         ctx.save_for_backward(x)
         dt = x.dtype
         C = x.shape[1]
-        shifted = x - np.max(x, axis=1, keepdims=True)
-        p = np.exp(shifted)
-        se = np.sum(p, axis=1, keepdims=True)
-        lse = np.log(se)[:, 0]
         valid = target != ignore_index
         t = np.where(valid, target, 0)
-        nll = lse - np.take_along_axis(shifted, t[:, None], axis=1)[:, 0]
+        got = None
+        if x.ndim == 2 and not (eps and weight is not None) and _kernels.fits(x):
+            got = _ksoftmax.cross_entropy(x, t)  # (compiled: softmax, log-sum-exp and the target's logit, one pass)
+        if got is not None:
+            p, lse, xt, srow = got
+            nll = lse - xt
+        else:
+            shifted = x - np.max(x, axis=1, keepdims=True)
+            p = np.exp(shifted)
+            se = np.sum(p, axis=1, keepdims=True)
+            lse = np.log(se)[:, 0]
+            nll = lse - np.take_along_axis(shifted, t[:, None], axis=1)[:, 0]
+            p /= se
         wt = valid.astype(dt) if weight is None else np.where(valid, weight[t], 0).astype(dt, copy=False)
         loss = nll * wt
         if eps:
             loss *= np.asarray(1 - eps, dt)
             if weight is None:
-                smooth = lse * C - np.sum(shifted, axis=1)
+                smooth = lse * C - (srow if got is not None else np.sum(shifted, axis=1))
             else:
                 wb = weight.reshape((1, C) + (1,) * (x.ndim - 2))
                 smooth = lse * weight.sum() - np.sum(shifted * wb, axis=1)
             loss += np.where(valid, smooth, 0) * np.asarray(eps / C, dt)
-        p /= se
         ctx.p, ctx.t, ctx.wt, ctx.valid = p, t, wt, valid
         ctx.weight, ctx.eps, ctx.reduction = weight, eps, reduction
         if reduction == "none":
@@ -96,6 +105,13 @@ class CrossEntropy(Op):
         # B_ic = (1-eps) w_t [c == t] + eps/C * w_c, both zero for ignored targets.
         hit = ((1 - eps) * wt)[:, None]
         a = hit[:, 0]
+        if (not eps and ctx.reduction != "none" and ctx.p.ndim == 2 and not P.is_tensor(g)
+                and _kernels.fits(ctx.p)):
+            scale = _scale_for(g, ctx.reduction, getattr(ctx, "denom", 1), 1)
+            gx = _ksoftmax.cross_entropy_grad(ctx.p, t, a.astype(dt, copy=False), hit[:, 0].astype(dt, copy=False),
+                                              dt.type(scale))
+            if gx is not None:
+                return gx, None, None, None, None, None
         if eps:
             wsum = C if weight is None else weight.sum()
             a = a + valid * (eps / C * wsum)

@@ -12,6 +12,8 @@ import numpy as np
 
 from ... import _parallel
 from ... import dtypes as _dt
+from ... import kernels as _kernels
+from ...kernels import norm as _knorm
 from ...autograd.function import Op
 from ...autograd.grad_mode import no_grad
 from ...ops import _poly as P
@@ -55,6 +57,15 @@ class Normalize(Op):
         # Two full-size allocations (the normalized input, kept for backward, and the output); every other
         # step is in place or a reduction. layer_norm's rows of a large input are split over the threads.
         n = math.prod([x.shape[a] for a in axes])
+        if (recentre and not want_stats and _last_axis(x, axes)
+                and all(a is None or a.shape == x.shape[-1:] for a in (w, b))
+                and _kernels.fits(x, *[a for a in (w, b) if a is not None])):
+            got = _knorm.layer_norm_forward(x, w, b, eps)  # (compiled; corrected two-pass moments in float64)
+            if got is not None:
+                y, xhat, rstd = got
+                ctx.save_for_backward(x, w)
+                ctx.xhat, ctx.rstd, ctx.axes, ctx.eps, ctx.recentre, ctx.n = xhat, rstd, axes, eps, recentre, n
+                return y
         if _channel_layout(x, axes):
             return _channel_forward(ctx, x, w, b, axes, n, eps, want_stats)
         xhat, y = np.empty_like(x), np.empty_like(x)
@@ -245,6 +256,11 @@ def _by_rows(fn, arrays, n_out=0):
 def _normalize_backward_np(g, w, xhat, rstd, axes, need_x, need_w, need_b, ctx):
     """The same formulas as Normalize.backward on arrays, with two full-size buffers and in-place steps."""
     shapes = ctx._in_meta
+    if (_last_axis(g, axes) and g.ndim >= 2 and (w is None or w.shape == g.shape[-1:])
+            and _kernels.fits(g, xhat, *([] if w is None else [w]))):
+        got = _normalize_backward_kernels(g, w, xhat, rstd, need_x, need_w, need_b, shapes)
+        if got is not None:
+            return got
     gw = gb = gx = tmp = None
     # layer_norm over one axis: the weight and bias gradients are column sums, the weight's without a product pass
     per_column = _last_axis(g, axes) and g.ndim >= 2 and g.dtype == xhat.dtype
@@ -268,6 +284,19 @@ def _normalize_backward_np(g, w, xhat, rstd, axes, need_x, need_w, need_b, ctx):
                      (gx, g, xhat, rstd))
         else:
             _input_grad_into(gx, np.empty_like(g) if tmp is None else tmp, g, w, xhat, rstd, axes, ctx.n)
+    return gx, gw, gb, None, None, None, None
+
+
+def _normalize_backward_kernels(g, w, xhat, rstd, need_x, need_w, need_b, shapes):
+    """_normalize_backward_np over the last axis with npgrad.kernels.norm; None where a kernel does not apply."""
+    D = g.shape[-1]
+    if (need_w and tuple(shapes[1][0]) != (D,)) or (need_b and tuple(shapes[2][0]) != (D,)):
+        return None
+    gx = _knorm.norm_input_grad(g, w, xhat, rstd) if need_x else None
+    gw = _knorm.column_sums(g, xhat) if need_w else None
+    gb = _knorm.column_sums(g) if need_b else None
+    if (need_x and gx is None) or (need_w and gw is None) or (need_b and gb is None):
+        return None
     return gx, gw, gb, None, None, None, None
 
 
@@ -481,6 +510,13 @@ class RMSNormOp(Op):
             y = RMSNormOp.forward(ctx, x.astype(_F32), _wide(w), axes, eps).astype(_F16)
             ctx.save_for_backward(x, w)
             return y
+        if (axes == (x.ndim - 1,) and (w is None or w.shape == x.shape[-1:])
+                and _kernels.fits(x, *([] if w is None else [w]))):
+            got = _knorm.rms_norm_forward(x, w, eps)
+            if got is not None:
+                ctx.save_for_backward(x, w)
+                ctx.r, ctx.axes, ctx.eps, ctx.n = got[1], axes, eps, x.shape[-1]
+                return got[0]
         r = 1.0 / np.sqrt(np.mean(np.square(x), axis=axes, keepdims=True) + np.asarray(eps, x.dtype))
         y = x * r
         if w is not None:
@@ -499,6 +535,12 @@ class RMSNormOp(Op):
             x, w, g = P.cast(x, _F32), _wide(w), P.cast(g, _F32)
         r = P.from_forward(g, ctx, "r", lambda: 1.0 / P.sqrt(_mean(x * x, axes, n) + ctx.eps))
         gx = gw = None
+        if (need_x and not P.is_tensor(g) and axes == (g.ndim - 1,) and (w is None or w.shape == g.shape[-1:])
+                and _kernels.fits(g, x, *([] if w is None else [w]))):
+            xhat = x * r
+            gx = _knorm.norm_input_grad(g, w, xhat, r, centre=False)
+            if gx is not None:
+                return gx, (g * xhat if need_w else None), None, None
         if need_x:
             gxw = g * w if w is not None else g
             gx = (gxw - x * (r * r) * _mean(gxw * x, axes, n)) * r

@@ -1,0 +1,291 @@
+"""npgrad.kernels (the [kernels] extra) against the NumPy path it replaces: values and gradients within float32
+rounding, the same NaN/inf/-0.0 results, the same bits for any thread count, the fallbacks (float16, empty,
+strided, switched off, numba missing), and the accuracy of the vectorised exp/GELU polynomials in ulps."""
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import npgrad
+from npgrad import _parallel, _runtime
+from npgrad.nn import functional as F
+
+numba = pytest.importorskip("numba", reason="the compiled kernels need numba (pip install npgrad[kernels])")
+
+from npgrad import kernels  # noqa: E402
+from npgrad.kernels import gelu as kgelu, _vecmath  # noqa: E402
+
+RNG = np.random.default_rng(7)
+
+
+@pytest.fixture
+def switch(monkeypatch):
+    """switch(on): the compiled kernels on or off for what follows (restored after the test)."""
+    def set_(on):
+        monkeypatch.setattr(npgrad.backends.kernels, "enabled", on)
+    set_(True)  # (on even where NPGRAD_KERNELS=0 turned them off for the run)
+    assert kernels.ready(), kernels.status()
+    yield set_
+    # a kernel that failed to compile would have turned them off for good (and every comparison trivial)
+    assert npgrad.kernels._jit._state["numba"], kernels.status()
+
+
+def _leaves(arrays):
+    return [npgrad.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
+
+
+def _run(fn, arrays, up_seed=0):
+    """fn's output and the float inputs' gradients (backward from a fixed random upstream gradient)."""
+    ts = _leaves(arrays)
+    y = fn(*ts)
+    up = np.random.default_rng(up_seed).standard_normal(y.shape).astype(y.detach().numpy().dtype)
+    y.backward(npgrad.tensor(up))
+    return [y.detach().numpy().copy()] + [t.grad.numpy().copy() for t in ts if t.requires_grad]
+
+
+def _w(n, dt):
+    return (RNG.standard_normal(n) * 0.5 + 1).astype(dt)
+
+
+MASK = RNG.standard_normal((3, 9, 9))
+# (name, fn, inputs(dt)) — each op the kernels cover, at a shape that fits them
+CASES = [
+    ("gelu", lambda x: F.gelu(x), lambda dt: [RNG.standard_normal((33, 70)).astype(dt) * 4]),
+    ("gelu_tanh", lambda x: F.gelu(x, approximate="tanh"), lambda dt: [RNG.standard_normal((33, 70)).astype(dt) * 4]),
+    ("silu", F.silu, lambda dt: [RNG.standard_normal((33, 70)).astype(dt) * 4]),
+    ("softmax", lambda x: F.softmax(x, -1), lambda dt: [RNG.standard_normal((5, 6, 37)).astype(dt) * 5]),
+    ("log_softmax", lambda x: F.log_softmax(x, -1), lambda dt: [RNG.standard_normal((5, 6, 37)).astype(dt) * 5]),
+    ("layer_norm", lambda x, w, b: F.layer_norm(x, (40,), w, b),
+     lambda dt: [RNG.standard_normal((7, 9, 40)).astype(dt) * 3 + 2, _w(40, dt), _w(40, dt)]),
+    ("layer_norm_plain", lambda x: F.layer_norm(x, (40,)), lambda dt: [RNG.standard_normal((9, 40)).astype(dt)]),
+    # (normalizations over the last axis with per-channel weights: the kernels must leave them to NumPy)
+    ("group_norm", lambda x, w, b: F.group_norm(x, 2, w, b),
+     lambda dt: [RNG.standard_normal((4, 6, 5)).astype(dt), _w(6, dt), _w(6, dt)]),
+    ("instance_norm", lambda x, w: F.instance_norm(x, weight=w, bias=w.detach()),
+     lambda dt: [RNG.standard_normal((4, 6, 5)).astype(dt), _w(6, dt)]),
+    ("rms_norm", lambda x, w: F.rms_norm(x, (40,), w),
+     lambda dt: [RNG.standard_normal((9, 40)).astype(dt), _w(40, dt)]),
+    ("cross_entropy", lambda x: F.cross_entropy(x, npgrad.tensor(np.array([3, 0, -100, 9, 9, 1]))),
+     lambda dt: [RNG.standard_normal((6, 10)).astype(dt) * 3]),
+    ("cross_entropy_smooth", lambda x: F.cross_entropy(x, npgrad.tensor(np.array([3, 0, 2, 9, 9, 1])),
+                                                       label_smoothing=0.1, reduction="sum"),
+     lambda dt: [RNG.standard_normal((6, 10)).astype(dt) * 3]),
+    ("linear", lambda x, w, b: F.linear(x, w, b),
+     lambda dt: [RNG.standard_normal((4, 5, 12)).astype(dt), RNG.standard_normal((7, 12)).astype(dt), _w(7, dt)]),
+    ("sdpa_causal", lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+     lambda dt: [RNG.standard_normal((2, 3, 9, 8)).astype(dt) for _ in range(3)]),
+    ("sdpa_bool_mask", lambda q, k, v: F.scaled_dot_product_attention(
+        q, k, v, attn_mask=npgrad.tensor(np.tril(np.ones((9, 11), bool), 2))),
+     lambda dt: [RNG.standard_normal((2, 3, 9, 8)).astype(dt)] + [RNG.standard_normal((2, 3, 11, 8)).astype(dt)] * 2),
+    ("sdpa_float_mask", lambda q, k, v: F.scaled_dot_product_attention(
+        q, k, v, attn_mask=npgrad.tensor(MASK.astype(q.detach().numpy().dtype)), scale=0.3),
+     lambda dt: [RNG.standard_normal((2, 3, 9, 8)).astype(dt) for _ in range(3)]),
+]
+# float32: the kernels' roundings differ from NumPy's chain of ufuncs (FMA, float64 row sums, exp32's < 1 ulp):
+# a few ulps of the largest value involved. float64: libm's erfc/exp against npgrad's own float64 series.
+TOL = {np.float32: dict(rtol=2e-6, atol=2e-6), np.float64: dict(rtol=1e-12, atol=1e-13)}
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("name,fn,make", CASES, ids=[c[0] for c in CASES])
+def test_kernel_matches_the_numpy_path(switch, name, fn, make, dt):
+    arrays = make(dt)
+    switch(False)
+    ref = _run(fn, arrays)
+    exact = _run(fn, [a.astype(np.float64) if a.dtype.kind == "f" else a for a in arrays])
+    switch(True)
+    got = _run(fn, arrays)
+    for g, r, e in zip(got, ref, exact):
+        assert g.dtype == r.dtype and g.shape == r.shape
+        # within rounding of the NumPy path, or closer to the float64 result than it is (tanh GELU's tail, where
+        # the NumPy formula's 1 + tanh(u) cancels)
+        close = np.isclose(g, r, **TOL[dt]) | (np.abs(g - e) <= np.abs(r - e))
+        assert close.all(), (g[~close], r[~close], e[~close])
+
+
+SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-30, -1e-30, 30.0, -30.0, 100.0, -100.0, 1.0], np.float32)
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("gelu", F.gelu), ("gelu_tanh", lambda x: F.gelu(x, approximate="tanh")), ("silu", F.silu),
+    ("softmax", lambda x: F.softmax(x, -1)), ("log_softmax", lambda x: F.log_softmax(x, -1)),
+    ("layer_norm", lambda x: F.layer_norm(x, (12,)))])
+def test_special_values_as_the_numpy_path(switch, name, fn):
+    """NaN where NumPy gives NaN, the same infinities and signed zeros (rows: one with each special, one clean)."""
+    rows = [SPECIAL, np.where(np.isfinite(SPECIAL), SPECIAL, 2.0).astype(np.float32), np.full(12, -np.inf, np.float32)]
+    x = np.stack(rows)
+    switch(False)
+    with np.errstate(all="ignore"):
+        ref = _run(fn, [x])
+        switch(True)
+        got = _run(fn, [x])
+    for g, r in zip(got, ref):
+        assert np.array_equal(np.isnan(g), np.isnan(r))
+        assert np.array_equal(np.signbit(g[g == 0]), np.signbit(r[r == 0]))
+        both = ~np.isnan(r)
+        np.testing.assert_allclose(g[both], r[both], rtol=2e-6, atol=1e-37)
+
+
+THREAD_CASES = [
+    ("gelu", F.gelu, [(800, 70)]), ("softmax", lambda x: F.softmax(x, -1), [(900, 37)]),
+    ("layer_norm", lambda x, w, b: F.layer_norm(x, (40,), w, b), [(700, 40), (40,), (40,)]),
+    ("cross_entropy", lambda x: F.cross_entropy(x, npgrad.tensor(np.arange(300) % 10)), [(300, 10)]),
+    ("linear", F.linear, [(400, 12), (70, 12), (70,)]),
+    ("sdpa_causal", lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), [(4, 3, 40, 8)] * 3)]
+
+
+@pytest.mark.parametrize("name,fn,shapes", THREAD_CASES, ids=[c[0] for c in THREAD_CASES])
+def test_same_bits_for_any_thread_count(switch, monkeypatch, name, fn, shapes):
+    """Pieces of rows (or columns, for the column sums) on 1, 2 and 3 threads: identical bits."""
+    switch(True)
+    arrays = [RNG.standard_normal(sh).astype(np.float32) for sh in shapes]
+    monkeypatch.setattr(_parallel, "ENABLED", True)
+    monkeypatch.setattr(_parallel, "MIN_PIECE", 64)
+    results = []
+    for n in (1, 2, 3):
+        monkeypatch.setitem(_runtime._state, "threads", n)
+        results.append(_run(fn, arrays))
+    for other in results[1:]:
+        assert all(a.tobytes() == b.tobytes() for a, b in zip(results[0], other))
+
+
+@pytest.mark.parametrize("case", ["float16", "empty", "strided", "bfloat16"])
+def test_fallback_paths_stay_right(switch, case):
+    """Inputs the kernels do not take run the NumPy path, with the kernels on: the same results as with them off."""
+    x = RNG.standard_normal((6, 16)).astype(np.float32)
+    tol = {"float16": 1e-3, "bfloat16": 8e-3}.get(case, 1e-6)
+    if case == "float16":
+        make = lambda: npgrad.tensor(x.astype(np.float16), requires_grad=True)  # noqa: E731
+    elif case == "bfloat16":
+        make = lambda: npgrad.tensor(x).to(npgrad.bfloat16).detach().requires_grad_()  # noqa: E731
+    elif case == "empty":
+        make = lambda: npgrad.tensor(np.zeros((0, 16), np.float32), requires_grad=True)  # noqa: E731
+    else:
+        make = lambda: npgrad.tensor(np.asfortranarray(x), requires_grad=True)  # noqa: E731
+    for fn in (F.gelu, F.silu, lambda t: F.softmax(t, -1), lambda t: F.layer_norm(t, (16,))):
+        outs = []
+        for on in (False, True):
+            switch(on)
+            t = make()
+            y = fn(t)
+            y.sum().backward()
+            outs.append((y.detach().float().numpy(), t.grad.float().numpy()))
+        for a, b in zip(*outs):  # (inner float32 steps, such as float16's, may still run a kernel)
+            np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+def test_switch_off_never_calls_a_kernel(switch, monkeypatch):
+    def boom(*args, **kwargs):
+        raise AssertionError("a kernel ran with the switch off")
+    monkeypatch.setattr(kgelu, "activation", boom)
+    switch(False)
+    x = npgrad.randn(8, 8, requires_grad=True)
+    F.gelu(x).sum().backward()
+    switch(True)
+    with pytest.raises(AssertionError, match="switch off"):
+        F.gelu(x)
+
+
+def test_double_backward_through_kernel_forwards(switch):
+    """create_graph recomputes from the saved inputs (the kernels' saved derivatives serve plain backwards only)."""
+    switch(True)
+    for fn in (F.gelu, lambda t: F.gelu(t, approximate="tanh"), F.silu, lambda t: F.layer_norm(t, (5,)),
+               lambda t: F.log_softmax(t, -1)):
+        x = npgrad.tensor(RNG.standard_normal((3, 5)), requires_grad=True)
+        assert npgrad.autograd.gradgradcheck(fn, (x,))
+
+
+def test_exp32_within_one_ulp_of_float64(switch):
+    x = np.linspace(-87.0, 88.0, 400_001).astype(np.float32)
+    out = np.empty_like(x)
+    _exp_loop(x, out)
+    ref = np.exp(x.astype(np.float64))
+    ulps = np.abs(out - ref) / np.spacing(ref.astype(np.float32)).astype(np.float64)
+    assert ulps.max() <= 1.0, ulps.max()
+    ends = np.array([np.nan, np.inf, -np.inf, 88.8, -104.0, 0.0, -0.0], np.float32)
+    got = np.empty_like(ends)
+    _exp_loop(ends, got)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(got, np.exp(ends))
+
+
+def _exp_loop(x, out):
+    assert kernels.ready()  # (_vecmath.exp32 is a compiled function from here on)
+    exp32 = _vecmath.exp32
+
+    @numba.njit
+    def loop(x, out):
+        for i in range(x.size):
+            out[i] = exp32(x[i])
+    loop(x, out)
+
+
+def test_exact_gelu_float32_ulps_no_worse_than_the_numpy_path(switch):
+    """Both use npgrad's tail-accurate Phi; against float64 GELU the kernel's error (ulps of the result) is at most
+    the NumPy path's plus 1, and under 10 ulps for x > -4 (the tail below has denormal-range cancellation)."""
+    from npgrad.ops._erf import gelu32_np, normal_cdf_np
+    x = np.linspace(-12.0, 12.0, 200_001).astype(np.float32)
+    ref = x.astype(np.float64) * normal_cdf_np(x.astype(np.float64))
+    y, _ = kgelu.activation("none", x, False)
+    y0, _ = gelu32_np(x, False)
+    for lo, hi in ((-4, 12), (-8, -4), (-12, -8)):
+        m = (x >= lo) & (x < hi) & (np.abs(ref) > 1e-37)
+        sp = np.spacing(np.abs(ref[m]).astype(np.float32)).astype(np.float64)
+        k, n = (np.max(np.abs(a[m] - ref[m]) / sp) for a in (y, y0))
+        assert k <= n + 1, (lo, hi, k, n)
+        if lo == -4:
+            assert k < 10, k
+
+
+def test_gelu_constants_are_ops_erf_fit():
+    from npgrad.ops import _erf
+    assert kgelu._CDF_P == _erf._CDF_P and kgelu._CDF_Q == _erf._CDF_Q
+
+
+@pytest.mark.parametrize("how", ["missing", "broken"])
+def test_without_numba_the_numpy_path_runs_and_info_says_why(how, tmp_path):
+    if how == "broken":  # a numba package whose import fails
+        (tmp_path / "numba").mkdir()
+        (tmp_path / "numba" / "__init__.py").write_text("raise ImportError('this numba is broken')\n")
+    code = ("import sys\n"
+            + ("sys.modules['numba'] = None\n" if how == "missing" else "")
+            + "import npgrad, numpy as np\n"
+            "from npgrad.nn import functional as F\n"
+            "x = npgrad.randn(4, 6, requires_grad=True); y = F.gelu(x); y.sum().backward()\n"
+            "assert np.allclose(x.grad.numpy(), F.gelu(x.detach().double(), ).numpy() * 0 + x.grad.numpy())\n"
+            "print(npgrad.kernels.ready(), npgrad.kernels.status())\n")
+    path = os.pathsep.join([str(tmp_path), _src_path()])
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=path, NPGRAD_KERNELS="1")).stdout
+    want = ("False not installed: the NumPy path runs" if how == "missing" else
+            "False unusable, the NumPy path runs: numba could not be loaded (ImportError: this numba is broken)")
+    assert out.startswith(want), out
+
+
+def test_env_var_turns_them_off_and_info_reports_it():
+    code = "import npgrad; print(npgrad.backends.kernels.enabled); print(npgrad.kernels.status())"
+    env = dict(os.environ, PYTHONPATH=_src_path(), NPGRAD_KERNELS="0")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.splitlines()[0] == "False" and out.splitlines()[1].startswith("off")
+    out = subprocess.run([sys.executable, "-m", "npgrad", "info"], capture_output=True, text=True, check=True,
+                         env=env).stdout
+    assert "kernels: off" in out
+
+
+def _src_path():
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "src")
+
+
+def test_gelu_kernel_compiled_and_vectorised_speed_is_sane(switch):
+    """Guards against the compiled path silently falling back to Python: 1M elements well under 0.5 s."""
+    x = np.random.default_rng(0).standard_normal(1 << 20).astype(np.float32)
+    kgelu.activation("none", x, True)
+    import time
+    t0 = time.perf_counter()
+    kgelu.activation("none", x, True)
+    assert time.perf_counter() - t0 < 0.5
+    assert math.isclose(float(kgelu.activation("none", np.array([1.0], np.float32), False)[0][0]),
+                        0.5 * (1 + math.erf(1 / math.sqrt(2))), rel_tol=1e-6)
