@@ -35,6 +35,9 @@ LAYERS = [
     # 2: class Tensor, its repr (which only needs dtypes), Python data to a Tensor (_convert), and the random
     # generators (whose get_state returns a uint8 Tensor; nothing below tensor draws random numbers).
     ("npgrad.tensor", 2), ("npgrad._tensor_str", 2), ("npgrad._convert", 2), ("npgrad.random", 2),
+    # 2.5: the optional compiled kernels (numba), NumPy arrays in and out, on their own floor below the operators
+    # that call them; test_kernels_import_only_the_ground_floor holds them to floor 0.
+    ("npgrad.kernels", 2.5),
     # 3: the operator catalogue, plus the torch.linalg and torch.special namespaces that only re-export ops.
     ("npgrad.ops", 3), ("npgrad.linalg", 3), ("npgrad.special", 3),
     # torch.fft's array kernels (NumPy in, NumPy out) sit with the operators that will wrap them.
@@ -71,8 +74,9 @@ LAYERS = [
     # 9: the command line, and the package root, which re-exports everything (`import npgrad`).
     ("npgrad.cli", 9), ("npgrad.__main__", 9), ("npgrad", 9), ("npgrad._torch_alias", 9),
 ]
-LAYER_NAMES = ["dtypes", "autograd", "tensor/random", "ops", "factories", "nn.functional", "nn", "optim/utils",
-               "datasets/serialization/viz", "cli"]
+LAYER_NAMES = dict(enumerate(["dtypes", "autograd", "tensor/random", "ops", "factories", "nn.functional", "nn",
+                              "optim/utils", "datasets/serialization/viz", "cli"]))
+LAYER_NAMES[2.5] = "kernels"
 
 
 def _module_files():
@@ -199,6 +203,13 @@ def test_known_upward_imports_still_exist():
     edges = {(a, b) for a, b, _ in import_edges()}
     gone = KNOWN_UPWARD - edges
     assert not gone, f"fixed, take them off KNOWN_UPWARD: {sorted(gone)}"
+
+
+def test_kernels_import_only_the_ground_floor():
+    # npgrad.kernels takes and returns NumPy arrays: it needs nothing of autograd or Tensor.
+    bad = [f"{a}:{line} imports {b}" for a, b, line in import_edges()
+           if layer_of(a) == 2.5 and layer_of(b) not in (0, 2.5)]
+    assert not bad, bad
 
 
 def test_resolver_sees_function_level_and_relative_imports():
