@@ -1,11 +1,12 @@
 """Adam and AdamW: adaptive moment estimation, with L2 or decoupled weight decay and AMSGrad."""
 import numpy as np
 
+from ..kernels import optim_updates as _kernels
 from ..tensor import Tensor
 from . import _differentiable, _ops
 from .optimizer import check_nonnegative
-from .optimizer import (Optimizer, _scalar, check_capturable, check_lr, increment_step, new_step, run_update,
-                        with_grads, zeros_like)
+from .optimizer import (Optimizer, _scalar, bump_version, check_capturable, check_lr, increment_step, new_step,
+                        run_update, with_grads, zeros_like)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -68,6 +69,10 @@ class Adam(Optimizer):
                 arrays = [p._data, grad, state["exp_avg"]._data, state["exp_avg_sq"]._data]
                 if amsgrad:
                     arrays.append(state["max_exp_avg_sq"]._data)
+                if _kernels.adam_(*arrays, *([None] if not amsgrad else []), lr, beta1, beta2, eps, weight_decay,
+                                  decoupled, maximize, step_size, bias_correction2_sqrt):
+                    bump_version(p)  # one compiled pass (kernels/optim_updates.py), bit-identical to _adam
+                    continue
                 run_update(_adam, p, arrays, scratch, lr, beta1, beta2, eps, weight_decay, decoupled, maximize,
                            step_size, bias_correction2_sqrt)
         return loss

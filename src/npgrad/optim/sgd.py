@@ -1,9 +1,10 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum and weight decay."""
 import numpy as np
 
+from ..kernels import optim_updates as _kernels
 from ..tensor import Tensor
 from . import _differentiable, _ops
-from .optimizer import Optimizer, _scalar, run_update, with_grads
+from .optimizer import Optimizer, _scalar, bump_version, run_update, with_grads
 
 __all__ = ["SGD"]
 
@@ -45,6 +46,9 @@ class SGD(Optimizer):
             nesterov, maximize = group["nesterov"], group["maximize"]
             for p, grad in with_grads(group, _SPARSE_DECAY):  # sparse gradients welcome
                 if momentum == 0:
+                    if _kernels.sgd_(p._data, grad, None, lr, weight_decay, maximize):
+                        bump_version(p)  # one compiled pass (kernels/optim_updates.py), bit-identical to _sgd
+                        continue
                     run_update(_sgd, p, [p._data, grad], scratch, lr, weight_decay, maximize)
                     continue
                 state = self.state[p]
@@ -52,6 +56,10 @@ class SGD(Optimizer):
                 first = buf is None
                 if first:  # the buffer starts as the first (decayed) gradient
                     buf = state["momentum_buffer"] = Tensor._wrap(np.empty(p._data.shape, p._data.dtype))
+                if _kernels.sgd_(p._data, grad, buf._data, lr, weight_decay, maximize, momentum, dampening, nesterov,
+                                 first):
+                    bump_version(p)
+                    continue
                 run_update(_sgd_momentum, p, [p._data, grad, buf._data], scratch, lr, weight_decay, maximize,
                            momentum, dampening, nesterov, first)
         return loss

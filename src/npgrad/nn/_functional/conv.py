@@ -23,6 +23,7 @@ from ...autograd.function import Op
 from ...ops import _poly as P
 from ...ops.products import batched_matmul
 from ...tensor import Tensor
+from . import _winograd
 from ._utils import as_ints
 
 # Everything about one convolution's index mapping between an "image" (N, C, *size) and its grid of kernel
@@ -432,6 +433,10 @@ class ConvNdOp(Op):
             xp = _padded(x, geo)
             out = _depthwise_forward(xp, w, geo)
             ctx.xp = xp
+        elif _winograd.fits(x, w, geo):  # 3x3 stride 1 with many channels: F(2x2, 3x3), timings in _winograd
+            pad = tuple(zip(geo.lo, geo.hi))
+            out, v, grid = _winograd.conv3x3(x, w, pad)
+            ctx.winograd = (v, grid, pad)
         elif math.prod(w.shape[1:]) < _CHANNEL_MAJOR_MIN_K:  # a short GEMM depth: the transposes below would cost more
             cols = im2col(x, geo)
             w3 = w.reshape(G, w.shape[0] // G, -1)
@@ -469,6 +474,10 @@ class ConvNdOp(Op):
             # Depthwise: per-tap multiply-adds instead of im2col + batched GEMM with 1-row matrices, ~1.5x faster
             # (8x64x32x32, 3x3: 9.7 vs 14.9 ms); test_two_formulas.py checks the two agree.
             gx, gw = _depthwise_backward(ctx.xp, w, g, geo, need_x, need_w)
+            return gx, gw, (np.sum(g, axis=axes) if need_b else None), None
+        if not P.is_tensor(g) and hasattr(ctx, "winograd"):
+            v, grid, pad = ctx.winograd
+            gx, gw = _winograd.backward(g, w, v, x.shape, pad, grid, need_x, need_w)
             return gx, gw, (np.sum(g, axis=axes) if need_b else None), None
         if not P.is_tensor(g) and hasattr(ctx, "flat"):  # the forward took the wide grid (timings at the functions)
             if need_x:
