@@ -1,10 +1,11 @@
 """Datasets: MNIST/Fashion-MNIST (IDX files), character-level text, and a small embedded digits set.
 
-* ``MNIST``, ``FashionMNIST``: torchvision's datasets, read from the original IDX gzip files, which are
-  looked for in ``root``, ``$NPGRAD_DATA`` and ``~/.cache/npgrad`` and downloaded when missing.
+* ``MNIST``, ``FashionMNIST``: ``npgrad.vision.datasets``' classes, whose files are looked for in
+  ``root``, ``$NPGRAD_DATA`` and ``~/.cache/npgrad`` and downloaded when missing, and whose samples
+  are Tensors (see ``npgrad.datasets.mnist``).
 * ``CharTokenizer``, ``TextDataset``, ``load_tiny_shakespeare``: character-level language modelling.
 * ``load_digits``, ``Digits``: the UCI 8x8 handwritten digits, shipped inside npgrad (no download).
-* ``read_idx``: the IDX reader itself.
+* ``read_idx``: the IDX reader (``npgrad.vision.datasets``' own).
 """
 from .digits import Digits, load_digits
 from .download import DatasetNotFoundError, cache_dir

@@ -10,18 +10,15 @@ In each of these, the files may sit in the dataset's own subfolder (``mnist/``, 
 ``tinyshakespeare/``...) or directly in the folder. A download goes to the dataset's subfolder
 of ``root`` when one was given (as torchvision does) and of the cache otherwise.
 """
-import hashlib
 import os
 import sys
 import urllib.error
-import urllib.request
 
-from ..utils._progress import progress_bar
+from ..vision.datasets.utils import _fetch
+from ..vision.datasets.utils import calculate_md5 as md5sum  # one md5 helper for both
 
 __all__ = ["DatasetNotFoundError", "cache_dir", "candidate_dirs", "find_files", "download_file", "md5sum",
            "fetch_files"]
-
-_CHUNK = 1 << 16
 
 
 class DatasetNotFoundError(RuntimeError):
@@ -78,53 +75,20 @@ def find_files(names, dirs, reject=None, notes=None):
     return None
 
 
-def md5sum(path):
-    h = hashlib.md5(usedforsecurity=False)
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-class _ChecksumError(Exception):
-    pass
-
-
 def download_file(url, dest, md5=None, progress=True, timeout=30):
     """Download ``url`` to the file ``dest``, checking its md5 when ``md5`` is given.
 
-    The data goes to ``dest + '.part'`` first and is renamed only once complete and verified, so an
-    interrupted or corrupt download never leaves a file that looks valid. Raises ``OSError``
-    (``urllib.error.URLError``) for network failures and ``RuntimeError`` for a checksum mismatch.
+    The bytes arrive through ``npgrad.vision.datasets.utils``' fetcher (into ``dest + '.part'``, renamed
+    once complete), and a file whose checksum is wrong is deleted, so an interrupted or corrupt download
+    never leaves a file that looks valid. Raises ``OSError`` (``urllib.error.URLError``) for network
+    failures and ``RuntimeError`` for a checksum mismatch.
     """
     os.makedirs(os.path.dirname(os.path.abspath(dest)), exist_ok=True)
-    part = dest + ".part"
-    h = hashlib.md5(usedforsecurity=False)
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp, open(part, "wb") as out:
-            total = resp.headers.get("Content-Length")
-            total = int(total) if total and total.isdigit() else None
-            bar = progress_bar(total, os.path.basename(dest), "auto" if progress else "off", unit="B")
-            try:
-                while True:
-                    chunk = resp.read(_CHUNK)
-                    if not chunk:
-                        break
-                    out.write(chunk)
-                    h.update(chunk)
-                    bar.update(len(chunk))
-            finally:
-                bar.close()
-        got = h.hexdigest()
-        if md5 is not None and got != md5:
-            raise _ChecksumError(f"checksum mismatch for {url}: md5 {got}, expected {md5}")
-        os.replace(part, dest)
-    except _ChecksumError as e:
-        _remove(part)
-        raise RuntimeError(str(e)) from None
-    except BaseException:
-        _remove(part)
-        raise
+    _fetch(url, dest, progress=progress, timeout=timeout)
+    got = md5sum(dest)
+    if md5 is not None and got != md5:
+        _remove(dest)
+        raise RuntimeError(f"checksum mismatch for {url}: md5 {got}, expected {md5}")
     return dest
 
 
