@@ -56,7 +56,7 @@ from ._layout import sparse_coo, sparse_csr  # noqa: E402
 _LAZY_MODULES = {"nn", "optim", "utils", "distributions", "datasets", "viz", "linalg", "special", "return_types",
                  "serialization", "cuda", "mps", "backends", "amp", "func", "distributed", "onnx", "fft", "version",
                  "accelerator", "testing", "multiprocessing", "profiler", "sparse", "jit", "cpu", "functional",
-                 "futures", "signal", "types"}
+                 "futures", "signal", "types", "hub"}
 _LAZY_ATTRS = {"windows": "signal", "save": "serialization", "load": "serialization", "autocast": "amp", "vmap": "func",
                "finfo": "_finfo", "iinfo": "_finfo",
                "sparse_coo_tensor": "sparse", "sparse_csr_tensor": "sparse", "spmm": "sparse"}

@@ -5,10 +5,12 @@ Each builder is registered by name with ``@register_model()``; its weights enum 
 """
 import enum
 import fnmatch
+import functools
 import inspect
 import sys
 import warnings
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable
 
 __all__ = ["Weights", "WeightsEnum", "register_model", "get_model", "get_model_builder", "get_model_weights",
@@ -68,11 +70,40 @@ class WeightsEnum(enum.Enum):
         return self.value.meta
 
 
+def _quoted_list(names):
+    quoted = [f"'{n}'" for n in names]
+    if len(quoted) < 3:
+        return " and ".join(quoted)
+    return ", ".join(quoted[:-1]) + ", and " + quoted[-1]
+
+
+def _accept_positional(fn):
+    """A builder that still takes its keyword-only arguments by position (``resnet18(True)`` of scripts written
+    before torchvision 0.13), with torchvision's deprecation warning."""
+    keyword_only = [p.name for p in inspect.signature(fn).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    if not keyword_only:
+        return fn
+
+    @functools.wraps(fn)
+    def builder(*args, **kwargs):
+        if args:
+            if len(args) > len(keyword_only):
+                raise TypeError(f"{fn.__name__}() takes at most {len(keyword_only)} positional arguments "
+                                f"({len(args)} given)")
+            named = keyword_only[:len(args)]
+            warnings.warn(f"Using {_quoted_list(named)} as positional parameter(s) is deprecated since 0.13 and "
+                          "may be removed in the future. Please use keyword parameter(s) instead.")
+            kwargs.update(zip(named, args))
+        return fn(**kwargs)
+    return builder
+
+
 def register_model(name=None):
     def wrapper(fn):
         key = name if name is not None else fn.__name__
         if key in _BUILTIN_MODELS:
             raise ValueError(f"An entry is already registered under the name '{key}'.")
+        fn = _accept_positional(fn)
         _BUILTIN_MODELS[key] = fn
         return fn
     return wrapper
@@ -138,13 +169,14 @@ def get_weight(name):
 
 def handle_weights(builder_name, weights_enum, weights, kwargs, default_weights=None):
     """The weights a builder was asked for, after the deprecated spellings PyTorch still accepts:
-    ``pretrained=True/False`` and ``weights=True/False`` (a bool in place of an enum) warn and map to the
-    default weights or none; a string names a member. Returns the verified member (or None)."""
+    ``pretrained=True/False`` and ``weights=True/False`` (or any other non-enum, read by its truth value) warn
+    and map to the first published weights or none; a string names a member. Returns the verified member (or None)."""
     if "pretrained" in kwargs:
         warnings.warn("The parameter 'pretrained' is deprecated since 0.13 and may be removed in the future, "
                       "please use 'weights' instead.")
         weights = kwargs.pop("pretrained")
-    if isinstance(weights, bool):
+    if weights is not None and not isinstance(weights, (WeightsEnum, str)):
+        # anything else stands for a bool, by its truth value (torchvision's reading of pretrained=1, weights=[])
         default = default_weights if default_weights is not None else weights_enum.DEFAULT
         chosen = default if weights else None
         msg = ("Arguments other than a weight enum or `None` for 'weights' are deprecated since 0.13 and may be "
@@ -164,3 +196,42 @@ def override_param(kwargs, name, value):
     else:
         kwargs[name] = value
 
+
+
+class _LazyPreset:
+    """A preprocessing class of ``transforms._presets``, imported when first called: a weights enum names its
+    transforms at import time, and the models must import without the transforms package loaded."""
+
+    def __init__(self, name):
+        self.__name__ = self.__qualname__ = name
+
+    def __call__(self, *args, **kwargs):
+        from ..transforms import _presets
+        return getattr(_presets, self.__name__)(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<transforms preset {self.__name__}>"
+
+
+ImageClassification = _LazyPreset("ImageClassification")
+_DOWNLOADS = "https://download.pytorch.org/models/"
+
+
+def imagenet_weights(file, *, num_params, min_size, recipe, acc1, acc5, ops, file_size, docs, **preset):
+    """The ``Weights`` of an ImageNet-1K classifier stored at download.pytorch.org/models/<file>: its meta as
+    torchvision lists it, and ``ImageClassification`` with the preset's crop/resize sizes as its transforms."""
+    from ._meta import _IMAGENET_CATEGORIES
+    meta = {"categories": _IMAGENET_CATEGORIES, "num_params": num_params, "min_size": min_size, "recipe": recipe,
+            "_metrics": {"ImageNet-1K": {"acc@1": acc1, "acc@5": acc5}}, "_ops": ops, "_file_size": file_size,
+            "_docs": docs}
+    return Weights(url=_DOWNLOADS + file, transforms=partial(ImageClassification, **preset), meta=meta)
+
+
+def load_weights(model, weights, progress, remap=None):
+    """Load a weights member's checkpoint (from the hub cache, downloaded there when missing) into ``model``;
+    ``remap`` rewrites an old checkpoint's dict in place first."""
+    state = weights.get_state_dict(progress=progress, check_hash=True)
+    if remap is not None:
+        remap(state)
+    model.load_state_dict(state)
+    return model
