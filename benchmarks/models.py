@@ -276,6 +276,26 @@ def resnet(lib, batch=32, channels=16, classes=10):
     return model, step
 
 
+# -- resnet18: torchvision's resnet18(num_classes=10) on CIFAR-sized inputs (batch 32, 3x32x32), SGD momentum ---
+
+def resnet18(lib, batch=32, classes=10):
+    from benchmarks._vision import vision_for
+    model = vision_for(lib).models.resnet18(num_classes=classes)
+    _shared_init(lib, model, 14)
+    rng = np.random.default_rng(15)
+    x = lib.tensor(rng.standard_normal((batch, 3, 32, 32)).astype(np.float32))
+    y = lib.tensor(rng.integers(0, classes, batch))
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+
+    def step():
+        opt.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return model, step
+
+
 # -- inference latency: forward only, under no_grad, batch 1 ------------------------------------------------
 # The step returns the output (not a loss); check_value() reduces it to the number the runners compare.
 
