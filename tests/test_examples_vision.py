@@ -12,6 +12,9 @@ import pytest
 
 from tv_oracle import HAS_TV
 
+# The example's datasets hand out PIL images, as torchvision's do: it needs the vision extra (Pillow).
+pytest.importorskip("PIL", reason="the vision example needs Pillow (pip install npgrad[vision])")
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "examples" / "cifar10_resnet18.py"
 TINY = ["--fake-size", "8", "--batch-size", "8", "--lr", "0.01"]
