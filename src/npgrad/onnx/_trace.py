@@ -8,6 +8,7 @@ compute tensors from a live input without an Op (comparisons, the boolean-mask-t
 import contextlib
 
 from ..autograd import record
+from ..backends import kernels as _kernel_switch
 from ..autograd.grad_mode import no_grad
 from ..nn._functional import attention as _attention
 from ..ops import _registry
@@ -100,6 +101,9 @@ def recording(recorder):
     saved_methods = {m: (getattr(Tensor, m), _registry.METHODS.get(m)) for m in (*_METHODS, *_ARITH_INPLACE)}
     saved_funcs = {m: getattr(npgrad, m) for m in _METHODS if not m.startswith("__")}
     saved_bias, saved_write = _attention._bool_to_bias, _inplace._write
+    # The compiled kernels fuse some ops into nodes of their own (attention's scale+mask+softmax); the
+    # export records the composed reference ops, which ONNX has operators for.
+    saved_kernels, _kernel_switch.enabled = _kernel_switch.enabled, False
     prev = record.set_tracer(recorder)
     try:
         for m, (fn, origin) in saved_methods.items():
@@ -115,6 +119,7 @@ def recording(recorder):
             yield recorder
     finally:
         record.set_tracer(prev)
+        _kernel_switch.enabled = saved_kernels
         _attention._bool_to_bias, _inplace._write = saved_bias, saved_write
         for m, fn in saved_funcs.items():
             setattr(npgrad, m, fn)
