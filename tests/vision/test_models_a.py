@@ -12,9 +12,8 @@ import pytest
 import npgrad
 from npgrad import nn
 from npgrad.vision import models as M
-from tv_oracle import HAS_TV, torch, tv
+from tv_oracle import HAS_TV, torch, tv, needs_tv
 
-needs_tv = pytest.mark.skipif(not HAS_TV, reason="torchvision (the oracle) is not installed")
 
 BUILDERS = ["resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext50_32x4d", "resnext101_32x8d",
             "resnext101_64x4d", "wide_resnet50_2", "wide_resnet101_2", "vgg11", "vgg11_bn", "vgg13", "vgg13_bn",

@@ -13,9 +13,8 @@ import pytest
 import npgrad
 from npgrad.autograd import gradcheck
 from npgrad.vision import ops
-from tv_oracle import HAS_TV, torch, tv
+from tv_oracle import HAS_TV, torch, tv, needs_tv
 
-needs_tv = pytest.mark.skipif(not HAS_TV, reason="torchvision (the oracle) is not installed")
 
 
 def random_boxes(rng, n, scale=10.0, dtype=np.float32):

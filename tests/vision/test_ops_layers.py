@@ -14,9 +14,8 @@ import npgrad
 from npgrad.vision import ops
 from npgrad.vision.ops.feature_pyramid_network import (ExtraFPNBlock, FeaturePyramidNetwork, LastLevelMaxPool,
                                                        LastLevelP6P7)
-from tv_oracle import HAS_TV, torch, tv
+from tv_oracle import HAS_TV, torch, tv, needs_tv
 
-needs_tv = pytest.mark.skipif(not HAS_TV, reason="torchvision (the oracle) is not installed")
 
 
 def T(a, **kw):

@@ -10,15 +10,10 @@ import npgrad
 from npgrad.vision import transforms as T
 from npgrad.vision.transforms import autoaugment as AA
 from npgrad.vision.transforms._presets import ImageClassification
-from tv_oracle import HAS_TV, tv
+from tv_oracle import HAS_TV, tv, needs_tv, message as _message
 
 Image = pytest.importorskip("PIL.Image", reason="PIL-image transforms need Pillow")
-needs_tv = pytest.mark.skipif(not HAS_TV, reason="torchvision oracle not importable")
 
-
-def _message(err):
-    """An error's text with the package name in dtype/Size reprs made the same (torch.x and npgrad.x)."""
-    return str(err).replace("npgrad.", "torch.")
 
 rng = np.random.default_rng(1)
 U8 = rng.integers(0, 256, (3, 12, 15), dtype=np.uint8)

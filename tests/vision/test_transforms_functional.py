@@ -5,17 +5,11 @@ import pytest
 
 import npgrad
 from npgrad.vision.transforms import functional as F
-from tv_oracle import HAS_TV, tv
+from tv_oracle import HAS_TV, tv, needs_tv, message as _message
 
 PIL = pytest.importorskip("PIL.Image", reason="PIL-image transforms need Pillow")
 Image = PIL
 
-needs_tv = pytest.mark.skipif(not HAS_TV, reason="torchvision oracle not importable")
-
-
-def _message(err):
-    """An error's text with the package name in dtype/Size reprs made the same (torch.x and npgrad.x)."""
-    return str(err).replace("npgrad.", "torch.")
 rng = np.random.default_rng(0)
 U8 = rng.integers(0, 256, (3, 11, 14), dtype=np.uint8)
 BATCH = rng.integers(0, 256, (2, 3, 9, 12), dtype=np.uint8)

@@ -8,6 +8,8 @@ against NumPy oracles written here.
 
 ``tv`` is the torchvision module, or None (``HAS_TV``) when torch or torchvision is missing.
 """
+import pytest
+
 from oracle import HAS_TORCH, torch
 
 
@@ -35,3 +37,9 @@ def _import_torchvision():
 _LIBRARIES = []
 tv = _import_torchvision()
 HAS_TV = tv is not None
+needs_tv = pytest.mark.skipif(not HAS_TV, reason="torchvision (the oracle) is not importable")
+
+
+def message(err):
+    """An error's text with the package name in dtype/Size reprs made the same (torch.x and npgrad.x)."""
+    return str(err).replace("npgrad.", "torch.")
