@@ -156,24 +156,109 @@ def test_softmax_rows_split_is_bit_identical(threads, compiled, monkeypatch):
         np.testing.assert_array_equal(results[1][0], e)  # and the whole-array formula's bits
 
 
-def test_splitting_is_off_unless_the_blas_spin_was_shortened():
-    """npgrad imported before NumPy shortens OpenBLAS's idle spin and turns splitting on; with NumPy imported
-    first it cannot, and everything stays on the caller's thread."""
+def test_npgrad_takes_over_openblas_threads_whatever_the_import_order():
+    """npgrad runs the products' threads itself: OpenBLAS's own count goes to 1 and the count it had becomes
+    npgrad's, with NumPy imported first or not; NPGRAD_BLAS_TUNE=0 leaves OpenBLAS alone and splits nothing."""
     import subprocess
     import sys
-    code = ("import {first}; import npgrad, os; from npgrad import _parallel; "
-            "print(_parallel.ENABLED, os.environ.get('OPENBLAS_THREAD_TIMEOUT'), _parallel.num_threads())")
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_THREAD_TIMEOUT", "NPGRAD_BLAS_TUNE")}
-    late = subprocess.run([sys.executable, "-c", code.format(first="numpy")], capture_output=True, text=True,
-                          env=env, check=True).stdout.split()
-    assert late == ["False", "None", "1"]
-    early = subprocess.run([sys.executable, "-c", code.format(first="sys")], capture_output=True, text=True,
-                           env=env, check=True).stdout.split()
-    blas = npgrad._process_tuning.blas_name()
-    assert early[:2] == (["True", "20"] if "openblas" in blas else ["False", "20"])
+    if "openblas" not in npgrad._process_tuning.blas_name():
+        pytest.skip("NumPy's BLAS is not OpenBLAS: npgrad leaves its threads to it")
+    code = ("import {first}; import npgrad; from npgrad import _parallel, _blas_threads; "
+            "print(_parallel.ENABLED, _blas_threads.count(), _parallel.num_threads(), npgrad.get_num_threads())")
+    env = {k: v for k, v in os.environ.items() if k != "NPGRAD_BLAS_TUNE"}
+    env["OPENBLAS_NUM_THREADS"] = "3"  # npgrad's count, as PyTorch honours OMP_NUM_THREADS beyond the CPU count
+    for first in ("numpy", "sys"):
+        out = subprocess.run([sys.executable, "-c", code.format(first=first)], capture_output=True, text=True,
+                             env=env, check=True).stdout.split()
+        assert out == ["True", "1", "3", "3"]
     off = subprocess.run([sys.executable, "-c", code.format(first="sys")], capture_output=True, text=True,
                          env=dict(env, NPGRAD_BLAS_TUNE="0"), check=True).stdout.split()
-    assert off == ["False", "None", "1"]
+    assert off[0] == "False" and off[2] == "1"  # (and OpenBLAS keeps its own count: 3, capped at the CPU count)
+
+
+def test_set_num_threads_sets_the_pool_and_keeps_openblas_single_threaded():
+    from npgrad import _blas_threads
+    if not _parallel.ENABLED:
+        pytest.skip("npgrad did not take over the BLAS threads here (not OpenBLAS)")
+    saved = _runtime._state["threads"]
+    try:
+        npgrad.set_num_threads(3)
+        assert npgrad.get_num_threads() == 3 == _parallel.num_threads()
+        assert _blas_threads.count() == 1
+    finally:
+        _runtime._state["threads"] = saved
+
+
+_PRODUCTS = [((600, 70), (70, 50)), ((40, 70), (70, 900)), ((6, 50, 70), (6, 70, 40)),  # rows, columns, batch
+             ((1, 50, 70), (1, 70, 800)), ((3, 200, 30), (30, 60)), ((200, 30), (3, 30, 60)),  # broadcasts
+             ((4, 1, 90, 20), (3, 20, 70)), ((90, 20), (5, 20, 30)), ((1, 90, 20), (5, 20, 30)),
+             ((5, 90, 20), (1, 20, 30))]
+
+
+def _close_bits(got, want):
+    """Within a few float rounding errors of one BLAS call: OpenBLAS picks its kernel (small-matrix or blocked) by
+    the size of the product it is given, so a piece may round differently from the whole."""
+    tol = 64 * np.finfo(want.real.dtype).eps * (1 + np.abs(want).max())
+    np.testing.assert_allclose(got, want, rtol=0, atol=tol)
+
+
+@pytest.mark.parametrize("shapes", _PRODUCTS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+def test_split_products_match_one_call_and_repeat_bit_for_bit(threads, shapes, dtype):
+    a = RNG.standard_normal(shapes[0]).astype(dtype)
+    b = RNG.standard_normal(shapes[1]).astype(dtype)
+    if dtype == np.complex64:
+        a = a + 1j * RNG.standard_normal(shapes[0]).astype(np.float32)
+    whole = np.matmul(a, b)
+    a_t = np.ascontiguousarray(a.swapaxes(-1, -2)).swapaxes(-1, -2)  # the backward's transposed operands
+    b_t = np.ascontiguousarray(b.swapaxes(-1, -2)).swapaxes(-1, -2)
+    saved = _parallel.GEMM_MIN
+    try:
+        for n in (2, 3):
+            threads(n)
+            _parallel.GEMM_MIN = 64
+            got = _parallel.matmul(a, b)
+            assert got.shape == whole.shape and got.dtype == whole.dtype
+            _close_bits(got, whole)
+            assert _parallel.matmul(a, b).tobytes() == got.tobytes()  # deterministic for a thread count
+            out = np.full(whole.shape, np.nan, dtype)
+            assert _parallel.matmul(a, b, out=out) is out and out.tobytes() == got.tobytes()
+            _close_bits(_parallel.matmul(a_t, b_t), whole)
+    finally:
+        _parallel.GEMM_MIN = saved
+
+
+def test_split_product_falls_back_for_what_blas_does_not_take(threads):
+    threads(2)
+    ints = np.arange(12).reshape(3, 4)
+    assert _parallel.matmul(ints, ints.T).tolist() == (ints @ ints.T).tolist()
+    f16 = RNG.standard_normal((300, 200)).astype(np.float16)
+    assert _parallel.matmul(f16, f16.T).tobytes() == (f16 @ f16.T).tobytes()
+    with pytest.raises(ValueError):
+        _parallel.matmul(RNG.standard_normal((300, 20)), RNG.standard_normal((30, 200)))  # NumPy's own error
+    t = npgrad.ones(2, 3)
+    assert _parallel.matmul(t, npgrad.ones(3, 2)).tolist() == [[3.0, 3.0], [3.0, 3.0]]
+
+
+def test_linear_and_conv_agree_across_thread_counts(threads):
+    x = RNG.standard_normal((64, 40)).astype(np.float32)
+    w = RNG.standard_normal((30, 40)).astype(np.float32)
+    b = RNG.standard_normal(30).astype(np.float32)
+    up = RNG.standard_normal((64, 30)).astype(np.float32)
+    img = RNG.standard_normal((4, 8, 12, 12)).astype(np.float32)
+    k = RNG.standard_normal((16, 8, 3, 3)).astype(np.float32)
+    upc = RNG.standard_normal((4, 16, 12, 12)).astype(np.float32)
+    saved, _parallel.GEMM_MIN = _parallel.GEMM_MIN, 64
+    try:
+        for fn, inputs, g in [(F.linear, [x, w, b], up), (lambda t, kk: F.conv2d(t, kk, padding=1), [img, k], upc)]:
+            settings = [(1, 1 << 40), (2, 1000), (3, 1000), (3, 1000)]
+            results = _by_thread_count(threads, settings, fn, inputs, g)
+            _assert_same_bits(results[2:])  # deterministic for a thread count
+            for other in results[1:]:
+                for got, want in zip(other, results[0]):
+                    _close_bits(got, want)
+    finally:
+        _parallel.GEMM_MIN = saved
 
 
 @pytest.mark.parametrize("affine", [True, False])

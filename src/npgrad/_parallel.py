@@ -1,28 +1,33 @@
-"""Large elementwise work split over the threads ``set_num_threads`` allows.
+"""Large elementwise work and large matrix products split over the threads ``set_num_threads`` allows.
 
-NumPy releases the GIL inside its ufunc loops, so two threads running the same chain of in-place ufuncs
-on two halves of an array run on two cores, where NumPy alone would use one (PyTorch's elementwise
-kernels use every thread it is given). Only elementwise work is split: each element goes through the same
-operations in the same order whichever piece it lands in, so results are bit-identical to one thread.
+NumPy releases the GIL inside its ufunc loops and BLAS calls, so two threads running the same chain of in-place
+ufuncs on two halves of an array run on two cores, where NumPy alone would use one (PyTorch's elementwise
+kernels use every thread it is given). Elementwise work is split so that each element goes through the same
+operations in the same order whichever piece it lands in: bit-identical for any thread count. A product's pieces
+are single-threaded BLAS calls, each picking its kernel by its own size, so they agree with one call within float
+rounding, and repeat bit for bit for a given thread count (as OpenBLAS's own threads do).
 
 The pieces must be large: a thread hand-off and the GIL ping-pong between short ufunc calls cost tens of
-microseconds, so below ``MIN_PIECE`` elements per thread the work runs on the caller's thread alone.
+microseconds, so below ``MIN_PIECE`` elements (``GEMM_MIN`` multiply-adds) per thread the work runs on the
+caller's thread alone.
 
-Splitting only pays when the second core is free, and with OpenBLAS's default idle spin it is not: after
-every product a BLAS worker thread busy-waits ~0.1 s. npgrad shortens that spin when it is imported before
-NumPy (``_process_tuning.tune_blas_spin``); where it could not (NumPy imported first, another BLAS library),
-``ENABLED`` is False and everything runs on the caller's thread, as before.
+This pool is the only one a step runs on: ``take_over`` (at import) sets OpenBLAS's own thread count to 1 and keeps
+the count it had as npgrad's (``_blas_threads`` says why). Where it cannot (another BLAS library, no way to set
+its count, NPGRAD_BLAS_TUNE=0), ``ENABLED`` is False and everything runs on the caller's thread, products on
+the BLAS library's threads, as before.
 """
 import os
 import threading
 
 import numpy as np
 
+from . import _blas_threads
 from . import _runtime
 from . import _fp_quiet
 
 MIN_PIECE = 1 << 17
-ENABLED = False  # set at import by the package root: NumPy's BLAS is OpenBLAS with a short idle spin
+ENABLED = False  # set by take_over() at import: npgrad runs the products' threads itself
+_DEFAULT = {"threads": 1}  # OpenBLAS's count when npgrad took it over (what its environment and the CPUs gave)
 
 _local = threading.local()
 _pool = {"pid": None, "workers": []}
@@ -30,28 +35,42 @@ _lock = threading.Lock()
 
 
 def num_threads():
-    """Threads for elementwise work: 1 unless ENABLED; else ``set_num_threads``' value, else the BLAS
-    environment variables', else the CPU count (read without threadpoolctl, whose query costs milliseconds)."""
+    """Threads for npgrad's work: 1 unless ENABLED; else ``set_num_threads``' value, else the environment's
+    (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, MKL_NUM_THREADS), else the count OpenBLAS had when npgrad took it over."""
     if not ENABLED:
         return 1
     n = _runtime._state["threads"]
-    if n is None:
-        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-            value = os.environ.get(var, "")
-            if value.isdigit() and int(value) > 0:
-                n = int(value)
-                break
-        else:
-            n = os.cpu_count() or 1
-    return n
+    return _DEFAULT["threads"] if n is None else n
+
+
+def take_over():
+    """Run products on npgrad's threads: OpenBLAS's count to 1, its old count kept as npgrad's default. Returns
+    whether it did (OpenBLAS, its count settable, not turned off with NPGRAD_BLAS_TUNE=0)."""
+    global ENABLED
+    if os.environ.get("NPGRAD_BLAS_TUNE", "1") == "0" or not _blas_threads.available():
+        return False
+    n = _blas_threads.count()  # (OpenBLAS caps what the environment asks at the CPU count; PyTorch does not)
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        value = os.environ.get(var, "")
+        if value.isdigit() and int(value) > 0:
+            n = int(value)
+            break
+    _DEFAULT["threads"] = max(n, 1)
+    _blas_threads.set_count(1)
+    ENABLED = True
+    return True
 
 
 class _Worker:
     """One daemon thread that runs the calls handed to it, one at a time."""
 
     def __init__(self):
-        self._ready = threading.Semaphore(0)
-        self._done = threading.Semaphore(0)
+        # Bare locks as binary semaphores (released by the other thread): a hand-off is one futex call each
+        # way, where threading.Semaphore runs a Condition's Python code.
+        self._ready = threading.Lock()
+        self._done = threading.Lock()
+        self._ready.acquire()
+        self._done.acquire()
         self._job = None
         self._error = None
         threading.Thread(target=self._loop, name="npgrad-elementwise", daemon=True).start()
@@ -92,13 +111,17 @@ def _workers(k):
     return workers[:k]
 
 
-def split(fn, n, grain=1, per=1):
+def split(fn, n, grain=1, per=1, pieces=None):
     """Call ``fn(start, stop)`` over contiguous pieces covering ``range(n)``, one piece per thread, and
     return when all are done (re-raising the first error). Piece boundaries are multiples of ``grain``;
-    ``per`` is how many elements one unit of ``n`` stands for (a row's length when splitting rows)."""
-    k = n * per // MIN_PIECE
-    if k > 1:  # (the thread count only where the work is large enough to ask)
-        k = min(num_threads(), k, n)
+    ``per`` is how many elements one unit of ``n`` stands for (a row's length when splitting rows); ``pieces``,
+    where given, is the number of pieces instead (a caller that sized the work itself)."""
+    if pieces is not None:
+        k = min(pieces, n)
+    else:
+        k = n * per // MIN_PIECE
+        if k > 1:  # (the thread count only where the work is large enough to ask)
+            k = min(num_threads(), k, n)
     if k <= 1 or getattr(_local, "inside", False) or not _lock.acquire(blocking=False):
         # One piece, a split inside a split, or another thread already splitting: run here.
         fn(0, n)
@@ -147,3 +170,52 @@ def worth_splitting(*arrays):
     a = arrays[0]
     return (type(a) is np.ndarray and worth(a.size)
             and all(type(b) is np.ndarray and b.flags.c_contiguous and b.shape == a.shape for b in arrays))
+
+
+_BLAS_FLOATS = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
+GEMM_MIN = 1 << 18  # multiply-adds per thread below which a product runs as one call (OpenBLAS's own bar)
+
+
+def matmul(a, b, out=None):
+    """``np.matmul(a, b, out=out)`` (``a @ b`` for Tensors) for arrays of at least 2 dims, a large product split over
+    npgrad's threads: one single-threaded BLAS call per piece, along the output's first batch dim where it has
+    enough entries (attention's batches, a convolution's images), else along the rows of ``a`` or the columns of
+    ``b``, whichever is longer."""
+    if type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return a @ b  # Tensors (a differentiable backward): their own product
+    if a.ndim < 2 or b.ndim < 2 or a.dtype not in _BLAS_FLOATS or a.dtype != b.dtype:
+        return np.matmul(a, b, out=out)
+    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    threads = num_threads()
+    if threads < 2 or k != b.shape[-2] or m * n * k < 2 * GEMM_MIN and a.ndim == b.ndim == 2:
+        return np.matmul(a, b, out=out)
+    lead = a.shape[:-2] if a.shape[:-2] == b.shape[:-2] or b.ndim == 2 else (
+        b.shape[:-2] if a.ndim == 2 else np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
+    work = m * n * max(k, 1)
+    for d in lead:
+        work *= d
+    if work < 2 * GEMM_MIN or getattr(_local, "inside", False) or _lock.locked():
+        return np.matmul(a, b, out=out)
+    if out is None:
+        out = np.empty(tuple(lead) + (m, n), a.dtype)
+    if lead and lead[0] >= threads:
+        # An operand without that dim (or with 1 there) broadcasts against every piece whole.
+        cut_a = a.ndim == len(lead) + 2 and a.shape[0] == lead[0]
+        cut_b = b.ndim == len(lead) + 2 and b.shape[0] == lead[0]
+        fn = lambda lo, hi: np.matmul(a[lo:hi] if cut_a else a, b[lo:hi] if cut_b else b, out=out[lo:hi])  # noqa: E731
+        length = lead[0]
+    elif m >= n:
+        fn, length = (lambda lo, hi: np.matmul(a[..., lo:hi, :], b, out=out[..., lo:hi, :])), m
+    else:
+        fn, length = (lambda lo, hi: np.matmul(a, b[..., lo:hi], out=out[..., lo:hi])), n
+    pieces = min(threads, length, work // GEMM_MIN)
+    if pieces < 2:
+        return np.matmul(a, b, out=out)
+    split(fn, length, grain=_grain(length, pieces), pieces=pieces)
+    return out
+
+
+def _grain(length, pieces):
+    # Pieces of whole 16-row (or column) blocks where that still leaves one per thread: BLAS kernels work on such
+    # tiles, so a ragged edge would fall inside one piece only.
+    return 16 if length >= 16 * pieces else 1

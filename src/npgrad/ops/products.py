@@ -27,20 +27,10 @@ def _matmul_node_name(node):
 
 
 def batched_matmul(a, b):
-    """``a @ b`` (Tensors too: their own product); for arrays, a large batch of equal-batch-shape products (attention's scores and values) is split
-    along its first batch dim over the threads (``_parallel``). NumPy runs a batch one small GEMM after another
-    on one core, each too small for OpenBLAS to thread; every product is the same call either way, so the
-    result is bit-identical. (32, 4, 64, 32) @ (32, 4, 32, 64) float32: ~1.3 -> ~0.7 ms on two threads."""
-    if (type(a) is not np.ndarray or type(b) is not np.ndarray or a.ndim < 3 or a.shape[:-2] != b.shape[:-2]
-            or a.shape[0] < 2 or a.dtype != b.dtype):
-        return a @ b
-    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
-    per = math.prod(a.shape[1:-2]) * m * n * max(k, 1) // 16  # a unit's work, in elementwise-pass equivalents
-    if not _parallel.worth(a.shape[0] * per):
-        return np.matmul(a, b)
-    out = np.empty(a.shape[:-1] + (n,), a.dtype)
-    _parallel.split(lambda lo, hi: np.matmul(a[lo:hi], b[lo:hi], out=out[lo:hi]), a.shape[0], per=per)
-    return out
+    """``a @ b`` (Tensors too: their own product); for arrays, a large product split over npgrad's threads
+    (``_parallel.matmul``: along the batch for attention's scores and values, else along rows or columns), each piece
+    one single-threaded BLAS call."""
+    return _parallel.matmul(a, b)
 
 
 class MatMul(Op):

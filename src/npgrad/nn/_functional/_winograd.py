@@ -21,6 +21,8 @@ import os
 
 import numpy as np
 
+from ... import _parallel
+
 # The A/B switch: conv2d takes this path only while ``enabled`` is true (``NPGRAD_WINOGRAD=0`` turns it off at
 # startup). It is also taken only for shapes where it measured faster than the im2col paths (see ``fits``).
 enabled = os.environ.get("NPGRAD_WINOGRAD", "1").strip().lower() not in ("0", "false", "off", "no")
@@ -53,7 +55,7 @@ def _tiles(size, lo, hi):
 def weight_transform(w):
     """(O, C, 3, 3) -> U (16, C, O): G w Gt for every (output, input) channel pair, laid out for V @ U."""
     g = _G.astype(w.dtype)
-    u = np.matmul(np.matmul(g, w), g.T)  # (O, C, 4, 4)
+    u = _parallel.matmul(_parallel.matmul(g, w), g.T)  # (O, C, 4, 4)
     return np.ascontiguousarray(u.transpose(2, 3, 1, 0)).reshape(16, w.shape[1], w.shape[0])
 
 
@@ -94,7 +96,7 @@ def output_transform(m, N, grid):
 def conv3x3(x, w, pad):
     """The forward: (y, V, grid) for x (N, C, H, W), w (O, C, 3, 3); V is kept for the weight gradient."""
     v, grid = input_transform(x, pad)
-    m = np.matmul(v, weight_transform(w))
+    m = _parallel.matmul(v, weight_transform(w))
     return output_transform(m, x.shape[0], grid), v, grid
 
 
@@ -146,10 +148,10 @@ def backward(g, w, v, x_shape, pad, grid, need_x, need_w):
     dm = grad_transform(g, grid)
     gx = gw = None
     if need_x:
-        gx = input_grad(np.matmul(dm, weight_transform(w).transpose(0, 2, 1)), x_shape, pad, grid)
+        gx = input_grad(_parallel.matmul(dm, weight_transform(w).transpose(0, 2, 1)), x_shape, pad, grid)
     if need_w:
-        du = np.matmul(v.transpose(0, 2, 1), dm)  # (16, C, O)
+        du = _parallel.matmul(v.transpose(0, 2, 1), dm)  # (16, C, O)
         du = du.reshape(4, 4, *du.shape[1:]).transpose(3, 2, 0, 1)  # (O, C, 4, 4)
         gm = _G.astype(g.dtype)
-        gw = np.matmul(np.matmul(gm.T, du), gm)
+        gw = _parallel.matmul(_parallel.matmul(gm.T, du), gm)
     return gx, gw

@@ -126,7 +126,7 @@ def _input_grad_chunked(w3, g4, geo):
     per_image = wt.shape[0] * wt.shape[1] * g4.shape[-1]
     step = max(1, _CHUNK_FLOATS // per_image)
     for i in range(0, geo.N, step):
-        c = np.matmul(wt, g4[i:i + step]).reshape((-1, geo.C) + geo.k + geo.out)
+        c = _parallel.matmul(wt, g4[i:i + step]).reshape((-1, geo.C) + geo.k + geo.out)
         _col2im_add(c, geo, out[i:i + step])
     return _cropped(out, geo)
 
@@ -154,7 +154,7 @@ def _input_grad_long_runs(w3, g4, geo):
     K = len(shifts)
     step = max(1, _CHUNK_FLOATS // (wt.shape[0] * wt.shape[1] * run))
     for i in range(0, N, step):
-        c = np.matmul(wt, gp[i:i + step]).reshape(-1, geo.C, K, run)
+        c = _parallel.matmul(wt, gp[i:i + step]).reshape(-1, geo.C, K, run)
         o = out[i:i + step]
         for j, sh in enumerate(shifts):
             o[:, :, sh:sh + run] += c[:, :, j]
@@ -192,7 +192,7 @@ def _input_grad_channel_runs(w3, gp, geo, run, plane, shifts):
     buf = np.zeros((step, K, span), gp.dtype)
     for i in range(0, N, step):
         n = min(step, N - i)
-        np.matmul(rows, gp[i:i + n, 0], out=buf[:n].reshape(n, K * C, L)[:, :, :run])
+        _parallel.matmul(rows, gp[i:i + n, 0], out=buf[:n].reshape(n, K * C, L)[:, :, :run])
         a = acc[i:i + n]
         for j, sh in enumerate(shifts):
             a[:, sh:sh + span] += buf[:n, j]
@@ -282,7 +282,7 @@ def _forward_wide(flat, w, b, geo):
     w3 = w.reshape(geo.G, O // geo.G, -1)
     out = np.empty((geo.N, O) + geo.out, flat.dtype)
     for i, n, cols in _windows_chunks(flat, geo):
-        y = _from_wide(np.matmul(w3, cols).reshape(O, n, -1), geo, (0,) * n_, geo.out)
+        y = _from_wide(_parallel.matmul(w3, cols).reshape(O, n, -1), geo, (0,) * n_, geo.out)
         if b is None:
             out[i:i + n] = y
         else:
@@ -310,7 +310,7 @@ def _weight_grad_wide(flat, g, geo, wshape):
     gw = 0
     for i, n, cols in _windows_chunks(flat, geo):
         gq = _g_wide(g, geo, 0, run, i, n).reshape(G, O // G, n * run)
-        gw = gw + np.matmul(gq, cols.swapaxes(1, 2))
+        gw = gw + _parallel.matmul(gq, cols.swapaxes(1, 2))
     return gw.reshape(wshape)
 
 
@@ -336,10 +336,10 @@ def _backward_wide(flat, w, g, geo, need_w):
         n = min(step, N - i)
         gq = _g_wide(g, geo, wd.maxshift, length, i, n).swapaxes(0, 1)
         c = np.ascontiguousarray(_windows_wide(gq, 0, n, O, geo, start, runx)).reshape(G, Og * K, n * runx)
-        gx[i:i + n] = _from_wide(np.matmul(wf, c).reshape(C, n, runx), geo, geo.lo, geo.size)
+        gx[i:i + n] = _from_wide(_parallel.matmul(wf, c).reshape(C, n, runx), geo, geo.lo, geo.size)
         if need_w:
             xc = np.ascontiguousarray(flat[i:i + n, :, start:start + runx].swapaxes(0, 1))
-            gw += np.matmul(c, xc.reshape(G, Cg, n * runx).swapaxes(1, 2))
+            gw += _parallel.matmul(c, xc.reshape(G, Cg, n * runx).swapaxes(1, 2))
     if need_w:
         gw = gw.reshape(G, Og, *geo.k, Cg)[(slice(None), slice(None)) + flip[1:]]
         gw = np.moveaxis(gw, -1, 2).reshape(w.shape)
@@ -451,7 +451,7 @@ class ConvNdOp(Op):
             # Channel-major windows: one GEMM per group over the whole batch, not one small GEMM per image.
             cols = _im2col_channel_major(x, geo)
             O = w.shape[0]
-            y = np.matmul(w.reshape(G, O // G, -1), cols).reshape(O, geo.N, math.prod(geo.out)).transpose(1, 0, 2)
+            y = _parallel.matmul(w.reshape(G, O // G, -1), cols).reshape(O, geo.N, math.prod(geo.out)).transpose(1, 0, 2)
             ctx.cols_cm = cols
             out = np.empty((geo.N, O) + geo.out, y.dtype)
             if b is None:
@@ -499,7 +499,7 @@ class ConvNdOp(Op):
                 gw = P.reshape(P.sum(g4 @ P.swapaxes(cols, 2, 3), axis=0), tuple(w.shape))
             else:  # array-only: one GEMM over the batch with the forward's channel-major windows (timings there)
                 gT = g4.transpose(1, 2, 0, 3).reshape(G, O // G, -1)
-                gw = np.matmul(gT, np.swapaxes(ctx.cols_cm, 1, 2)).reshape(w.shape)
+                gw = _parallel.matmul(gT, np.swapaxes(ctx.cols_cm, 1, 2)).reshape(w.shape)
         if need_b:
             gb = P.sum(g, axis=axes)
         return gx, gw, gb, None
@@ -518,7 +518,7 @@ class ConvTransposeNdOp(Op):
         cin_g = w.shape[0] // G
         w3 = w.reshape(G, cin_g, -1)
         x4 = x.reshape(geo.N, G, cin_g, math.prod(geo.out))
-        out = col2im(np.matmul(w3.transpose(0, 2, 1), x4), geo)
+        out = col2im(_parallel.matmul(w3.transpose(0, 2, 1), x4), geo)
         if b is not None:
             out = out + _channel_view(b, len(geo.k))
         elif not out.flags.c_contiguous:

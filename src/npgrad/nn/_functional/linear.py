@@ -5,6 +5,7 @@ formulas use only matmul, reshape, transpose and sum, so they are differentiable
 """
 import numpy as np
 
+from ... import _parallel
 from ... import dtypes as _dt
 from ... import kernels as _kernels
 from ...autograd.function import Op
@@ -24,7 +25,7 @@ class LinearOp(Op):
     def forward(ctx, x, w, b):
         ctx._saved = (x, w)  # save_for_backward, minus a frame (dropped by the no-grad context)
         flat = x.ndim == 2
-        y = (x if flat else x.reshape(-1, x.shape[-1])) @ w.T
+        y = _parallel.matmul(x if flat else x.reshape(-1, x.shape[-1]), w.T)
         if b is not None:
             if b.shape != y.shape[-1:] or not _kernels.fits(y, b) or _klinear.add_bias_(y, b) is None:
                 y += b
@@ -39,12 +40,12 @@ class LinearOp(Op):
         g2 = P.reshape(g, (-1, out_f)) if nd != 2 else g
         gx = gw = gb = None
         if need_x:
-            gx = g2 @ w
+            gx = _parallel.matmul(g2, w)
             if nd != 2:
                 gx = P.reshape(gx, tuple(x.shape))
         if need_w:
             x2 = P.reshape(x, (-1, in_f)) if nd != 2 else x
-            gw = P.swapaxes(g2, 0, 1) @ x2
+            gw = _parallel.matmul(P.swapaxes(g2, 0, 1), x2)
         if need_b:
             gb = None
             if not P.is_tensor(g2) and _kernels.fits(g2):
