@@ -310,3 +310,33 @@ def test_conv_window_copies_and_products_split_are_bit_identical(threads, cin, c
     up = RNG.standard_normal((6, cout, out, out)).astype(np.float32)
     _assert_same_bits(_by_thread_count(threads, [(1, 500), (2, 500)], lambda a, b: F.conv2d(a, b, padding=pad),
                                        [x, w], up))
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN", "LSTM-proj"])
+def test_recurrent_layers_split_by_batch_rows_agree_with_one_thread(threads, mode):
+    """The fused recurrent layer takes each thread's batch rows through every step; packed sequences of unequal
+    lengths (rows dropping out at different steps, on both sides of a piece boundary) and both directions."""
+    from npgrad.nn.utils.rnn import pack_padded_sequence
+    lengths = [9, 9, 8, 8, 7, 7, 6, 5, 5, 5, 4, 4, 3, 3, 3, 2, 2, 2, 1, 1]  # 20 rows
+    x = RNG.standard_normal((9, 20, 6)).astype(np.float32)
+    up = RNG.standard_normal((sum(lengths), 2 * (4 if mode == "LSTM-proj" else 10))).astype(np.float32)
+    results = []
+    saved = _parallel.GEMM_MIN
+    try:
+        for n in (1, 2, 3):
+            threads(n)
+            _parallel.GEMM_MIN = 1 if n > 1 else 1 << 40
+            npgrad.manual_seed(0)
+            cls = {"LSTM": npgrad.nn.LSTM, "GRU": npgrad.nn.GRU, "RNN": npgrad.nn.RNN, "LSTM-proj": npgrad.nn.LSTM}[mode]
+            kw = {"proj_size": 4} if mode == "LSTM-proj" else {}
+            net = cls(6, 10, num_layers=2, bidirectional=True, **kw)
+            xt = npgrad.tensor(x, requires_grad=True)
+            out, _ = net(pack_padded_sequence(xt, lengths))
+            out.data.backward(npgrad.tensor(up))
+            results.append([out.data.detach().numpy(), xt.grad.numpy()]
+                           + [p.grad.numpy() for p in net.parameters()])
+    finally:
+        _parallel.GEMM_MIN = saved
+    for other in results[1:]:
+        for got, want in zip(other, results[0]):
+            np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)

@@ -16,6 +16,7 @@ gradients of any order hold. tests/autograd/test_two_formulas.py checks that the
 """
 import numpy as np
 
+from ... import _parallel
 from ...autograd import enable_grad, grad as _autograd_grad
 from ...autograd.forward_ad import make_dual, unpack_dual
 from ...autograd.function import Op
@@ -123,6 +124,18 @@ def _lstm_scales(H, dtype):
     return sc, off
 
 
+def _by_rows(fn, rows, per_row_step):
+    """``fn(lo, hi)`` over pieces of the batch rows, one per thread. A recurrence never mixes rows: each
+    sequence's steps read only its own row of h and c, so each thread can take its rows through the whole
+    sequence with no hand-off between steps (one per layer, where a split of each step's product would take one
+    per step). ``per_row_step`` is the multiply-adds of one row through all the steps."""
+    pieces = min(_parallel.num_threads(), rows // 8, rows * per_row_step // _parallel.GEMM_MIN)
+    if pieces < 2:
+        fn(0, rows)
+    else:
+        _parallel.split(fn, rows, pieces=pieces)
+
+
 def _sigmoid_(a):
     """sigmoid in place, as 0.5 * tanh(a / 2) + 0.5 (no overflow at any |a|)."""
     a *= 0.5
@@ -148,7 +161,7 @@ class RecurrentLayer(Op):
         # LSTM: the weights' i, f, o rows are halved, which is exact in floating point, so the GEMMs give the
         # argument of the gates' one tanh pass directly (see _lstm_scales).
         sc, off = _lstm_scales(c0.shape[1], dt) if mode == "LSTM" else (None, None)
-        xw = x @ (w_ih.T if sc is None else w_ih.T * sc)
+        xw = _parallel.matmul(x, w_ih.T if sc is None else w_ih.T * sc)
         if b_ih is not None:
             if mode == "GRU":
                 xw += b_ih  # GRU's b_hn sits inside r * (...)
@@ -165,27 +178,32 @@ class RecurrentLayer(Op):
             tc_all = np.empty((N, H), dt)
             hpre = np.empty((N, H), dt) if w_hr is not None else None
             y = np.empty((N, h.shape[1]), dt)
-            for t in steps:
-                s, bs = offsets[t], batch_sizes[t]
-                e = s + bs
-                hp = h[:bs]
-                hprev[s:e] = hp
-                g = xw[s:e]
-                g += hp @ whT  # u / 2 for i, f, o; u for g
-                np.tanh(g, out=g)
-                g *= sc
-                g += off
-                cp = c[:bs]
-                cprev[s:e] = cp
-                np.multiply(g[:, H:2 * H], cp, out=cp)
-                cp += g[:, :H] * g[:, 2 * H:3 * H]
-                tc = np.tanh(cp, out=tc_all[s:e])
-                if hpre is None:
-                    np.multiply(g[:, 3 * H:], tc, out=y[s:e])
-                else:
-                    np.multiply(g[:, 3 * H:], tc, out=hpre[s:e])
-                    np.matmul(hpre[s:e], w_hr.T, out=y[s:e])
-                h[:bs] = y[s:e]
+
+            def rows(lo, hi):  # batch rows lo..hi through every step (rows never meet: see _by_rows)
+                for t in steps:
+                    s, bs = offsets[t], min(batch_sizes[t], hi)
+                    if bs <= lo:
+                        continue
+                    a, e = s + lo, s + bs
+                    hp = h[lo:bs]
+                    hprev[a:e] = hp
+                    g = xw[a:e]
+                    g += hp @ whT  # u / 2 for i, f, o; u for g
+                    np.tanh(g, out=g)
+                    g *= sc
+                    g += off
+                    cp = c[lo:bs]
+                    cprev[a:e] = cp
+                    np.multiply(g[:, H:2 * H], cp, out=cp)
+                    cp += g[:, :H] * g[:, 2 * H:3 * H]
+                    tc = np.tanh(cp, out=tc_all[a:e])
+                    if hpre is None:
+                        np.multiply(g[:, 3 * H:], tc, out=y[a:e])
+                    else:
+                        np.multiply(g[:, 3 * H:], tc, out=hpre[a:e])
+                        np.matmul(hpre[a:e], w_hr.T, out=y[a:e])
+                    h[lo:bs] = y[a:e]
+            _by_rows(rows, h.shape[0], len(batch_sizes) * 4 * H * w_hh.shape[1])
             ctx.gates, ctx.hprev, ctx.cprev, ctx.tc = xw, hprev, cprev, tc_all
             if hpre is not None:
                 ctx.hpre = hpre
@@ -194,42 +212,52 @@ class RecurrentLayer(Op):
             H = h.shape[1]
             hn_all = np.empty((N, H), dt)
             y = np.empty((N, H), dt)
-            for t in steps:
-                s, bs = offsets[t], batch_sizes[t]
-                e = s + bs
-                hp = h[:bs]
-                hprev[s:e] = hp
-                hw = hp @ whT
-                if b_hh is not None:
-                    hw += b_hh
-                g = xw[s:e]
-                rz = g[:, :2 * H]
-                rz += hw[:, :2 * H]
-                _sigmoid_(rz)
-                hn_all[s:e] = hw[:, 2 * H:]
-                n = g[:, 2 * H:]
-                n += g[:, :H] * hw[:, 2 * H:]
-                np.tanh(n, out=n)
-                hn = hp - n
-                hn *= g[:, H:2 * H]
-                hn += n
-                y[s:e] = hn
-                h[:bs] = hn
+
+            def rows(lo, hi):
+                for t in steps:
+                    s, bs = offsets[t], min(batch_sizes[t], hi)
+                    if bs <= lo:
+                        continue
+                    a, e = s + lo, s + bs
+                    hp = h[lo:bs]
+                    hprev[a:e] = hp
+                    hw = hp @ whT
+                    if b_hh is not None:
+                        hw += b_hh
+                    g = xw[a:e]
+                    rz = g[:, :2 * H]
+                    rz += hw[:, :2 * H]
+                    _sigmoid_(rz)
+                    hn_all[a:e] = hw[:, 2 * H:]
+                    n = g[:, 2 * H:]
+                    n += g[:, :H] * hw[:, 2 * H:]
+                    np.tanh(n, out=n)
+                    hn = hp - n
+                    hn *= g[:, H:2 * H]
+                    hn += n
+                    y[a:e] = hn
+                    h[lo:bs] = hn
+            _by_rows(rows, h.shape[0], len(batch_sizes) * 3 * H * H)
             ctx.gates, ctx.hprev, ctx.hn = xw, hprev, hn_all
             return y, h
         relu = mode == "RNN_RELU"
-        for t in steps:
-            s, bs = offsets[t], batch_sizes[t]
-            e = s + bs
-            hp = h[:bs]
-            hprev[s:e] = hp
-            g = xw[s:e]
-            g += hp @ whT
-            if relu:
-                np.maximum(g, 0, out=g)
-            else:
-                np.tanh(g, out=g)
-            h[:bs] = g
+
+        def rows(lo, hi):
+            for t in steps:
+                s, bs = offsets[t], min(batch_sizes[t], hi)
+                if bs <= lo:
+                    continue
+                a, e = s + lo, s + bs
+                hp = h[lo:bs]
+                hprev[a:e] = hp
+                g = xw[a:e]
+                g += hp @ whT
+                if relu:
+                    np.maximum(g, 0, out=g)
+                else:
+                    np.tanh(g, out=g)
+                h[lo:bs] = g
+        _by_rows(rows, h.shape[0], len(batch_sizes) * h.shape[1] * h.shape[1])
         ctx.gates, ctx.hprev = xw, hprev
         return xw.copy(), h
 
@@ -270,82 +298,99 @@ class RecurrentLayer(Op):
             ot_buf = np.empty((dh.shape[0], H), dt)
             if hpre is not None:
                 dW_hr = np.zeros(w_hr.shape, dt)
-            for t in steps:
-                s, bs = offsets[t], batch_sizes[t]
-                e = s + bs
-                dht = dh[:bs] + gy[s:e]
-                if hpre is not None:
-                    dW_hr += dht.T @ hpre[s:e]
-                    dht = dht @ w_hr
-                gt = G[s:e]
-                tct = tc[s:e]
-                ot = ot_buf[:bs]
-                np.multiply(tct, tct, out=ot)
-                np.subtract(1, ot, out=ot)
-                ot *= gt[:, 3 * H:]  # dh -> dc through h = o * tanh(c)
-                dct = dht * ot
-                dct += dc[:bs]
-                Dt = Dt_buf[:bs]
-                np.subtract(1, gt, out=Dt)
-                Dt *= gt  # sigmoid' = s (1 - s); the g gate's tanh' = 1 - g^2 below
-                Dg = Dt[:, 2 * H:3 * H]
-                np.multiply(gt[:, 2 * H:3 * H], gt[:, 2 * H:3 * H], out=Dg)
-                np.subtract(1, Dg, out=Dg)
-                d = dG[s:e]
-                np.multiply(dct, gt[:, 2 * H:3 * H], out=d[:, :H])
-                np.multiply(dct, cprev[s:e], out=d[:, H:2 * H])
-                np.multiply(dct, gt[:, :H], out=d[:, 2 * H:3 * H])
-                np.multiply(dht, tct, out=d[:, 3 * H:])
-                d *= Dt
-                np.multiply(dct, gt[:, H:2 * H], out=dc[:bs])
-                np.matmul(d, w_hh, out=dh[:bs])
+            def rows(lo, hi):
+                for t in steps:
+                    s, bs = offsets[t], min(batch_sizes[t], hi)
+                    if bs <= lo:
+                        continue
+                    a, e = s + lo, s + bs
+                    dht = dh[lo:bs] + gy[a:e]
+                    if hpre is not None:
+                        dW_hr[...] += dht.T @ hpre[a:e]  # (a sum over rows: run on one piece, see below)
+                        dht = dht @ w_hr
+                    gt = G[a:e]
+                    tct = tc[a:e]
+                    ot = ot_buf[lo:bs]
+                    np.multiply(tct, tct, out=ot)
+                    np.subtract(1, ot, out=ot)
+                    ot *= gt[:, 3 * H:]  # dh -> dc through h = o * tanh(c)
+                    dct = dht * ot
+                    dct += dc[lo:bs]
+                    Dt = Dt_buf[lo:bs]
+                    np.subtract(1, gt, out=Dt)
+                    Dt *= gt  # sigmoid' = s (1 - s); the g gate's tanh' = 1 - g^2 below
+                    Dg = Dt[:, 2 * H:3 * H]
+                    np.multiply(gt[:, 2 * H:3 * H], gt[:, 2 * H:3 * H], out=Dg)
+                    np.subtract(1, Dg, out=Dg)
+                    d = dG[a:e]
+                    np.multiply(dct, gt[:, 2 * H:3 * H], out=d[:, :H])
+                    np.multiply(dct, cprev[a:e], out=d[:, H:2 * H])
+                    np.multiply(dct, gt[:, :H], out=d[:, 2 * H:3 * H])
+                    np.multiply(dht, tct, out=d[:, 3 * H:])
+                    d *= Dt
+                    np.multiply(dct, gt[:, H:2 * H], out=dc[lo:bs])
+                    np.matmul(d, w_hh, out=dh[lo:bs])
+            if hpre is None:
+                _by_rows(rows, dh.shape[0], T * 4 * H * w_hh.shape[1])
+            else:
+                rows(0, dh.shape[0])
             dc0 = dc
         elif mode == "GRU":
             H = h0.shape[1]
             hn_all = ctx.hn
             dHW = np.empty(G.shape, dt)
-            for t in steps:
-                s, bs = offsets[t], batch_sizes[t]
-                e = s + bs
-                dht = dh[:bs] + gy[s:e]
-                gt = G[s:e]
-                r, z, n = gt[:, :H], gt[:, H:2 * H], gt[:, 2 * H:]
-                d = dG[s:e]
-                dn = d[:, 2 * H:]
-                np.multiply(dht, 1 - z, out=dn)
-                dn *= 1 - n * n
-                dz = d[:, H:2 * H]
-                np.subtract(hprev[s:e], n, out=dz)
-                dz *= dht
-                dz *= z * (1 - z)
-                dr = d[:, :H]
-                np.multiply(dn, hn_all[s:e], out=dr)
-                dr *= r * (1 - r)
-                dhw = dHW[s:e]
-                dhw[:, :2 * H] = d[:, :2 * H]
-                np.multiply(dn, r, out=dhw[:, 2 * H:])
-                dht *= z
-                dht += dhw @ w_hh
-                dh[:bs] = dht
+
+            def rows(lo, hi):
+                for t in steps:
+                    s, bs = offsets[t], min(batch_sizes[t], hi)
+                    if bs <= lo:
+                        continue
+                    a, e = s + lo, s + bs
+                    dht = dh[lo:bs] + gy[a:e]
+                    gt = G[a:e]
+                    r, z, n = gt[:, :H], gt[:, H:2 * H], gt[:, 2 * H:]
+                    d = dG[a:e]
+                    dn = d[:, 2 * H:]
+                    np.multiply(dht, 1 - z, out=dn)
+                    dn *= 1 - n * n
+                    dz = d[:, H:2 * H]
+                    np.subtract(hprev[a:e], n, out=dz)
+                    dz *= dht
+                    dz *= z * (1 - z)
+                    dr = d[:, :H]
+                    np.multiply(dn, hn_all[a:e], out=dr)
+                    dr *= r * (1 - r)
+                    dhw = dHW[a:e]
+                    dhw[:, :2 * H] = d[:, :2 * H]
+                    np.multiply(dn, r, out=dhw[:, 2 * H:])
+                    dht *= z
+                    dht += dhw @ w_hh
+                    dh[lo:bs] = dht
+            _by_rows(rows, dh.shape[0], T * 3 * H * H)
             dc0 = None
         else:
             relu = mode == "RNN_RELU"
-            for t in steps:
-                s, bs = offsets[t], batch_sizes[t]
-                e = s + bs
-                d = dG[s:e]
-                np.add(dh[:bs], gy[s:e], out=d)
-                if relu:
-                    d *= G[s:e] > 0
-                else:
-                    d *= 1 - G[s:e] * G[s:e]
-                np.matmul(d, w_hh, out=dh[:bs])
+
+            def rows(lo, hi):
+                for t in steps:
+                    s, bs = offsets[t], min(batch_sizes[t], hi)
+                    if bs <= lo:
+                        continue
+                    a, e = s + lo, s + bs
+                    d = dG[a:e]
+                    np.add(dh[lo:bs], gy[a:e], out=d)
+                    if relu:
+                        d *= G[a:e] > 0
+                    else:
+                        d *= 1 - G[a:e] * G[a:e]
+                    np.matmul(d, w_hh, out=dh[lo:bs])
+            _by_rows(rows, dh.shape[0], T * dh.shape[1] * dh.shape[1])
             dc0 = None
         need = ctx.needs_input_grad
         dHW = dG if dHW is None else dHW
-        dx = dG @ w_ih if need[0] else None
-        dW_ih = dG.T @ x if need[3] else None
-        dW_hh = dHW.T @ hprev if need[4] else None
+        dx = _parallel.matmul(dG, w_ih) if need[0] else None
+        dW_ih = _parallel.matmul(dG.T, x) if need[3] else None
+        dW_hh = _parallel.matmul(dHW.T, hprev) if need[4] else None
         db_ih = dG.sum(0) if b_ih is not None and need[5] else None
         db_hh = dHW.sum(0) if b_hh is not None and need[6] else None
         return (dx, dh if need[1] else None, dc0 if need[2] else None, dW_ih, dW_hh, db_ih, db_hh, dW_hr,
