@@ -65,10 +65,10 @@ def _run(name, kwargs, dtype, kernels, steps=4, special=False, spy=None):
 def test_kernels_give_the_numpy_paths_bits(name, kwargs, dtype, monkeypatch):
     calls = []
     entry = optim_updates.adam_ if name.startswith("Adam") else optim_updates.sgd_
-    monkeypatch.setattr(optim_updates, entry.__name__, lambda *a, f=entry: calls.append(1) or f(*a))
+    monkeypatch.setattr(optim_updates, entry.__name__, lambda *a, f=entry: calls.append(f(*a)) or calls[-1])
     kwargs = dict(kwargs, foreach=False)  # the per-parameter kernels (the one-call path is tested below)
     p_on, s_on = _run(name, kwargs, dtype, True, special=dtype == np.float32)
-    assert len(calls) == 4 * len(SHAPES) and _jit.ready()
+    assert calls == [True] * (4 * len(SHAPES))  # each ran (not the NumPy path), whatever NPGRAD_KERNELS says
     calls.clear()
     p_off, s_off = _run(name, kwargs, dtype, False, special=dtype == np.float32)
     for a, b in zip(p_on, p_off):
@@ -81,13 +81,15 @@ def test_kernels_give_the_numpy_paths_bits(name, kwargs, dtype, monkeypatch):
             np.testing.assert_array_equal(sa[k], sb[k])
 
 
-def test_same_bits_for_any_thread_count():
+def test_same_bits_for_any_thread_count(monkeypatch):
+    from npgrad import _parallel
+    monkeypatch.setattr(_parallel, "ENABLED", True)  # off where NumPy was imported before npgrad (BLAS spin)
     before = npgrad.get_num_threads()
     try:
         npgrad.set_num_threads(1)
-        one = _run("AdamW", dict(weight_decay=0.1), np.float32, True)[0]
+        one = _run("AdamW", dict(weight_decay=0.1, foreach=False), np.float32, True)[0]
         npgrad.set_num_threads(2)
-        two = _run("AdamW", dict(weight_decay=0.1), np.float32, True)[0]
+        two = _run("AdamW", dict(weight_decay=0.1, foreach=False), np.float32, True)[0]
     finally:
         npgrad.set_num_threads(before)
     for a, b in zip(one, two):
@@ -228,7 +230,9 @@ def test_one_call_per_group_gives_the_same_bits(name, kwargs, dtype, monkeypatch
         assert seen["many"] == [True] * (3 + 2 * 3) and not seen["one"], path
 
 
-def test_one_call_same_bits_for_any_thread_count():
+def test_one_call_same_bits_for_any_thread_count(monkeypatch):
+    from npgrad import _parallel
+    monkeypatch.setattr(_parallel, "ENABLED", True)  # off where NumPy was imported before npgrad (BLAS spin)
     before = npgrad.get_num_threads()
     try:
         npgrad.set_num_threads(1)
@@ -238,6 +242,46 @@ def test_one_call_same_bits_for_any_thread_count():
     finally:
         npgrad.set_num_threads(before)
     _assert_same_bits(one, two)
+
+
+@pytest.mark.parametrize("name,kwargs", [("AdamW", dict(amsgrad=True)), ("SGD", dict(lr=0.1, momentum=0.9))])
+def test_one_call_pieces_that_cut_parameters(name, kwargs, monkeypatch):
+    """Thread pieces of the group's element range that start and end inside parameters: the same bits."""
+    from npgrad import _parallel
+    shapes = [(1500,)] * 9 + [(7, 3), (0,), (2000,)]
+    rng = np.random.default_rng(4)
+    start = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    grads = [[rng.standard_normal(s).astype(np.float32) for s in shapes] for _ in range(3)]
+
+    def run(kernels, threads, **flags):
+        params = [npgrad.tensor(a.copy(), requires_grad=True) for a in start]
+        opt = getattr(npgrad.optim, name)(params, **kwargs, **flags)
+        old = _jit._switch.enabled
+        before = npgrad.get_num_threads()
+        _jit._switch.enabled = kernels
+        npgrad.set_num_threads(threads)
+        try:
+            for gs in grads:
+                for p, g in zip(params, gs):
+                    p.grad = npgrad.tensor(g)
+                opt.step()
+        finally:
+            _jit._switch.enabled = old
+            npgrad.set_num_threads(before)
+        state = [{k: v.numpy().copy() for k, v in opt.state[p].items()} for p in params]
+        return [p.detach().numpy() for p in params], state
+
+    pieces, cuts = [], []
+    split = _parallel.split
+    monkeypatch.setattr(_parallel, "MIN_PIECE", 1024)
+    monkeypatch.setattr(_parallel, "ENABLED", True)  # off where NumPy was imported before npgrad (BLAS spin)
+    monkeypatch.setattr(_parallel, "split", lambda fn, n, grain: pieces.append((n, grain)) or split(
+        lambda lo, hi: cuts.append(lo) or fn(lo, hi), n, grain))
+    ours = run(True, 4, foreach=True)
+    total = sum(int(np.prod(s)) for s in shapes)
+    assert (total, 1024) in pieces  # one split over the whole group...
+    assert any(lo % 1500 for lo in cuts)  # ...into pieces that start inside parameters
+    _assert_same_bits(ours, run(False, 1, foreach=False))
 
 
 def _step_twice(params, name, kwargs, kernels, grads):
