@@ -485,3 +485,19 @@ def test_fused_takes_capturable_on_the_cpu_as_torch():
         run(npgrad, capturable=True)
     if HAS_TORCH:
         np.testing.assert_allclose(ours, run(torch, fused=True, capturable=True), rtol=1e-6)
+
+
+def test_one_call_cache_keeps_no_replaced_array_alive():
+    import gc
+    import weakref
+    p = npgrad.tensor(np.ones(6, np.float32), requires_grad=True)
+    opt = npgrad.optim.AdamW([p], lr=0.1, foreach=True)
+    p.grad = npgrad.ones(6)
+    opt.step()
+    old = weakref.ref(p._data)
+    p.data = npgrad.zeros(6)
+    gc.collect()
+    assert old() is None  # the group's cached addresses hold only weak references
+    p.grad = npgrad.ones(6)
+    opt.step()  # and the next step reads the new array's address
+    assert np.all(p.detach().numpy() < 0)

@@ -15,6 +15,7 @@ split changes no bit of the result. The group kernels run the per-parameter kern
 part of a range, so the two paths agree bit for bit too.
 """
 import operator
+import weakref
 
 import numpy as np
 
@@ -181,9 +182,10 @@ def _table(rows, cache):
     are written. None where the one-call kernels do not apply.
 
     ``cache`` (a dict the optimizer keeps per group, or None) keeps the checked addresses of the parameters and
-    state arrays from one step to the next, with the arrays themselves: they are used again only while the group
-    holds the very same array objects (``p.data = ...``, load_state_dict, a new parameter all give new ones), so
-    an address is never read from memory that was freed or moved. The gradients are checked at every step."""
+    state arrays from one step to the next, with weak references to the arrays: they are used again only while
+    the group holds the very same, live array objects (``p.data = ...``, load_state_dict, a new parameter all give
+    new ones), so an address is never read from memory that was freed or moved, and the cache keeps no replaced
+    array alive. The gradients are checked at every step."""
     dt = rows[0][0].dtype
     if dt not in _FLOATS or not ready():
         return None
@@ -191,7 +193,7 @@ def _table(rows, cache):
     held = [a for i, kind in enumerate(kinds) if i != 1 for a in kind]
     plan = None if cache is None else cache.get("plan")
     if (plan is None or plan[0] != dt or plan[2].shape != (len(kinds), len(rows)) or len(plan[1]) != len(held)
-            or not all(map(_same, held, plan[1]))):
+            or not all(map(_same, held, [ref() for ref in plan[1]]))):
         sizes = [a.size for a in kinds[0]]
         table = []
         for i, kind in enumerate(kinds):
@@ -203,7 +205,7 @@ def _table(rows, cache):
         starts, ends = _intervals(np.delete(table, 1, 0), sizes, dt.itemsize)
         if np.any(starts[1:] < ends[:-1]):  # memory shared between two written arrays
             return None
-        plan = (dt, held, table, sizes, int(sizes.sum()), starts, ends)
+        plan = (dt, [weakref.ref(a) for a in held], table, sizes, int(sizes.sum()), starts, ends)
         if cache is not None:
             cache["plan"] = plan
     _, _, table, sizes, total, starts, ends = plan
