@@ -56,7 +56,8 @@ def ready():
 
 
 def _intrinsics(numba):
-    """Bit casts between equally wide ints and floats (2**k from its exponent bits), vectorisable by LLVM."""
+    """Bit casts between equally wide ints and floats (2**k from its exponent bits), vectorisable by LLVM; an
+    integer address as a typed pointer (wrapped by ``carray`` into an array)."""
     from llvmlite import ir
     from numba import types
     from numba.extending import intrinsic
@@ -71,7 +72,17 @@ def _intrinsics(numba):
             return None
         return sig, lambda context, builder, signature, args: builder.bitcast(args[0], out)
 
-    return {"int_bits_as_float": int_bits_as_float}
+    @intrinsic
+    def address_as_pointer(typingctx, address, like):
+        # A pointer to ``like``'s element type at an integer address (kernels/optim_updates.py's parameter tables)
+        if not (isinstance(address, types.Integer) and isinstance(like, types.Array)):
+            return None
+        ptr = types.CPointer(like.dtype)
+        return ptr(address, like), lambda context, builder, signature, args: builder.inttoptr(
+            args[0], context.get_value_type(ptr))
+
+    return {"int_bits_as_float": int_bits_as_float, "address_as_pointer": address_as_pointer,
+            "carray": numba.carray}
 
 
 def _load():

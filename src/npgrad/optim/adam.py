@@ -5,8 +5,8 @@ from ..kernels import optim_updates as _kernels
 from ..tensor import Tensor
 from . import _differentiable, _ops
 from .optimizer import check_nonnegative
-from .optimizer import (Optimizer, _scalar, bump_version, check_capturable, check_lr, increment_step, new_step,
-                        run_update, with_grads, zeros_like)
+from .optimizer import (Optimizer, _scalar, bump_version, check_capturable, check_fused_flags, check_fused_params,
+                        check_lr, increment_step, new_step, one_call, run_update, with_grads, zeros_like)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -27,12 +27,11 @@ class Adam(Optimizer):
         if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
                 or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
             raise ValueError("betas must be either both floats or both Tensors")
-        if fused and foreach:
-            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
                         foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
+        check_fused_flags(defaults)
 
     def __setstate__(self, state):
         super().__setstate__(state)
@@ -42,9 +41,12 @@ class Adam(Optimizer):
     def step(self, closure=None):
         loss = self._eval_closure(closure)
         scratch = self._scratch
-        for group in self.param_groups:
-            check_capturable(group)
+        for index, group in enumerate(self.param_groups):
+            if not group.get("fused"):  # PyTorch's fused CPU step takes capturable=True; its other paths refuse it
+                check_capturable(group)
             if group["differentiable"]:  # through autograd, so the step itself can be differentiated
+                if group.get("foreach") and any(p._grad is not None for p in group["params"]):
+                    raise AssertionError("_foreach ops don't support autograd")
                 _differentiable.adam(self, group)
                 continue
             lr = _scalar(group["lr"])
@@ -53,7 +55,12 @@ class Adam(Optimizer):
             weight_decay = _scalar(group["weight_decay"])
             amsgrad, maximize = group["amsgrad"], group["maximize"]
             decoupled = group.get("decoupled_weight_decay", False)
-            for p, grad in with_grads(group):
+            pairs = with_grads(group)
+            check_fused_params(group, [p for p, _ in pairs])
+            # Every parameter's state and step count first (as PyTorch's foreach step does), then the updates:
+            # one compiled call for the group where it applies, else one per parameter.
+            rows, step_sizes, bc2_sqrts = [], [], []
+            for p, grad in pairs:
                 state = self.state[p]
                 if len(state) == 0:
                     state["step"] = new_step()
@@ -62,13 +69,20 @@ class Adam(Optimizer):
                     if amsgrad:
                         state["max_exp_avg_sq"] = zeros_like(p)
                 step = increment_step(state)
-                bias_correction1 = 1 - beta1 ** step
-                bias_correction2 = 1 - beta2 ** step
-                step_size = lr / bias_correction1
-                bias_correction2_sqrt = bias_correction2 ** 0.5
+                step_sizes.append(lr / (1 - beta1 ** step))
+                bc2_sqrts.append((1 - beta2 ** step) ** 0.5)
                 arrays = [p._data, grad, state["exp_avg"]._data, state["exp_avg_sq"]._data]
                 if amsgrad:
                     arrays.append(state["max_exp_avg_sq"]._data)
+                rows.append(arrays)
+            if not rows:
+                continue
+            if one_call(group) and _kernels.adam_many(rows, step_sizes, bc2_sqrts, lr, beta1, beta2, eps,
+                                                      weight_decay, decoupled, maximize, self._group_cache(index)):
+                for p, _ in pairs:
+                    bump_version(p)
+                continue
+            for (p, _), arrays, step_size, bias_correction2_sqrt in zip(pairs, rows, step_sizes, bc2_sqrts):
                 if _kernels.adam_(*arrays, *([None] if not amsgrad else []), lr, beta1, beta2, eps, weight_decay,
                                   decoupled, maximize, step_size, bias_correction2_sqrt):
                     bump_version(p)  # one compiled pass (kernels/optim_updates.py), bit-identical to _adam

@@ -81,6 +81,36 @@ def check_capturable(group, what="params and state_steps", xla=True, foreach_xla
         raise AssertionError(f"If capturable=True, {what} must be on supported devices: {devices}.")
 
 
+def check_fused_flags(group_defaults):
+    """PyTorch's constructor checks of ``fused`` (after the parameters are taken, as there)."""
+    if group_defaults.get("fused"):
+        if group_defaults.get("differentiable"):
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if group_defaults.get("foreach"):
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+def check_fused_params(group, params):
+    """PyTorch's check at a ``fused=True`` step of every parameter that has a gradient."""
+    if group.get("fused"):
+        for p in params:
+            if not p.is_floating_point():
+                raise RuntimeError("`fused=True` requires all the params to be floating point Tensors of supported "
+                                   "devices: ['mps', 'cuda', 'xpu', 'hpu', 'cpu', 'mtia', 'privateuseone'] but "
+                                   f"{p.dtype} and {p.device.type}")
+
+
+def one_call(group):
+    """Whether a group's update may run as one compiled call over all its parameters (``adam_many`` and
+    ``sgd_many`` in kernels/optim_updates.py, which answer None where they do not apply). Asked for by
+    foreach=True or fused=True, as PyTorch's flags ask for its multi-tensor kernels; taken by default too
+    (foreach=None: PyTorch picks its for-loop on the CPU), because the results are the per-parameter path's bit
+    for bit and the step is faster; foreach=False keeps the per-parameter loop. The group's options are left as
+    given, so ``defaults`` and ``param_groups`` report what PyTorch's do."""
+    foreach = group.get("foreach")
+    return bool(group.get("fused")) or foreach is None or bool(foreach)
+
+
 def _step_dtype():
     # PyTorch keeps step counts in a 0-d tensor of the default float type.
     return np.float64 if _dt.get_default_dtype() is _dt.float64 else np.float32
@@ -104,7 +134,9 @@ def increment_step(state):
     if not isinstance(step, Tensor):  # a checkpoint that stored a plain number
         step = state["step"] = Tensor._wrap(np.asarray(step, _step_dtype()))
     arr = step._data
-    arr += 1
+    # The sum in a Python float, stored with one rounding: what ``arr += 1`` gives in the array's dtype (the
+    # exact sum rounded once), at a tenth of a 0-d ufunc call's cost (this runs once per parameter and step).
+    arr[()] = float(arr) + 1.0
     return float(arr)
 
 
@@ -308,6 +340,17 @@ class Optimizer:
         if s is None:
             s = self.__dict__["_scratch_bufs"] = Scratch()
         return s
+
+    def _group_cache(self, index):
+        """A dict the one-call kernels keep for the group at ``index`` (checked array addresses: see
+        kernels/optim_updates.py ``_table``); like the scratch buffers, never saved or copied."""
+        caches = self.__dict__.get("_group_caches")
+        if caches is None:
+            caches = self.__dict__["_group_caches"] = {}
+        cache = caches.get(index)
+        if cache is None:
+            cache = caches[index] = {}
+        return cache
 
     # -- pickling / deepcopy: the hooks and scratch buffers are not part of the optimizer's state ------
     def __getstate__(self):

@@ -1,10 +1,12 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum and weight decay."""
 import numpy as np
 
+from .. import _layout
 from ..kernels import optim_updates as _kernels
 from ..tensor import Tensor
 from . import _differentiable, _ops
-from .optimizer import Optimizer, _scalar, bump_version, run_update, with_grads
+from .optimizer import (Optimizer, _scalar, bump_version, check_fused_flags, check_fused_params, one_call,
+                        run_update, with_grads)
 
 __all__ = ["SGD"]
 
@@ -27,6 +29,7 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
+        check_fused_flags(defaults)
 
     def __setstate__(self, state):
         super().__setstate__(state)
@@ -35,7 +38,7 @@ class SGD(Optimizer):
     def step(self, closure=None):
         loss = self._eval_closure(closure)
         scratch = self._scratch
-        for group in self.param_groups:
+        for index, group in enumerate(self.param_groups):
             if group["differentiable"]:  # through autograd, so the step itself can be differentiated
                 _differentiable.sgd(self, group)
                 continue
@@ -44,24 +47,44 @@ class SGD(Optimizer):
             dampening = _scalar(group["dampening"])
             weight_decay = _scalar(group["weight_decay"])
             nesterov, maximize = group["nesterov"], group["maximize"]
-            for p, grad in with_grads(group, _SPARSE_DECAY):  # sparse gradients welcome
+            if group.get("fused") and any(p._grad is not None and p._grad.layout is not _layout.strided
+                                          for p in group["params"]):
+                raise RuntimeError("`_fused_sgd` does not support sparse gradients")
+            pairs = with_grads(group, _SPARSE_DECAY)  # sparse gradients welcome
+            check_fused_params(group, [p for p, _ in pairs])
+            if not pairs:
+                continue
+            # The momentum buffers first, then the updates: one compiled call for the group where it applies,
+            # else one per parameter.
+            rows, firsts = [], []
+            for p, grad in pairs:
                 if momentum == 0:
-                    if _kernels.sgd_(p._data, grad, None, lr, weight_decay, maximize):
-                        bump_version(p)  # one compiled pass (kernels/optim_updates.py), bit-identical to _sgd
-                        continue
-                    run_update(_sgd, p, [p._data, grad], scratch, lr, weight_decay, maximize)
+                    rows.append([p._data, grad])
                     continue
                 state = self.state[p]
                 buf = state.get("momentum_buffer")
                 first = buf is None
                 if first:  # the buffer starts as the first (decayed) gradient
                     buf = state["momentum_buffer"] = Tensor._wrap(np.empty(p._data.shape, p._data.dtype))
-                if _kernels.sgd_(p._data, grad, buf._data, lr, weight_decay, maximize, momentum, dampening, nesterov,
-                                 first):
+                rows.append([p._data, grad, buf._data])
+                firsts.append(first)
+            if one_call(group) and _kernels.sgd_many(rows, firsts, lr, weight_decay, maximize, momentum, dampening,
+                                                     nesterov, self._group_cache(index)):
+                for p, _ in pairs:
+                    bump_version(p)
+                continue
+            for (p, _), arrays, first in zip(pairs, rows, firsts if momentum != 0 else [False] * len(rows)):
+                if momentum == 0:
+                    if _kernels.sgd_(*arrays, None, lr, weight_decay, maximize):
+                        bump_version(p)  # one compiled pass (kernels/optim_updates.py), bit-identical to _sgd
+                        continue
+                    run_update(_sgd, p, arrays, scratch, lr, weight_decay, maximize)
+                    continue
+                if _kernels.sgd_(*arrays, lr, weight_decay, maximize, momentum, dampening, nesterov, first):
                     bump_version(p)
                     continue
-                run_update(_sgd_momentum, p, [p._data, grad, buf._data], scratch, lr, weight_decay, maximize,
-                           momentum, dampening, nesterov, first)
+                run_update(_sgd_momentum, p, arrays, scratch, lr, weight_decay, maximize, momentum, dampening,
+                           nesterov, first)
         return loss
 
 
