@@ -245,12 +245,19 @@ def test_linear_and_conv_agree_across_thread_counts(threads):
     w = RNG.standard_normal((30, 40)).astype(np.float32)
     b = RNG.standard_normal(30).astype(np.float32)
     up = RNG.standard_normal((64, 30)).astype(np.float32)
-    img = RNG.standard_normal((4, 8, 12, 12)).astype(np.float32)
-    k = RNG.standard_normal((16, 8, 3, 3)).astype(np.float32)
-    upc = RNG.standard_normal((4, 16, 12, 12)).astype(np.float32)
+    cases = [(F.linear, [x, w, b], up)]
+    # every array path of the convolution: channel-major (more outputs than inputs), the wide grid (stride 1, no
+    # more outputs than inputs), grouped (per-group long runs), strided (chunked col2im), short depth (im2col)
+    for cin, cout, kw in [(8, 16, {"padding": 1}), (16, 8, {"padding": 1}), (16, 16, {"padding": 1, "groups": 2}),
+                          (8, 16, {"stride": 2}), (2, 8, {"padding": 1})]:
+        img = RNG.standard_normal((7, cin, 10, 10)).astype(np.float32)
+        k = RNG.standard_normal((cout, cin // kw.get("groups", 1), 3, 3)).astype(np.float32)
+        out_shape = F.conv2d(npgrad.tensor(img), npgrad.tensor(k), **kw).shape
+        cases.append((lambda t, kk, kw=kw: F.conv2d(t, kk, **kw), [img, k],
+                      RNG.standard_normal(tuple(out_shape)).astype(np.float32)))
     saved, _parallel.GEMM_MIN = _parallel.GEMM_MIN, 64
     try:
-        for fn, inputs, g in [(F.linear, [x, w, b], up), (lambda t, kk: F.conv2d(t, kk, padding=1), [img, k], upc)]:
+        for fn, inputs, g in cases:
             settings = [(1, 1 << 40), (2, 1000), (3, 1000), (3, 1000)]
             results = _by_thread_count(threads, settings, fn, inputs, g)
             _assert_same_bits(results[2:])  # deterministic for a thread count

@@ -125,9 +125,13 @@ def _input_grad_chunked(w3, g4, geo):
     wt = np.swapaxes(w3, 1, 2)
     per_image = wt.shape[0] * wt.shape[1] * g4.shape[-1]
     step = max(1, _CHUNK_FLOATS // per_image)
-    for i in range(0, geo.N, step):
-        c = _parallel.matmul(wt, g4[i:i + step]).reshape((-1, geo.C) + geo.k + geo.out)
-        _col2im_add(c, geo, out[i:i + step])
+
+    def images(lo, hi):
+        for i in range(lo, hi, step):
+            j = min(i + step, hi)
+            c = _parallel.matmul(wt, g4[i:j]).reshape((-1, geo.C) + geo.k + geo.out)
+            _col2im_add(c, geo, out[i:j])
+    _by_images(images, geo, per_image * wt.shape[-1])
     return _cropped(out, geo)
 
 
@@ -153,11 +157,15 @@ def _input_grad_long_runs(w3, g4, geo):
     wt = np.swapaxes(w3, 1, 2)
     K = len(shifts)
     step = max(1, _CHUNK_FLOATS // (wt.shape[0] * wt.shape[1] * run))
-    for i in range(0, N, step):
-        c = _parallel.matmul(wt, gp[i:i + step]).reshape(-1, geo.C, K, run)
-        o = out[i:i + step]
-        for j, sh in enumerate(shifts):
-            o[:, :, sh:sh + run] += c[:, :, j]
+
+    def images(lo, hi):
+        for i in range(lo, hi, step):
+            e = min(i + step, hi)
+            c = _parallel.matmul(wt, gp[i:e]).reshape(-1, geo.C, K, run)
+            o = out[i:e]
+            for j, sh in enumerate(shifts):
+                o[:, :, sh:sh + run] += c[:, :, j]
+    _by_images(images, geo, wt.size * run)
     return _cropped(out[:, :, :plane].reshape((N, geo.C) + geo.psize), geo)
 
 
@@ -189,13 +197,16 @@ def _input_grad_channel_runs(w3, gp, geo, run, plane, shifts):
     acc = np.zeros((N, span + shifts[-1]), gp.dtype)
     rows = _plane_rows(w3, C, K)
     step = max(1, min(-(-_RUN_COLS // run), _RUN_BUFFER // (K * span), N))  # (N may be 0: an empty batch)
-    buf = np.zeros((step, K, span), gp.dtype)
-    for i in range(0, N, step):
-        n = min(step, N - i)
-        _parallel.matmul(rows, gp[i:i + n, 0], out=buf[:n].reshape(n, K * C, L)[:, :, :run])
-        a = acc[i:i + n]
-        for j, sh in enumerate(shifts):
-            a[:, sh:sh + span] += buf[:n, j]
+
+    def images(lo, hi):
+        buf = np.zeros((min(step, max(hi - lo, 1)), K, span), gp.dtype)  # (one per thread)
+        for i in range(lo, hi, step):
+            n = min(step, hi - i)
+            _parallel.matmul(rows, gp[i:i + n, 0], out=buf[:n].reshape(n, K * C, L)[:, :, :run])
+            a = acc[i:i + n]
+            for j, sh in enumerate(shifts):
+                a[:, sh:sh + span] += buf[:n, j]
+    _by_images(images, geo, rows.size * run)
     return _cropped(acc[:, :span].reshape(N, C, L)[:, :, :plane].reshape((N, C) + geo.psize), geo)
 
 
@@ -261,16 +272,39 @@ def _flat_padded(x, geo):
     return flat
 
 
-def _windows_chunks(flat, geo):
-    """(i, n, windows (G, C/G * prod(k), n * run)) for chunks of n images: each chunk's window matrix is one copy
-    (long runs) small enough to stay in cache for the GEMM that reads it."""
-    N, C, G = geo.N, geo.C, geo.G
+def _windows_chunks(flat, geo, lo=0, hi=None):
+    """(i, n, windows (G, C/G * prod(k), n * run)) for chunks of n images from images lo..hi: each chunk's window
+    matrix is one copy (long runs) small enough to stay in cache for the GEMM that reads it."""
+    C, G = geo.C, geo.G
+    hi = geo.N if hi is None else hi
     run = _wide(geo).run
     depth = (C // G) * math.prod(geo.k)
     step = max(1, _WIDE_FLOATS // (depth * G * run))
-    for i in range(0, N, step):
-        n = min(step, N - i)
+    for i in range(lo, hi, step):
+        n = min(step, hi - i)
         yield i, n, np.ascontiguousarray(_windows_wide(flat, i, n, C, geo, 0, run)).reshape(G, depth, n * run)
+
+
+def _by_images(fn, geo, per_image):
+    """``fn(lo, hi)`` over runs of whole images, one run per thread: the window copies, the GEMMs and the scatter of
+    a few images stay on one core with their cache, and the copies (a third of a small layer's time) run on every
+    thread, where a split of each chunk's GEMM alone would hand off once per chunk. Returns fn's results in image
+    order (partial sums for the weight gradient, added up in that order). ``per_image`` is one image's
+    multiply-adds."""
+    N = geo.N
+    pieces = min(_parallel.num_threads(), N, N * per_image // _parallel.GEMM_MIN)
+    if pieces < 2:
+        return [fn(0, N)]  # (each chunk's GEMM may still split, on the caller's thread)
+    parts = {}
+    _parallel.split(lambda lo, hi: parts.__setitem__(lo, fn(lo, hi)), N, pieces=pieces)
+    return [parts[k] for k in sorted(parts)]
+
+
+def _sum_parts(parts):
+    total = parts[0]
+    for p in parts[1:]:
+        total = total + p
+    return total
 
 
 def _forward_wide(flat, w, b, geo):
@@ -281,12 +315,15 @@ def _forward_wide(flat, w, b, geo):
     O, n_ = w.shape[0], len(geo.k)
     w3 = w.reshape(geo.G, O // geo.G, -1)
     out = np.empty((geo.N, O) + geo.out, flat.dtype)
-    for i, n, cols in _windows_chunks(flat, geo):
-        y = _from_wide(_parallel.matmul(w3, cols).reshape(O, n, -1), geo, (0,) * n_, geo.out)
-        if b is None:
-            out[i:i + n] = y
-        else:
-            np.add(y, _channel_view(b, n_), out=out[i:i + n])
+
+    def images(lo, hi):
+        for i, n, cols in _windows_chunks(flat, geo, lo, hi):
+            y = _from_wide(_parallel.matmul(w3, cols).reshape(O, n, -1), geo, (0,) * n_, geo.out)
+            if b is None:
+                out[i:i + n] = y
+            else:
+                np.add(y, _channel_view(b, n_), out=out[i:i + n])
+    _by_images(images, geo, w3.size * _wide(geo).run)
     return out
 
 
@@ -307,11 +344,14 @@ def _weight_grad_wide(flat, g, geo, wshape):
     noisy machine: 4.9-5.4 ms (the channel-major path's GEMM over its saved windows) -> 5.1-6.6 ms."""
     G, O = geo.G, wshape[0]
     run = _wide(geo).run
-    gw = 0
-    for i, n, cols in _windows_chunks(flat, geo):
-        gq = _g_wide(g, geo, 0, run, i, n).reshape(G, O // G, n * run)
-        gw = gw + _parallel.matmul(gq, cols.swapaxes(1, 2))
-    return gw.reshape(wshape)
+
+    def images(lo, hi):
+        gw = 0
+        for i, n, cols in _windows_chunks(flat, geo, lo, hi):
+            gq = _g_wide(g, geo, 0, run, i, n).reshape(G, O // G, n * run)
+            gw = gw + _parallel.matmul(gq, cols.swapaxes(1, 2))
+        return gw
+    return _sum_parts(_by_images(images, geo, math.prod(wshape) * run)).reshape(wshape)
 
 
 def _backward_wide(flat, w, g, geo, need_w):
@@ -330,16 +370,21 @@ def _backward_wide(flat, w, g, geo, need_w):
     start, runx = geo.lo[0] * wd.rest, geo.size[0] * wd.rest  # only the rows of the unpadded input
     length = wd.maxshift + math.prod(geo.psize)
     gx = np.empty((N, C) + geo.size, g.dtype)
-    gw = np.zeros((G, Og * K, Cg), g.dtype) if need_w else None
     step = max(1, _WIDE_FLOATS // (O * K * runx))
-    for i in range(0, N, step):
-        n = min(step, N - i)
-        gq = _g_wide(g, geo, wd.maxshift, length, i, n).swapaxes(0, 1)
-        c = np.ascontiguousarray(_windows_wide(gq, 0, n, O, geo, start, runx)).reshape(G, Og * K, n * runx)
-        gx[i:i + n] = _from_wide(_parallel.matmul(wf, c).reshape(C, n, runx), geo, geo.lo, geo.size)
-        if need_w:
-            xc = np.ascontiguousarray(flat[i:i + n, :, start:start + runx].swapaxes(0, 1))
-            gw += _parallel.matmul(c, xc.reshape(G, Cg, n * runx).swapaxes(1, 2))
+
+    def images(lo, hi):
+        gw = np.zeros((G, Og * K, Cg), g.dtype) if need_w else None
+        for i in range(lo, hi, step):
+            n = min(step, hi - i)
+            gq = _g_wide(g, geo, wd.maxshift, length, i, n).swapaxes(0, 1)
+            c = np.ascontiguousarray(_windows_wide(gq, 0, n, O, geo, start, runx)).reshape(G, Og * K, n * runx)
+            gx[i:i + n] = _from_wide(_parallel.matmul(wf, c).reshape(C, n, runx), geo, geo.lo, geo.size)
+            if need_w:
+                xc = np.ascontiguousarray(flat[i:i + n, :, start:start + runx].swapaxes(0, 1))
+                gw += _parallel.matmul(c, xc.reshape(G, Cg, n * runx).swapaxes(1, 2))
+        return gw
+    parts = _by_images(images, geo, 2 * w.size * runx)
+    gw = _sum_parts(parts) if need_w else None
     if need_w:
         gw = gw.reshape(G, Og, *geo.k, Cg)[(slice(None), slice(None)) + flip[1:]]
         gw = np.moveaxis(gw, -1, 2).reshape(w.shape)
