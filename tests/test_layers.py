@@ -23,8 +23,9 @@ LAYERS = [
     # the device namespaces and process-wide settings (threads, matmul precision, compile) import nothing of
     # npgrad: a CPU-only library answers them without touching tensors.
     ("npgrad.cuda", 0), ("npgrad.mps", 0), ("npgrad.backends", 0), ("npgrad._runtime", 0),
-    # elementwise work split over threads: plain NumPy arrays and the thread setting, nothing else.
-    ("npgrad._parallel", 0),
+    # elementwise work and products split over threads: plain NumPy arrays and the thread setting, nothing else;
+    # and OpenBLAS's own thread count, read and set through ctypes.
+    ("npgrad._parallel", 0), ("npgrad._blas_threads", 0),
     # NumPy's floating-point error state while npgrad's kernels run: NumPy alone.
     ("npgrad._fp_quiet", 0),
     # which extra installs each optional package (importlib alone).

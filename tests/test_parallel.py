@@ -347,3 +347,18 @@ def test_recurrent_layers_split_by_batch_rows_agree_with_one_thread(threads, mod
     for other in results[1:]:
         for got, want in zip(other, results[0]):
             np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_split_by_samples_agrees_with_one_thread(threads, affine):
+    x = RNG.standard_normal((9, 5, 7, 6)).astype(np.float32) * 2 + 3
+    up = RNG.standard_normal(x.shape).astype(np.float32)
+    w = RNG.standard_normal(5).astype(np.float32)
+    b = RNG.standard_normal(5).astype(np.float32)
+    inputs = [x, w, b] if affine else [x]
+    fn = (lambda t, ww=None, bb=None: F.batch_norm(t, None, None, ww, bb, training=True))
+    results = _by_thread_count(threads, [(1, 1 << 40), (2, 64), (3, 64), (3, 64)], fn, inputs, up)
+    _assert_same_bits(results[2:])
+    for other in results[1:]:
+        for got, want in zip(other, results[0]):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -314,28 +314,49 @@ def _channel_layout(x, axes):
             and x.dtype.kind == "f" and x.dtype.itemsize >= 4)
 
 
-def _block_sums(a3):
-    """Sums over the last axis of (N, C, S) ``a3``, then over N: shape (C,)."""
-    N, C, S = a3.shape
-    return np.add.reduce((a3.reshape(N * C, S) @ np.ones(S, a3.dtype)).reshape(N, C), axis=0)
+def _by_images(fn, x):
+    """``fn(lo, hi)`` over runs of whole samples (axis 0), one per thread where the array is large enough: every
+    pass of the channel layout is per (sample, channel) block, and its per-block sums land in rows lo..hi of a
+    shared (N, C) array that is reduced over N once, as on one thread."""
+    N = x.shape[0]
+    pieces = min(_parallel.num_threads(), N, x.size // _parallel.MIN_PIECE)
+    if pieces < 2:
+        fn(0, N)
+    else:
+        _parallel.split(fn, N, pieces=pieces)
+
+
+def _sums_into(a, ones, out2, lo, hi):
+    """Rows lo..hi of the (N, C) block sums of ``a`` (N, C, *spatial): one BLAS product with a ones vector."""
+    np.matmul(a[lo:hi].reshape(-1, ones.shape[0]), ones, out=out2[lo:hi].reshape(-1))
 
 
 def _channel_forward(ctx, x, w, b, axes, n, eps, want_stats):
     N, C = x.shape[:2]
     bshape = (1, C) + (1,) * (x.ndim - 2)
-    x3 = x.reshape(N, C, -1)
-    mean = _block_sums(x3)
+    ones = np.ones(x[:1, :1].size, x.dtype)
+    part = np.empty((N, C), x.dtype)
+    _by_images(lambda lo, hi: _sums_into(x, ones, part, lo, hi), x)
+    mean = np.add.reduce(part, axis=0)
     mean /= np.asarray(n, x.dtype)
     xc, y = np.empty_like(x), np.empty_like(x)
-    np.subtract(x, mean.reshape(bshape), out=xc)
-    np.square(xc, out=y)
-    var = _block_sums(y.reshape(N, C, -1))
+    mb = mean.reshape(bshape)
+
+    def centre(lo, hi):
+        np.subtract(x[lo:hi], mb, out=xc[lo:hi])
+        np.square(xc[lo:hi], out=y[lo:hi])
+        _sums_into(y, ones, part, lo, hi)
+    _by_images(centre, x)
+    var = np.add.reduce(part, axis=0)
     var /= np.asarray(n, x.dtype)
     rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
-    k = rstd if w is None else rstd * w.reshape(-1)
-    np.multiply(xc, k.reshape(bshape), out=y)
-    if b is not None:
-        y += b
+    k = (rstd if w is None else rstd * w.reshape(-1)).reshape(bshape)
+
+    def affine(lo, hi):
+        np.multiply(xc[lo:hi], k, out=y[lo:hi])
+        if b is not None:
+            y[lo:hi] += b
+    _by_images(affine, x)
     ctx.save_for_backward(x, w)
     ctx.xhat, ctx.rstd, ctx.axes, ctx.eps, ctx.recentre = xc, rstd.reshape(bshape), axes, eps, False
     ctx.n, ctx.centred = n, True
@@ -353,20 +374,33 @@ def _channel_backward(ctx, g, w, need_x, need_w, need_b):
     N, C = g.shape[:2]
     bshape = (1, C) + (1,) * (g.ndim - 2)
     n = np.asarray(ctx.n, g.dtype)
-    gsum = _block_sums(g.reshape(N, C, -1))
-    tmp = np.multiply(g, xc)
-    gw = _block_sums(tmp.reshape(N, C, -1))
+    ones = np.ones(g[:1, :1].size, g.dtype)
+    gsum_p, gw_p = np.empty((N, C), g.dtype), np.empty((N, C), g.dtype)
+    tmp = np.empty_like(g)
+
+    def sums(lo, hi):
+        _sums_into(g, ones, gsum_p, lo, hi)
+        np.multiply(g[lo:hi], xc[lo:hi], out=tmp[lo:hi])
+        _sums_into(tmp, ones, gw_p, lo, hi)
+    _by_images(sums, g)
+    gsum = np.add.reduce(gsum_p, axis=0)
+    gw = np.add.reduce(gw_p, axis=0)
     gw *= rstd  # sum(g * xhat)
     gx = None
     if need_x:
         k = rstd if w is None else rstd * w.reshape(-1)
         # dx = k * (g - mean(g) - xhat * mean(g * xhat)) = g*k + xc*c1 + c2, each constant per channel
-        c1 = -(k * rstd * gw / n)
-        c2 = -(k * gsum / n)
-        gx = np.multiply(xc, c1.reshape(bshape))
-        gx += c2.reshape(bshape)
-        np.multiply(g, k.reshape(bshape), out=tmp)
-        gx += tmp
+        c1 = (-(k * rstd * gw / n)).reshape(bshape)
+        c2 = (-(k * gsum / n)).reshape(bshape)
+        kb = k.reshape(bshape)
+        gx = np.empty_like(g)
+
+        def grad(lo, hi):
+            np.multiply(xc[lo:hi], c1, out=gx[lo:hi])
+            gx[lo:hi] += c2
+            np.multiply(g[lo:hi], kb, out=tmp[lo:hi])
+            gx[lo:hi] += tmp[lo:hi]
+        _by_images(grad, g)
     gw = gw.reshape(shapes[1][0]) if need_w else None
     gb = gsum.reshape(shapes[2][0]) if need_b else None
     return gx, gw, gb, None, None, None, None
