@@ -126,8 +126,6 @@ def test_compile_returns_the_model_that_runs_unchanged(monkeypatch):  # (PyTorch
 
 
 def test_set_num_threads_without_threadpoolctl_never_fails_a_program(monkeypatch):
-    # (where npgrad does not run the products' threads itself: another BLAS library, NPGRAD_BLAS_TUNE=0)
-    monkeypatch.setattr(npgrad._parallel, "ENABLED", False)
     monkeypatch.setitem(sys.modules, "threadpoolctl", None)  # as if it were not installed
     monkeypatch.setattr(npgrad._runtime, "_warned", set())
     # as in a fresh process: an earlier test's set_num_threads (with threadpoolctl) is remembered and would win
@@ -145,26 +143,8 @@ def test_set_num_threads_without_threadpoolctl_never_fails_a_program(monkeypatch
         npgrad.set_num_threads(0)
 
 
-def test_set_num_threads_on_npgrads_own_pool_needs_no_threadpoolctl(monkeypatch):
-    if not npgrad._parallel.ENABLED:
-        pytest.skip("NumPy's BLAS is not OpenBLAS: its own threads run the products")
-    monkeypatch.setitem(sys.modules, "threadpoolctl", None)
-    monkeypatch.setattr(npgrad._runtime, "_warned", set())
-    monkeypatch.setitem(npgrad._runtime._state, "threads", None)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        npgrad.set_num_threads(1)
-        assert npgrad.get_num_threads() == 1
-        npgrad.set_num_threads(5)
-        assert npgrad.get_num_threads() == 5 == npgrad._parallel.num_threads()
-    assert npgrad._blas_threads.count() == 1
-    with pytest.raises(RuntimeError, match="positive integer"):
-        npgrad.set_num_threads(0)
-
-
-def test_set_num_threads_changes_the_blas_threads(monkeypatch):
+def test_set_num_threads_changes_the_blas_threads():
     threadpoolctl = pytest.importorskip("threadpoolctl", reason="set_num_threads acts through threadpoolctl")
-    monkeypatch.setattr(npgrad._parallel, "ENABLED", False)  # the BLAS library running its own threads
     before = npgrad.get_num_threads()
     try:
         npgrad.set_num_threads(1)

@@ -156,37 +156,45 @@ def test_softmax_rows_split_is_bit_identical(threads, compiled, monkeypatch):
         np.testing.assert_array_equal(results[1][0], e)  # and the whole-array formula's bits
 
 
-def test_npgrad_takes_over_openblas_threads_whatever_the_import_order():
-    """npgrad runs the products' threads itself: OpenBLAS's own count goes to 1 and the count it had becomes
-    npgrad's, with NumPy imported first or not; NPGRAD_BLAS_TUNE=0 leaves OpenBLAS alone and splits nothing."""
+def test_splitting_is_off_unless_the_blas_spin_was_shortened():
+    """npgrad imported before NumPy shortens OpenBLAS's idle spin and turns splitting on; with NumPy imported
+    first it cannot, and everything stays on the caller's thread."""
     import subprocess
     import sys
-    if "openblas" not in npgrad._process_tuning.blas_name():
-        pytest.skip("NumPy's BLAS is not OpenBLAS: npgrad leaves its threads to it")
-    code = ("import {first}; import npgrad; from npgrad import _parallel, _blas_threads; "
-            "print(_parallel.ENABLED, _blas_threads.count(), _parallel.num_threads(), npgrad.get_num_threads())")
-    env = {k: v for k, v in os.environ.items() if k != "NPGRAD_BLAS_TUNE"}
-    env["OPENBLAS_NUM_THREADS"] = "3"  # npgrad's count, as PyTorch honours OMP_NUM_THREADS beyond the CPU count
-    for first in ("numpy", "sys"):
-        out = subprocess.run([sys.executable, "-c", code.format(first=first)], capture_output=True, text=True,
-                             env=env, check=True).stdout.split()
-        assert out == ["True", "1", "3", "3"]
+    code = ("import {first}; import npgrad, os; from npgrad import _parallel; "
+            "print(_parallel.ENABLED, os.environ.get('OPENBLAS_THREAD_TIMEOUT'), _parallel.num_threads())")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_THREAD_TIMEOUT", "NPGRAD_BLAS_TUNE")}
+    late = subprocess.run([sys.executable, "-c", code.format(first="numpy")], capture_output=True, text=True,
+                          env=env, check=True).stdout.split()
+    assert late == ["False", "None", "1"]
+    early = subprocess.run([sys.executable, "-c", code.format(first="sys")], capture_output=True, text=True,
+                           env=env, check=True).stdout.split()
+    blas = npgrad._process_tuning.blas_name()
+    assert early[:2] == (["True", "20"] if "openblas" in blas else ["False", "20"])
     off = subprocess.run([sys.executable, "-c", code.format(first="sys")], capture_output=True, text=True,
                          env=dict(env, NPGRAD_BLAS_TUNE="0"), check=True).stdout.split()
-    assert off[0] == "False" and off[2] == "1"  # (and OpenBLAS keeps its own count: 3, capped at the CPU count)
+    assert off == ["False", "None", "1"]
 
 
-def test_set_num_threads_sets_the_pool_and_keeps_openblas_single_threaded():
+def test_a_split_runs_blas_on_one_thread_and_gives_the_count_back(threads):
     from npgrad import _blas_threads
-    if not _parallel.ENABLED:
-        pytest.skip("npgrad did not take over the BLAS threads here (not OpenBLAS)")
-    saved = _runtime._state["threads"]
+    if not _blas_threads.available():
+        pytest.skip("NumPy's BLAS is not an OpenBLAS whose thread count npgrad can set")
+    threads(2)
+    before = _blas_threads.count()
+    _blas_threads.set_count(2)
     try:
-        npgrad.set_num_threads(3)
-        assert npgrad.get_num_threads() == 3 == _parallel.num_threads()
-        assert _blas_threads.count() == 1
+        seen = []
+        _parallel.split(lambda lo, hi: seen.append(_blas_threads.count()), 10_000, pieces=2)
+        assert seen == [1, 1]
+        assert _blas_threads.count() == 2
+        with pytest.raises(ZeroDivisionError):  # given back when a piece raises too
+            _parallel.split(lambda lo, hi: 1 / 0, 10_000, pieces=2)
+        assert _blas_threads.count() == 2
+        _parallel.split(lambda lo, hi: seen.append(_blas_threads.count()), 10_000, pieces=1)  # no split: untouched
+        assert seen[-1] == 2
     finally:
-        _runtime._state["threads"] = saved
+        _blas_threads.set_count(before)
 
 
 _PRODUCTS = [((600, 70), (70, 50)), ((40, 70), (70, 900)), ((6, 50, 70), (6, 70, 40)),  # rows, columns, batch
@@ -212,11 +220,11 @@ def test_split_products_match_one_call_and_repeat_bit_for_bit(threads, shapes, d
     whole = np.matmul(a, b)
     a_t = np.ascontiguousarray(a.swapaxes(-1, -2)).swapaxes(-1, -2)  # the backward's transposed operands
     b_t = np.ascontiguousarray(b.swapaxes(-1, -2)).swapaxes(-1, -2)
-    saved = _parallel.GEMM_MIN
+    saved, saved_2d = _parallel.GEMM_MIN, _parallel.GEMM_2D_MIN
     try:
         for n in (2, 3):
             threads(n)
-            _parallel.GEMM_MIN = 64
+            _parallel.GEMM_MIN = _parallel.GEMM_2D_MIN = 64
             got = _parallel.matmul(a, b)
             assert got.shape == whole.shape and got.dtype == whole.dtype
             _close_bits(got, whole)
@@ -226,6 +234,7 @@ def test_split_products_match_one_call_and_repeat_bit_for_bit(threads, shapes, d
             _close_bits(_parallel.matmul(a_t, b_t), whole)
     finally:
         _parallel.GEMM_MIN = saved
+        _parallel.GEMM_2D_MIN = saved_2d
 
 
 def test_split_product_falls_back_for_what_blas_does_not_take(threads):
@@ -255,7 +264,8 @@ def test_linear_and_conv_agree_across_thread_counts(threads):
         out_shape = F.conv2d(npgrad.tensor(img), npgrad.tensor(k), **kw).shape
         cases.append((lambda t, kk, kw=kw: F.conv2d(t, kk, **kw), [img, k],
                       RNG.standard_normal(tuple(out_shape)).astype(np.float32)))
-    saved, _parallel.GEMM_MIN = _parallel.GEMM_MIN, 64
+    saved, saved_2d = _parallel.GEMM_MIN, _parallel.GEMM_2D_MIN
+    _parallel.GEMM_MIN = _parallel.GEMM_2D_MIN = 64
     try:
         for fn, inputs, g in cases:
             settings = [(1, 1 << 40), (2, 1000), (3, 1000), (3, 1000)]
@@ -265,7 +275,7 @@ def test_linear_and_conv_agree_across_thread_counts(threads):
                 for got, want in zip(other, results[0]):
                     _close_bits(got, want)
     finally:
-        _parallel.GEMM_MIN = saved
+        _parallel.GEMM_MIN, _parallel.GEMM_2D_MIN = saved, saved_2d
 
 
 @pytest.mark.parametrize("affine", [True, False])

@@ -4,7 +4,7 @@
 """
 from . import _process_tuning  # first: one of its settings must be made before NumPy loads its BLAS library
 
-_process_tuning.tune_blas_spin()
+_BLAS_SPIN_SHORT = _process_tuning.tune_blas_spin()
 
 from . import dtypes as _dtypes
 from .dtypes import (dtype, float16, float32, float64, int8, int16, int32, int64, uint8, bool, half, float,  # noqa: A004
@@ -44,7 +44,7 @@ has_lapack, has_spectral, has_mkl, has_openmp = True, True, False, False  # NumP
 _process_tuning.tune_gc()
 _process_tuning.tune_malloc()
 from . import _parallel  # noqa: E402
-_parallel.take_over()  # (npgrad runs its products' threads itself: see npgrad._blas_threads)
+_parallel.ENABLED = _BLAS_SPIN_SHORT and "openblas" in _process_tuning.blas_name()
 
 from ._layout import (layout, memory_format, strided, contiguous_format, preserve_format, channels_last,  # noqa: E402
                       channels_last_3d, legacy_contiguous_format)

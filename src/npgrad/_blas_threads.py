@@ -1,13 +1,13 @@
 """The thread count of the OpenBLAS library NumPy loaded, read and set through its own C entry points.
 
-npgrad runs a training step on one pool of threads, as PyTorch does: its own (``_parallel``), which splits large
-matrix products (``_parallel.matmul``) as well as elementwise work, each piece a single-threaded BLAS call. So
-at import npgrad sets OpenBLAS's own count to 1 (``_parallel.take_over``) and keeps the count it had as its own.
-Left multi-threaded, OpenBLAS's workers busy-wait after every product and take the core the next elementwise
-split needs, and its threads meet at spinning barriers, so one core taken by another process slowed a 512^3
-float32 product from 1.5 to 23 ms (two threads of it), where npgrad's pieces, which wait on locks, take what a
-single thread takes (5 ms). Setting the count each time around a split instead is no cheaper: OpenBLAS stops and
-restarts its workers when the count moves.
+While npgrad splits work over its own threads (``_parallel.split``: large elementwise work, large and batched
+products, a convolution's images, a recurrent layer's batch rows), each piece's BLAS calls must run on one
+thread: left at OpenBLAS's count, every piece would start OpenBLAS's workers too, whose threads meet at spinning
+barriers and contend with the other pieces for the cores. So a split sets the count to 1 for its duration and
+then puts it back (two calls of ~0.3 us; measured: a 128x784 @ 784x512 float32 product right after the count
+went 1 -> 2 took what it takes without the change). Outside npgrad's splits OpenBLAS keeps its own threads,
+whose spinning hand-off is what mid-sized products (an MLP's layers, batch-1 inference) want: npgrad's own
+hand-off, a lock each way and the GIL, costs 40-75 us on the 2-core VM.
 
 Found by scanning the process's mapped libraries (Linux only) for the OpenBLAS NumPy loaded, without
 threadpoolctl (whose query costs milliseconds); where there is none (another BLAS, another OS), ``available()``
@@ -63,6 +63,23 @@ def _functions():
 def available():
     """Whether npgrad can set the BLAS library's thread count."""
     return bool(_functions())
+
+
+def single():
+    """Make BLAS calls single-threaded; returns the count to give back to ``restore`` (0: nothing changed)."""
+    fns = _functions()
+    if not fns:
+        return 0
+    n = fns[1]()
+    if n > 1:
+        fns[0](1)
+        return n
+    return 0
+
+
+def restore(n):
+    if n:
+        _functions()[0](n)
 
 
 def count():

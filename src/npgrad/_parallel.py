@@ -4,17 +4,18 @@ NumPy releases the GIL inside its ufunc loops and BLAS calls, so two threads run
 ufuncs on two halves of an array run on two cores, where NumPy alone would use one (PyTorch's elementwise
 kernels use every thread it is given). Elementwise work is split so that each element goes through the same
 operations in the same order whichever piece it lands in: bit-identical for any thread count. A product's pieces
-are single-threaded BLAS calls, each picking its kernel by its own size, so they agree with one call within float
-rounding, and repeat bit for bit for a given thread count (as OpenBLAS's own threads do).
+are single-threaded BLAS calls (OpenBLAS's own count is 1 while a split runs: ``_blas_threads``), each picking its
+kernel by its own size, so they agree with one call within float rounding and repeat bit for bit for a given
+thread count (as OpenBLAS's own threads do).
 
 The pieces must be large: a thread hand-off and the GIL ping-pong between short ufunc calls cost tens of
 microseconds, so below ``MIN_PIECE`` elements (``GEMM_MIN`` multiply-adds) per thread the work runs on the
-caller's thread alone.
+caller's thread alone, and 2-D products below ``GEMM_2D_MIN`` stay with OpenBLAS's own threads.
 
-This pool is the only one a step runs on: ``take_over`` (at import) sets OpenBLAS's own thread count to 1 and keeps
-the count it had as npgrad's (``_blas_threads`` says why). Where it cannot (another BLAS library, no way to set
-its count, NPGRAD_BLAS_TUNE=0), ``ENABLED`` is False and everything runs on the caller's thread, products on
-the BLAS library's threads, as before.
+Splitting only pays when the second core is free, and with OpenBLAS's default idle spin it is not: after
+every product a BLAS worker thread busy-waits ~0.1 s. npgrad shortens that spin when it is imported before
+NumPy (``_process_tuning.tune_blas_spin``); where it could not (NumPy imported first, another BLAS library),
+``ENABLED`` is False and everything runs on the caller's thread, as before.
 """
 import os
 import threading
@@ -26,8 +27,7 @@ from . import _runtime
 from . import _fp_quiet
 
 MIN_PIECE = 1 << 17
-ENABLED = False  # set by take_over() at import: npgrad runs the products' threads itself
-_DEFAULT = {"threads": 1}  # OpenBLAS's count when npgrad took it over (what its environment and the CPUs gave)
+ENABLED = False  # set at import by the package root: NumPy's BLAS is OpenBLAS with a short idle spin
 
 _local = threading.local()
 _pool = {"pid": None, "workers": []}
@@ -35,30 +35,20 @@ _lock = threading.Lock()
 
 
 def num_threads():
-    """Threads for npgrad's work: 1 unless ENABLED; else ``set_num_threads``' value, else the environment's
-    (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, MKL_NUM_THREADS), else the count OpenBLAS had when npgrad took it over."""
+    """Threads for elementwise work: 1 unless ENABLED; else ``set_num_threads``' value, else the BLAS
+    environment variables', else the CPU count (read without threadpoolctl, whose query costs milliseconds)."""
     if not ENABLED:
         return 1
     n = _runtime._state["threads"]
-    return _DEFAULT["threads"] if n is None else n
-
-
-def take_over():
-    """Run products on npgrad's threads: OpenBLAS's count to 1, its old count kept as npgrad's default. Returns
-    whether it did (OpenBLAS, its count settable, not turned off with NPGRAD_BLAS_TUNE=0)."""
-    global ENABLED
-    if os.environ.get("NPGRAD_BLAS_TUNE", "1") == "0" or not _blas_threads.available():
-        return False
-    n = _blas_threads.count()  # (OpenBLAS caps what the environment asks at the CPU count; PyTorch does not)
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        value = os.environ.get(var, "")
-        if value.isdigit() and int(value) > 0:
-            n = int(value)
-            break
-    _DEFAULT["threads"] = max(n, 1)
-    _blas_threads.set_count(1)
-    ENABLED = True
-    return True
+    if n is None:
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            value = os.environ.get(var, "")
+            if value.isdigit() and int(value) > 0:
+                n = int(value)
+                break
+        else:
+            n = os.cpu_count() or 1
+    return n
 
 
 class _Worker:
@@ -126,6 +116,7 @@ def split(fn, n, grain=1, per=1, pieces=None):
         # One piece, a split inside a split, or another thread already splitting: run here.
         fn(0, n)
         return
+    blas = _blas_threads.single()  # each piece's BLAS calls on its own thread (see _blas_threads)
     try:
         step = -(-n // k)
         step = -(-step // grain) * grain
@@ -146,6 +137,7 @@ def split(fn, n, grain=1, per=1, pieces=None):
         if error is not None:
             raise error
     finally:
+        _blas_threads.restore(blas)
         _lock.release()
 
 
@@ -177,6 +169,11 @@ _BLAS_FLOATS = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.comple
 # each way, and the GIL passed between the threads) cost 40-75 us on the 2-core VM, and 4M multiply-adds take ~0.1
 # ms on one core. At 2^18 the batch-1 GPT forward (64x128 @ 128x384 products) went from 3.5 to 5.6 ms.
 GEMM_MIN = 1 << 22
+# A 2-D product (no batch to split) below this many multiply-adds a piece stays with OpenBLAS's own threads, whose
+# spinning hand-off is cheaper: an MLP's 128x784 @ 784x512 takes the same ~0.6 ms either way, and npgrad's
+# hand-off would only add to it. From here npgrad's pieces win: 2048x512 @ 512x512 took 8.3 ms on OpenBLAS's two
+# threads and 6.3 ms as two single-threaded halves.
+GEMM_2D_MIN = 1 << 25
 
 
 def matmul(a, b, out=None):
@@ -190,18 +187,20 @@ def matmul(a, b, out=None):
         return np.matmul(a, b, out=out)
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
     threads = num_threads()
-    if threads < 2 or k != b.shape[-2] or m * n * k < 2 * GEMM_MIN and a.ndim == b.ndim == 2:
+    if threads < 2 or k != b.shape[-2] or m * n * k < 2 * GEMM_2D_MIN and a.ndim == b.ndim == 2:
         return np.matmul(a, b, out=out)
     lead = a.shape[:-2] if a.shape[:-2] == b.shape[:-2] or b.ndim == 2 else (
         b.shape[:-2] if a.ndim == 2 else np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
     work = m * n * max(k, 1)
     for d in lead:
         work *= d
-    if work < 2 * GEMM_MIN or getattr(_local, "inside", False) or _lock.locked():
+    batched = bool(lead) and lead[0] >= threads
+    if (work < 2 * (GEMM_MIN if batched else GEMM_2D_MIN) or getattr(_local, "inside", False)
+            or _lock.locked()):
         return np.matmul(a, b, out=out)
     if out is None:
         out = np.empty(tuple(lead) + (m, n), a.dtype)
-    if lead and lead[0] >= threads:
+    if batched:
         # An operand without that dim (or with 1 there) broadcasts against every piece whole.
         cut_a = a.ndim == len(lead) + 2 and a.shape[0] == lead[0]
         cut_b = b.ndim == len(lead) + 2 and b.shape[0] == lead[0]
@@ -211,7 +210,7 @@ def matmul(a, b, out=None):
         fn, length = (lambda lo, hi: np.matmul(a[..., lo:hi, :], b, out=out[..., lo:hi, :])), m
     else:
         fn, length = (lambda lo, hi: np.matmul(a, b[..., lo:hi], out=out[..., lo:hi])), n
-    pieces = min(threads, length, work // GEMM_MIN)
+    pieces = min(threads, length, work // (GEMM_MIN if batched else GEMM_2D_MIN))
     if pieces < 2:
         return np.matmul(a, b, out=out)
     split(fn, length, grain=_grain(length, pieces), pieces=pieces)

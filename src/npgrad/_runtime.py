@@ -1,9 +1,8 @@
 """The process-wide settings PyTorch scripts call at ``torch.*``: BLAS threads, float32 matmul precision,
 deterministic algorithms, and ``torch.compile``.
 
-``set_num_threads`` really changes how many threads npgrad's work runs on: its own pool's (``npgrad._parallel``,
-which runs the matrix products too, OpenBLAS's own count held at 1), or where that pool is off, the BLAS library's,
-through threadpoolctl (the `[threads]` extra, also installed by `[test]`; where it is missing, the call records the number, warns
+``set_num_threads`` really changes how many threads the BLAS library NumPy calls uses, through
+threadpoolctl (the `[threads]` extra, also installed by `[test]`; where it is missing, the call records the number, warns
 once that the BLAS threads stay as the environment set them, and never fails a program). npgrad computes float32
 matmuls at full precision and is deterministic by construction, so those two settings are recorded
 and reported back exactly as PyTorch does, and change no result. npgrad has no compiler: ``compile``
@@ -28,10 +27,6 @@ def set_num_threads(int):  # noqa: A002 - PyTorch's parameter name
     n = int.__index__()
     if n <= 0:
         raise RuntimeError("set_num_threads expects a positive integer")
-    from . import _parallel
-    if _parallel.ENABLED:  # npgrad runs its products' threads itself; OpenBLAS's own count stays 1
-        _state["threads"] = n
-        return
     controller = _threadpool_controller()
     if controller is not None:
         controller.limit(limits=n, user_api="blas")
@@ -44,12 +39,8 @@ def set_num_threads(int):  # noqa: A002 - PyTorch's parameter name
 
 
 def get_num_threads():
-    """The number of threads npgrad's work runs on: its own pool's (``npgrad._parallel``), or where the BLAS library
-    runs the products' threads itself, that library's (without threadpoolctl: the last ``set_num_threads`` value,
-    else the environment's, else the CPU count)."""
-    from . import _parallel
-    if _parallel.ENABLED:
-        return _parallel.num_threads()
+    """The number of threads NumPy's BLAS library uses (without threadpoolctl: the last ``set_num_threads``
+    value, else the environment's, else the CPU count)."""
     controller = _threadpool_controller()
     if controller is not None:
         counts = [info["num_threads"] for info in controller.info() if info.get("user_api") == "blas"]
