@@ -124,6 +124,14 @@ def _lstm_scales(H, dtype):
     return sc, off
 
 
+def _step_rows(steps, offsets, batch_sizes, lo, hi):
+    """For each step that holds any of batch rows lo..hi: that step's packed rows (a, e) and the end row bs."""
+    for t in steps:
+        bs = min(batch_sizes[t], hi)
+        if bs > lo:
+            yield offsets[t] + lo, offsets[t] + bs, bs
+
+
 def _by_rows(fn, rows, per_row_step):
     """``fn(lo, hi)`` over pieces of the batch rows, one per thread. A recurrence never mixes rows: each
     sequence's steps read only its own row of h and c, so each thread can take its rows through the whole
@@ -180,11 +188,7 @@ class RecurrentLayer(Op):
             y = np.empty((N, h.shape[1]), dt)
 
             def rows(lo, hi):  # batch rows lo..hi through every step (rows never meet: see _by_rows)
-                for t in steps:
-                    s, bs = offsets[t], min(batch_sizes[t], hi)
-                    if bs <= lo:
-                        continue
-                    a, e = s + lo, s + bs
+                for a, e, bs in _step_rows(steps, offsets, batch_sizes, lo, hi):
                     hp = h[lo:bs]
                     hprev[a:e] = hp
                     g = xw[a:e]
@@ -214,11 +218,7 @@ class RecurrentLayer(Op):
             y = np.empty((N, H), dt)
 
             def rows(lo, hi):
-                for t in steps:
-                    s, bs = offsets[t], min(batch_sizes[t], hi)
-                    if bs <= lo:
-                        continue
-                    a, e = s + lo, s + bs
+                for a, e, bs in _step_rows(steps, offsets, batch_sizes, lo, hi):
                     hp = h[lo:bs]
                     hprev[a:e] = hp
                     hw = hp @ whT
@@ -243,11 +243,7 @@ class RecurrentLayer(Op):
         relu = mode == "RNN_RELU"
 
         def rows(lo, hi):
-            for t in steps:
-                s, bs = offsets[t], min(batch_sizes[t], hi)
-                if bs <= lo:
-                    continue
-                a, e = s + lo, s + bs
+            for a, e, bs in _step_rows(steps, offsets, batch_sizes, lo, hi):
                 hp = h[lo:bs]
                 hprev[a:e] = hp
                 g = xw[a:e]
@@ -299,11 +295,7 @@ class RecurrentLayer(Op):
             if hpre is not None:
                 dW_hr = np.zeros(w_hr.shape, dt)
             def rows(lo, hi):
-                for t in steps:
-                    s, bs = offsets[t], min(batch_sizes[t], hi)
-                    if bs <= lo:
-                        continue
-                    a, e = s + lo, s + bs
+                for a, e, bs in _step_rows(steps, offsets, batch_sizes, lo, hi):
                     dht = dh[lo:bs] + gy[a:e]
                     if hpre is not None:
                         dW_hr[...] += dht.T @ hpre[a:e]  # (a sum over rows: run on one piece, see below)
@@ -341,11 +333,7 @@ class RecurrentLayer(Op):
             dHW = np.empty(G.shape, dt)
 
             def rows(lo, hi):
-                for t in steps:
-                    s, bs = offsets[t], min(batch_sizes[t], hi)
-                    if bs <= lo:
-                        continue
-                    a, e = s + lo, s + bs
+                for a, e, bs in _step_rows(steps, offsets, batch_sizes, lo, hi):
                     dht = dh[lo:bs] + gy[a:e]
                     gt = G[a:e]
                     r, z, n = gt[:, :H], gt[:, H:2 * H], gt[:, 2 * H:]
@@ -372,11 +360,7 @@ class RecurrentLayer(Op):
             relu = mode == "RNN_RELU"
 
             def rows(lo, hi):
-                for t in steps:
-                    s, bs = offsets[t], min(batch_sizes[t], hi)
-                    if bs <= lo:
-                        continue
-                    a, e = s + lo, s + bs
+                for a, e, bs in _step_rows(steps, offsets, batch_sizes, lo, hi):
                     d = dG[a:e]
                     np.add(dh[lo:bs], gy[a:e], out=d)
                     if relu:
