@@ -41,16 +41,14 @@ def num_threads():
         return 1
     n = _runtime._state["threads"]
     if n is None:
-        env = (os.environ.get("OMP_NUM_THREADS"), os.environ.get("OPENBLAS_NUM_THREADS"),
-               os.environ.get("MKL_NUM_THREADS"))
-        if _env_threads[0] != env:  # (asked before every product: the answer is kept while the variables stay)
-            n = next((int(v) for v in env if v and v.isdigit() and int(v) > 0), None) or os.cpu_count() or 1
-            _env_threads[:] = [env, n]
-        n = _env_threads[1]
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            value = os.environ.get(var, "")
+            if value.isdigit() and int(value) > 0:
+                n = int(value)
+                break
+        else:
+            n = os.cpu_count() or 1
     return n
-
-
-_env_threads = [None, 1]
 
 
 class _Worker:
