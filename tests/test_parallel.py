@@ -293,8 +293,9 @@ def test_layer_norm_rows_split_is_bit_identical(threads, affine):
         assert abs(float(row.mean())) < 1e-2 and abs(float(row.std()) - 1) < 1e-2  # the recentred row normalizes
 
 
-def test_batched_matmul_split_is_bit_identical(threads):
-    from npgrad.ops.products import batched_matmul
+def test_batched_matmul_split_is_bit_identical(threads, monkeypatch):
+    monkeypatch.setattr(_parallel, "GEMM_MIN", 64)  # (the products below split along the batch)
+    batched_matmul = _parallel.matmul
     base = RNG.standard_normal((8, 40, 3 * 4 * 16)).astype(np.float32)
     q = base[:, :, :64].reshape(8, 40, 4, 16).transpose(0, 2, 1, 3)  # strided views, as attention's
     k = base[:, :, 64:128].reshape(8, 40, 4, 16).transpose(0, 2, 3, 1)
@@ -303,7 +304,7 @@ def test_batched_matmul_split_is_bit_identical(threads):
     _assert_same_bits(results)
     np.testing.assert_array_equal(results[0][0], np.matmul(q, k))
     assert batched_matmul(q[:1], k[:1]).shape == (1, 4, 40, 40)  # one batch entry: nothing to split
-    np.testing.assert_array_equal(batched_matmul(q, k[:1]), np.matmul(q, k[:1]))  # broadcast batch: not split
+    np.testing.assert_array_equal(batched_matmul(q, k[:1]), np.matmul(q, k[:1]))  # broadcast batch: the same calls
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])

@@ -101,15 +101,16 @@ def _workers(k):
     return workers[:k]
 
 
-def split(fn, n, grain=1, per=1, pieces=None):
+def split(fn, n, grain=1, per=1, pieces=None, piece_min=None):
     """Call ``fn(start, stop)`` over contiguous pieces covering ``range(n)``, one piece per thread, and
     return when all are done (re-raising the first error). Piece boundaries are multiples of ``grain``;
-    ``per`` is how many elements one unit of ``n`` stands for (a row's length when splitting rows); ``pieces``,
-    where given, is the number of pieces instead (a caller that sized the work itself)."""
+    ``per`` is the work one unit of ``n`` stands for (a row's length when splitting rows), and a piece must hold
+    at least ``piece_min`` of it (default ``MIN_PIECE`` elements; ``GEMM_MIN`` multiply-adds for products);
+    ``pieces``, where given, is the number of pieces instead (a caller that sized the work itself)."""
     if pieces is not None:
         k = min(pieces, n)
     else:
-        k = n * per // MIN_PIECE
+        k = n * per // (MIN_PIECE if piece_min is None else piece_min)
         if k > 1:  # (the thread count only where the work is large enough to ask)
             k = min(num_threads(), k, n)
     if k <= 1 or getattr(_local, "inside", False) or not _lock.acquire(blocking=False):
@@ -183,20 +184,20 @@ def matmul(a, b, out=None):
     ``b``, whichever is longer."""
     if type(a) is not np.ndarray or type(b) is not np.ndarray:
         return a @ b  # Tensors (a differentiable backward): their own product
-    if a.ndim < 2 or b.ndim < 2 or a.dtype not in _BLAS_FLOATS or a.dtype != b.dtype:
+    if a.ndim < 2 or b.ndim < 2 or a.dtype not in _BLAS_FLOATS or a.dtype != b.dtype or a.shape[-1] != b.shape[-2]:
         return np.matmul(a, b, out=out)
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
-    threads = num_threads()
-    if threads < 2 or k != b.shape[-2] or m * n * k < 2 * GEMM_2D_MIN and a.ndim == b.ndim == 2:
-        return np.matmul(a, b, out=out)
     lead = a.shape[:-2] if a.shape[:-2] == b.shape[:-2] or b.ndim == 2 else (
         b.shape[:-2] if a.ndim == 2 else np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
     work = m * n * max(k, 1)
     for d in lead:
         work *= d
+    if work < 2 * GEMM_MIN:  # (before anything else: most of a model's products are small)
+        return np.matmul(a, b, out=out)
+    threads = num_threads()
     batched = bool(lead) and lead[0] >= threads
-    if (work < 2 * (GEMM_MIN if batched else GEMM_2D_MIN) or getattr(_local, "inside", False)
-            or _lock.locked()):
+    piece_min = GEMM_MIN if batched else GEMM_2D_MIN
+    if threads < 2 or work < 2 * piece_min:
         return np.matmul(a, b, out=out)
     if out is None:
         out = np.empty(tuple(lead) + (m, n), a.dtype)
@@ -210,14 +211,7 @@ def matmul(a, b, out=None):
         fn, length = (lambda lo, hi: np.matmul(a[..., lo:hi, :], b, out=out[..., lo:hi, :])), m
     else:
         fn, length = (lambda lo, hi: np.matmul(a, b[..., lo:hi], out=out[..., lo:hi])), n
-    pieces = min(threads, length, work // (GEMM_MIN if batched else GEMM_2D_MIN))
-    if pieces < 2:
-        return np.matmul(a, b, out=out)
-    split(fn, length, grain=_grain(length, pieces), pieces=pieces)
-    return out
-
-
-def _grain(length, pieces):
     # Pieces of whole 16-row (or column) blocks where that still leaves one per thread: BLAS kernels work on such
-    # tiles, so a ragged edge would fall inside one piece only.
-    return 16 if length >= 16 * pieces else 1
+    # tiles, so a ragged edge falls inside one piece only.
+    split(fn, length, grain=16 if length >= 16 * threads else 1, per=work // length, piece_min=piece_min)
+    return out

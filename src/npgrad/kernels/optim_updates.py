@@ -177,8 +177,8 @@ def _intervals(table, sizes, itemsize):
 
 
 def _table(rows, cache):
-    """The address table (one row per kind of array, one column per parameter), sizes and total size of a group's
-    arrays: ``rows[j]`` holds parameter j's, the parameter first and its gradient second; all but the gradient
+    """The address table (one row per kind of array, one column per parameter), sizes, total size and dtype of a
+    group's arrays: ``rows[j]`` holds parameter j's, the parameter first and its gradient second; all but the gradient
     are written. None where the one-call kernels do not apply.
 
     ``cache`` (a dict the optimizer keeps per group, or None) keeps the checked addresses of the parameters and
@@ -219,7 +219,7 @@ def _table(rows, cache):
     below = np.searchsorted(starts, g_ends) - 1  # the last written range that starts before each gradient ends
     if np.any((below >= 0) & (ends[np.maximum(below, 0)] > g_starts)):
         return None
-    return table, sizes, total
+    return table, sizes, total, dt
 
 
 def _run(fn, flats, *scalars):
@@ -268,8 +268,7 @@ def adam_many(rows, step_sizes, bias_correction2_sqrts, lr, beta1, beta2, eps, w
     planned = _table(rows, cache)
     if planned is None:
         return None
-    table, sizes, total = planned
-    dt = rows[0][0].dtype
+    table, sizes, total, dt = planned
     t = dt.type
     amsgrad = len(rows[0]) == 5
     neg_steps = np.array([-s for s in step_sizes], dt)  # each rounded from the Python float, as adam_'s t(...)
@@ -292,8 +291,7 @@ def sgd_many(rows, firsts, lr, weight_decay, maximize, momentum=0.0, dampening=0
     planned = _table(rows, cache)
     if planned is None:
         return None
-    table, sizes, total = planned
-    dt = rows[0][0].dtype
+    table, sizes, total, dt = planned
     t = dt.type
     like = _NONE[dt]
     first = np.array(firsts, np.uint8) if has_buf else np.zeros(len(rows), np.uint8)

@@ -1,6 +1,5 @@
 """Products: matmul/@ (1-D, 2-D, batched with broadcast batch dims), mm, bmm, mv, dot, outer, cross,
 addmm, einsum (any equation NumPy accepts, ellipsis included)."""
-import math
 import warnings
 
 import numpy as np
@@ -26,13 +25,6 @@ def _matmul_node_name(node):
             (3, 3): "BmmBackward0"}.get(nd, "MatMulBackward0")
 
 
-def batched_matmul(a, b):
-    """``a @ b`` (Tensors too: their own product); for arrays, a large product split over npgrad's threads
-    (``_parallel.matmul``: along the batch for attention's scores and values, else along rows or columns), each piece
-    one single-threaded BLAS call."""
-    return _parallel.matmul(a, b)
-
-
 class MatMul(Op):
     node_name = staticmethod(_matmul_node_name)
     __slots__ = ()
@@ -40,7 +32,7 @@ class MatMul(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return batched_matmul(a, b)
+        return _parallel.matmul(a, b)
 
     @staticmethod
     def backward(ctx, g):
@@ -65,12 +57,12 @@ class MatMul(Op):
                 gb = P.swapaxes(_rows(a), 0, 1) @ P.reshape(g, (-1,))
             return ga, gb
         if need_a:
-            ga = batched_matmul(g, P.swapaxes(b, -1, -2))
+            ga = _parallel.matmul(g, P.swapaxes(b, -1, -2))
         if need_b:
             if bn == 2 and an > 2:  # a batch times one matrix (a linear layer): fold the batch into rows
                 gb = P.swapaxes(_rows(a), 0, 1) @ _rows(g)
             else:
-                gb = batched_matmul(P.swapaxes(a, -1, -2), g)
+                gb = _parallel.matmul(P.swapaxes(a, -1, -2), g)
         return ga, gb
 
 

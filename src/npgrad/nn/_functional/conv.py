@@ -21,7 +21,6 @@ from ... import _parallel
 from ... import dtypes as _dt
 from ...autograd.function import Op
 from ...ops import _poly as P
-from ...ops.products import batched_matmul
 from ...tensor import Tensor
 from . import _winograd
 from ._utils import as_ints
@@ -290,21 +289,11 @@ def _by_images(fn, geo, per_image):
     a few images stay on one core with their cache, and the copies (a third of a small layer's time) run on every
     thread, where a split of each chunk's GEMM alone would hand off once per chunk. Returns fn's results in image
     order (partial sums for the weight gradient, added up in that order). ``per_image`` is one image's
-    multiply-adds."""
-    N = geo.N
-    pieces = min(_parallel.num_threads(), N, N * per_image // _parallel.GEMM_MIN)
-    if pieces < 2:
-        return [fn(0, N)]  # (each chunk's GEMM may still split, on the caller's thread)
+    multiply-adds. (Run as one piece, each chunk's GEMM may still split, on the caller's thread.)"""
     parts = {}
-    _parallel.split(lambda lo, hi: parts.__setitem__(lo, fn(lo, hi)), N, pieces=pieces)
+    _parallel.split(lambda lo, hi: parts.__setitem__(lo, fn(lo, hi)), geo.N, per=per_image,
+                    piece_min=_parallel.GEMM_MIN)
     return [parts[k] for k in sorted(parts)]
-
-
-def _sum_parts(parts):
-    total = parts[0]
-    for p in parts[1:]:
-        total = total + p
-    return total
 
 
 def _forward_wide(flat, w, b, geo):
@@ -351,7 +340,8 @@ def _weight_grad_wide(flat, g, geo, wshape):
             gq = _g_wide(g, geo, 0, run, i, n).reshape(G, O // G, n * run)
             gw = gw + _parallel.matmul(gq, cols.swapaxes(1, 2))
         return gw
-    return _sum_parts(_by_images(images, geo, math.prod(wshape) * run)).reshape(wshape)
+    parts = _by_images(images, geo, math.prod(wshape) * run)
+    return sum(parts[1:], parts[0]).reshape(wshape)
 
 
 def _backward_wide(flat, w, g, geo, need_w):
@@ -384,7 +374,7 @@ def _backward_wide(flat, w, g, geo, need_w):
                 gw += _parallel.matmul(c, xc.reshape(G, Cg, n * runx).swapaxes(1, 2))
         return gw
     parts = _by_images(images, geo, 2 * w.size * runx)
-    gw = _sum_parts(parts) if need_w else None
+    gw = sum(parts[1:], parts[0]) if need_w else None
     if need_w:
         gw = gw.reshape(G, Og, *geo.k, Cg)[(slice(None), slice(None)) + flip[1:]]
         gw = np.moveaxis(gw, -1, 2).reshape(w.shape)
@@ -485,7 +475,7 @@ class ConvNdOp(Op):
         elif math.prod(w.shape[1:]) < _CHANNEL_MAJOR_MIN_K:  # a short GEMM depth: the transposes below would cost more
             cols = im2col(x, geo)
             w3 = w.reshape(G, w.shape[0] // G, -1)
-            out = batched_matmul(np.broadcast_to(w3, (geo.N,) + w3.shape), cols).reshape((geo.N, w.shape[0]) + geo.out)
+            out = _parallel.matmul(np.broadcast_to(w3, (geo.N,) + w3.shape), cols).reshape((geo.N, w.shape[0]) + geo.out)
             ctx.cols = cols
         elif all(st == 1 for st in geo.s) and w.shape[0] <= geo.C:
             # Windows on the wide grid (timings at _forward_wide). With more output than input channels the input

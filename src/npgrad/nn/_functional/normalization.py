@@ -318,12 +318,7 @@ def _by_images(fn, x):
     """``fn(lo, hi)`` over runs of whole samples (axis 0), one per thread where the array is large enough: every
     pass of the channel layout is per (sample, channel) block, and its per-block sums land in rows lo..hi of a
     shared (N, C) array that is reduced over N once, as on one thread."""
-    N = x.shape[0]
-    pieces = min(_parallel.num_threads(), N, x.size // _parallel.MIN_PIECE)
-    if pieces < 2:
-        fn(0, N)
-    else:
-        _parallel.split(fn, N, pieces=pieces)
+    _parallel.split(fn, x.shape[0], per=x[:1].size)
 
 
 def _sums_into(a, ones, out2, lo, hi):

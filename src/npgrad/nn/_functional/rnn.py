@@ -136,12 +136,9 @@ def _by_rows(fn, rows, per_row_step):
     """``fn(lo, hi)`` over pieces of the batch rows, one per thread. A recurrence never mixes rows: each
     sequence's steps read only its own row of h and c, so each thread can take its rows through the whole
     sequence with no hand-off between steps (one per layer, where a split of each step's product would take one
-    per step). ``per_row_step`` is the multiply-adds of one row through all the steps."""
-    pieces = min(_parallel.num_threads(), rows // 8, rows * per_row_step // _parallel.GEMM_MIN)
-    if pieces < 2:
-        fn(0, rows)
-    else:
-        _parallel.split(fn, rows, pieces=pieces)
+    per step). ``per_row_step`` is the multiply-adds of one row through all the steps; pieces hold whole 8-row
+    blocks, so each step's product keeps a few rows to work on."""
+    _parallel.split(fn, rows, grain=8, per=per_row_step, piece_min=_parallel.GEMM_MIN)
 
 
 def _sigmoid_(a):
