@@ -184,6 +184,9 @@ def matmul(a, b, out=None):
     ``b``, whichever is longer."""
     if type(a) is not np.ndarray or type(b) is not np.ndarray:
         return a @ b  # Tensors (a differentiable backward): their own product
+    sa, sb = a.shape, b.shape
+    if len(sa) == 2 == len(sb) and sa[0] * sa[1] * sb[1] < 2 * GEMM_2D_MIN:  # most of a model's products: at once
+        return np.matmul(a, b, out=out)
     if a.ndim < 2 or b.ndim < 2 or a.dtype not in _BLAS_FLOATS or a.dtype != b.dtype or a.shape[-1] != b.shape[-2]:
         return np.matmul(a, b, out=out)
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
