@@ -4,6 +4,7 @@ mpi4py is imported only when a group is made, so ``import npgrad.distributed`` n
 """
 import enum
 import sys
+import time
 
 from .._optional import require
 
@@ -103,7 +104,11 @@ def _abort_on_uncaught(MPI):
     def hook(kind, value, tb):
         previous(kind, value, tb)
         if MPI.Is_initialized() and not MPI.Is_finalized() and MPI.COMM_WORLD.Get_size() > 1:
+            sys.stdout.flush()
             sys.stderr.flush()
+            # mpiexec forwards each rank's output through a pipe that the abort tears down: without a moment for
+            # it to drain, the traceback just written lost its last lines (the error itself) under load.
+            time.sleep(0.3)
             MPI.COMM_WORLD.Abort(1)
     sys.excepthook = hook
 
