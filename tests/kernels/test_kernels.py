@@ -289,3 +289,64 @@ def test_gelu_kernel_compiled_and_vectorised_speed_is_sane(switch):
     assert time.perf_counter() - t0 < 0.5
     assert math.isclose(float(kgelu.activation("none", np.array([1.0], np.float32), False)[0][0]),
                         0.5 * (1 + math.erf(1 / math.sqrt(2))), rel_tol=1e-6)
+
+
+POOLS = [((3, 4, 12, 10), dict(kernel_size=2)),  # 2x2 stride 2: the unrolled kernels
+         ((2, 3, 11, 13), dict(kernel_size=2)),  # odd sizes: the last row and column dropped
+         ((2, 3, 11, 13), dict(kernel_size=2, ceil_mode=True)),  # overhang past the input: the checked windows
+         ((2, 3, 11, 13), dict(kernel_size=3, stride=2, padding=1)),  # overlapping windows with padding
+         ((2, 3, 11, 13), dict(kernel_size=3, stride=1, padding=1, dilation=2)),
+         ((2, 3, 9, 14), dict(kernel_size=(2, 3), stride=(1, 2))),
+         ((2, 3, 17), "1d")]
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("special", [False, True], ids=["plain", "nan_inf_zeros"])
+@pytest.mark.parametrize("shape,kw", POOLS, ids=[f"pool{i}" for i in range(len(POOLS))])
+def test_max_pool_same_bits_as_the_numpy_path(switch, shape, kw, special, dt):
+    """Values, indices and the input gradient bit for bit: NaN windows report their last NaN, ties the first
+    maximum, signed zeros and -inf as NumPy's passes give them, overlapping windows' sums in the same order."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(shape).astype(dt)
+    up_shape = None
+    if special:
+        x.flat[::7], x.flat[::11], x.flat[::13], x.flat[::17] = np.nan, -np.inf, -0.0, np.inf
+        x.flat[1::19] = 0.0  # ties between 0.0 and -0.0
+    outs = []
+    for on in (False, True):
+        switch(on)
+        t = npgrad.tensor(x, requires_grad=True)
+        if kw == "1d":
+            y, idx = F.max_pool1d(t, 3, stride=2, padding=1, return_indices=True)
+        else:
+            y, idx = F.max_pool2d(t, return_indices=True, **kw)
+        if up_shape is None:
+            up_shape = y.shape
+            up = rng.standard_normal(up_shape).astype(dt)
+            up.flat[::5] = -0.0
+        y.backward(npgrad.tensor(up))
+        outs.append([y.detach().numpy(), idx.numpy(), t.grad.numpy()])
+    (y0, i0, g0), (y1, i1, g1) = outs
+    assert i0.tobytes() == i1.tobytes() and g0.tobytes() == g1.tobytes()
+    assert y0.dtype == y1.dtype and y0.shape == y1.shape
+    assert np.array_equal(y0, y1, equal_nan=True)
+    # A tie between 0.0 and -0.0: PyTorch (and the kernel) keep the winner's own zero, np.maximum's SIMD loop may
+    # not (the NumPy path's values differ there in sign only).
+    flat = x.reshape(x.shape[:2] + (-1,))
+    winner = np.take_along_axis(flat, i1.reshape(i1.shape[:2] + (-1,)), 2).reshape(y1.shape)
+    assert np.array_equal(np.signbit(y1), np.signbit(winner)) and np.array_equal(y1, winner, equal_nan=True)
+
+
+def test_max_pool_same_bits_for_any_thread_count_and_double_backward(switch, monkeypatch):
+    switch(True)
+    x = RNG.standard_normal((4, 6, 10, 10)).astype(np.float32)
+    monkeypatch.setattr(_parallel, "ENABLED", True)
+    monkeypatch.setattr(_parallel, "MIN_PIECE", 64)
+    results = []
+    for n in (1, 2, 3):
+        monkeypatch.setitem(_runtime._state, "threads", n)
+        results.append(_run(lambda t: F.max_pool2d(t, 2), [x]) + _run(lambda t: F.max_pool2d(t, 3, 1, 1), [x]))
+    for other in results[1:]:
+        assert all(a.tobytes() == b.tobytes() for a, b in zip(results[0], other))
+    t = npgrad.tensor(RNG.standard_normal((2, 2, 6, 6)), requires_grad=True)
+    assert npgrad.autograd.gradgradcheck(lambda v: F.max_pool2d(v, 2), (t,))

@@ -13,7 +13,9 @@ import math
 import numpy as np
 
 from ... import dtypes as _dt
+from ... import kernels as _kernels
 from ...autograd.function import Op
+from ...kernels import pooling as _kpool
 from ...ops import _poly as P
 from ...tensor import Tensor
 from .conv import geometry, _cropped as _crop, _offset_slices as _offset_slices_cached, _padded as _pad_zero
@@ -35,6 +37,19 @@ def _padded_shape(shape, geo):
 
 # -- max pooling ---------------------------------------------------------------------------------------------------
 
+def _index_type(K):
+    return np.uint8 if K < 256 else np.uint16 if K < 65536 else np.uint32
+
+
+def _max_pool_arrays(x, geo):
+    """(values, winner) of the pool: the compiled 2-D kernel where it applies (the same bits), else NumPy's."""
+    if len(geo.k) == 2 and _kernels.fits(x):
+        got = _kpool.max_pool2d(x, geo.k, geo.s, geo.d, geo.lo, geo.out, _index_type(math.prod(geo.k)))
+        if got is not None:
+            return got
+    return _max_pool_np(x, geo)
+
+
 def _max_pool_np(x, geo):
     """(values, winner): winner is the index of the first kernel offset holding each window's maximum."""
     lowest = -np.inf if x.dtype.kind == "f" or x.dtype in _dt.LOW_PRECISION_NP else np.iinfo(x.dtype).min
@@ -48,7 +63,7 @@ def _max_pool_np(x, geo):
     # ne0 * (1 + ne1 * (1 + ... ne[K-2])) with ne_k = (x_k != max), evaluated from the inside out
     # (3 passes an offset, was 5; K - 1 where no offset equals the max, as a NaN window, fixed below).
     # LeNet's 2x2 pool of 64x16x28x28: 1.29 -> 1.04 ms.
-    itype = np.uint8 if K < 256 else np.uint16 if K < 65536 else np.uint32
+    itype = _index_type(K)
     ne = np.empty(best.shape, bool)
     if K == 1:
         arg = np.zeros(best.shape, itype)
@@ -90,6 +105,12 @@ def _scatter_disjoint(g, arg, geo, it):
 
 def _scatter_np(g, arg, geo):
     """Each window's gradient to its winner (PyTorch's scatter: the other inputs get an exact 0)."""
+    if len(geo.k) == 2 and type(g) is np.ndarray and g.size and arg.flags.c_contiguous:
+        gc = np.ascontiguousarray(g)  # (an upstream gradient may be a broadcast view)
+        if _kernels.fits(gc):
+            got = _kpool.max_pool2d_scatter(gc, arg, geo.k, geo.s, geo.d, geo.lo, geo.size)
+            if got is not None:
+                return got
     it = P._SAME_WIDTH_INT.get(g.dtype)
     if it is not None and geo.s == geo.k and all(d == 1 for d in geo.d):
         return _scatter_disjoint(g, arg, geo, it)
@@ -233,7 +254,7 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
         where = "max_pool1d_impl" if n == 1 else f"max_pool{n}d"
         raise NotImplementedError(f'"{where}" not implemented for \'{_dt.scalar_name(x.dtype)}\'')
     xg = x.unsqueeze(2) if n == 1 else x
-    vals, arg = _max_pool_np(xg._data, geo)
+    vals, arg = _max_pool_arrays(xg._data, geo)
     out = MaxPoolOp.apply(xg, geo, vals, arg)
     idx = Tensor._wrap(_flat_indices(arg, geo)) if return_indices else None
     if n == 1:
