@@ -90,7 +90,7 @@ def _load():
         if _state["numba"] is not None:
             return _state["numba"] is not False
         # The kernel modules register their functions when imported; import them all before compiling any.
-        from . import attention, gelu, linear, norm, optim_updates, pooling, softmax  # noqa: F401
+        from . import attention, channel_norm, gelu, linear, norm, optim_updates, pooling, softmax  # noqa: F401
         try:
             import numba
             from numba.core.errors import NumbaError
