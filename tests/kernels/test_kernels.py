@@ -362,3 +362,27 @@ def test_max_pool_same_bits_for_any_thread_count_and_double_backward(switch, mon
         assert all(a.tobytes() == b.tobytes() for a, b in zip(results[0], other))
     t = npgrad.tensor(RNG.standard_normal((2, 2, 6, 6)), requires_grad=True)
     assert npgrad.autograd.gradgradcheck(lambda v: F.max_pool2d(v, 2), (t,))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["float32", "float64"])
+def test_relu_gradient_same_bits_as_the_numpy_path(switch, dt):
+    """g's own bits where relu's output is not <= 0 (NaN outputs pass it), an exact +0 elsewhere, even for a NaN
+    or inf gradient; on 1 and 3 threads."""
+    x = np.concatenate([SPECIAL.astype(dt), RNG.standard_normal(3000).astype(dt)])
+    up = np.concatenate([np.array([1.0, np.nan, np.inf, -0.0, np.nan, -np.inf, 2.0, -0.0, 3.0, 4.0, 5.0, 6.0], dt),
+                         RNG.standard_normal(3000).astype(dt)])
+    outs = []
+    for on in (False, True):
+        switch(on)
+        t = npgrad.tensor(x, requires_grad=True)
+        F.relu(t).backward(npgrad.tensor(up))
+        outs.append(t.grad.numpy().tobytes())
+    assert outs[0] == outs[1]
+
+
+def test_every_kernel_module_is_a_loaded_family():
+    """_jit loads the families by name: a kernel module missing from FAMILIES would never be compiled."""
+    import pkgutil
+    from npgrad.kernels import _jit
+    modules = {m.name for m in pkgutil.iter_modules(kernels.__path__) if not m.name.startswith("_")}
+    assert modules == set(_jit.FAMILIES)

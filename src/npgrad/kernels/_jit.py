@@ -27,10 +27,13 @@ tests/kernels/test_kernel_processes.py, is what holds in every process model npg
 When numba is missing, fails to import, or fails to compile a kernel, ``ready()`` turns False for good and
 ``status()`` says why (shown by ``python -m npgrad info``); the ops run their NumPy code. Never an error.
 """
+import importlib
 import threading
 
 from ..backends import kernels as _switch
 
+# Every kernel family module (one per family, beside this one).
+FAMILIES = ("attention", "channel_norm", "gelu", "linear", "norm", "optim_updates", "pooling", "relu", "softmax")
 _registered = []  # (module globals, name, python function, njit options)
 _state = {"numba": None, "reason": None, "errors": ()}  # numba: None untried, False unusable, else the module
 _lock = threading.Lock()
@@ -89,8 +92,10 @@ def _load():
     with _lock:
         if _state["numba"] is not None:
             return _state["numba"] is not False
-        # The kernel modules register their functions when imported; import them all before compiling any.
-        from . import attention, channel_norm, gelu, linear, norm, optim_updates, pooling, softmax  # noqa: F401
+        # The kernel modules register their functions when imported; import them all before compiling any. (By
+        # name: they import this module for ``kernel``, and this is their loader, not a user of their code.)
+        for family in FAMILIES:
+            importlib.import_module(f"{__package__}.{family}")
         try:
             import numba
             from numba.core.errors import NumbaError
