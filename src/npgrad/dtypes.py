@@ -269,6 +269,9 @@ def promote_types(a, b):
         return complex128 if wide else complex64
     if a._category != b._category and 2 in (a._category, b._category):
         return a if a._category == 2 else b
+    if bfloat16 in (a, b):  # with another float: PyTorch's table (ml_dtypes before 0.7 gives NumPy none for float16)
+        other = b if a is bfloat16 else a
+        return float32 if other is float16 else other
     return _FROM_NP[np.promote_types(a.np, b.np)]
 
 
