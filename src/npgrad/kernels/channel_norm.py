@@ -1,4 +1,5 @@
-"""Batch norm's channel layout (N, C, *spatial) in training: the moments, the affine output and the backward.
+"""Batch norm's channel layout (N, C, *spatial) in training: the moments, the affine output and the
+backward's two passes.
 
 Replaces (and is tested against) ``nn._functional.normalization``'s ``_channel_forward`` and ``_channel_backward``,
 which make ~9 passes over the tensor forward and ~13 backward (BLAS block sums, then one ufunc per term). Here the
@@ -117,23 +118,19 @@ def forward(x, w, b, eps):
 
 
 @entry
-def backward(g, xc, w, rstd, need_x):
-    """(dL/dx or None, sum(g), sum(g * xhat)) per channel, from the forward's centred input and rstd."""
+def grad_sums(g, xc):
+    """Per channel, sum(g) and sum(g * xc), in g's dtype (the backward's one pass over both; xc = x - mean)."""
     g3, xc3 = _blocks(g), _blocks(xc)
-    N, C, S = g3.shape
-    n = N * S
-    dt = g.dtype
+    N, C = g3.shape[:2]
     gsum_p, gxc_p = np.empty((N, C), np.float64), np.empty((N, C), np.float64)
     _over_samples(lambda lo, hi: _grad_sums(g3, xc3, gsum_p, gxc_p, lo, hi), g3)
-    gsum = np.add.reduce(gsum_p, axis=0).astype(dt)
-    gw = (np.add.reduce(gxc_p, axis=0) * rstd).astype(dt)  # sum(g * xhat)
-    gx = None
-    if need_x:
-        k = rstd if w is None else rstd * w.reshape(-1)
-        nn = np.asarray(n, dt)
-        c1 = -(k * rstd * gw / nn)
-        c2 = -(k * gsum / nn)
-        gx = np.empty_like(g3)
-        _over_samples(lambda lo, hi: _input_grad(g3, xc3, k, c1, c2, gx, lo, hi), g3)
-        gx = gx.reshape(g.shape)
-    return gx, gsum, gw
+    return np.add.reduce(gsum_p, axis=0).astype(g.dtype), np.add.reduce(gxc_p, axis=0).astype(g.dtype)
+
+
+@entry
+def input_grad(g, xc, k, c1, c2):
+    """dL/dx = (xc * c1 + c2) + g * k, from the backward's per-channel constants (normalization._channel_backward)."""
+    g3, xc3 = _blocks(g), _blocks(xc)
+    gx = np.empty_like(g3)
+    _over_samples(lambda lo, hi: _input_grad(g3, xc3, k, c1, c2, gx, lo, hi), g3)
+    return gx.reshape(g.shape)

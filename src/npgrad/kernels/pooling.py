@@ -189,12 +189,12 @@ def max_pool2d(x, k, s, d, pad, out, itype):
     H, W = x3.shape[1:]
     vals = np.empty((x3.shape[0],) + tuple(out), x.dtype)
     arg = np.empty(vals.shape, itype)
-    offs = np.array([a * d[0] * W + b * d[1] for a in range(k[0]) for b in range(k[1])], np.int64)
-    inner = np.array(_inside(out[0], H, k[0], s[0], d[0], pad[0]) + _inside(out[1], W, k[1], s[1], d[1], pad[1]),
-                     np.int64)
     if _pairs(k, s, d, pad) and 2 * out[0] <= H and 2 * out[1] <= W:
         _parallel.split(lambda lo, hi: _max_pool_pairs(x3, vals, arg, lo, hi), x3.shape[0], per=H * W)
     else:
+        offs = np.array([a * d[0] * W + b * d[1] for a in range(k[0]) for b in range(k[1])], np.int64)
+        inner = np.array(_inside(out[0], H, k[0], s[0], d[0], pad[0]) + _inside(out[1], W, k[1], s[1], d[1], pad[1]),
+                         np.int64)
         _parallel.split(lambda lo, hi: _max_pool_planes(x3, offs, k[0], k[1], s[0], s[1], d[0], d[1], pad[0], pad[1],
                                                         inner, vals, arg, lo, hi), x3.shape[0], per=H * W)
     return vals.reshape(x.shape[:2] + vals.shape[1:]), arg.reshape(x.shape[:2] + arg.shape[1:])

@@ -377,42 +377,46 @@ def _channel_backward(ctx, g, w, need_x, need_w, need_b):
     xc, rstd = ctx.xhat, ctx.rstd.reshape(-1)
     shapes = ctx._in_meta
     g = np.ascontiguousarray(g, xc.dtype)
-    got = _kchannel.backward(g, xc, w, rstd, need_x) if _kernels.fits(g, xc, *[a for a in (w,) if a is not None]) \
-        else None
-    if got is not None:  # (compiled: 2 passes where the code below makes ~13)
-        gx, gsum, gw = got
-        return (gx, gw.reshape(shapes[1][0]) if need_w else None, gsum.reshape(shapes[2][0]) if need_b else None,
-                None, None, None, None)
     N, C = g.shape[:2]
     bshape = (1, C) + (1,) * (g.ndim - 2)
     n = np.asarray(ctx.n, g.dtype)
-    ones = np.ones(g[:1, :1].size, g.dtype)
-    gsum_p, gw_p = np.empty((N, C), g.dtype), np.empty((N, C), g.dtype)
-    tmp = np.empty_like(g)
+    # Compiled: 2 passes where the NumPy code below makes ~13. (None where numba failed to compile: NumPy then.)
+    got = _kchannel.grad_sums(g, xc) if _kernels.fits(g, xc) else None
+    tmp = None
+    if got is not None:
+        gsum, gw = got
+    else:
+        ones = np.ones(g[:1, :1].size, g.dtype)
+        gsum_p, gw_p = np.empty((N, C), g.dtype), np.empty((N, C), g.dtype)
+        tmp = np.empty_like(g)
 
-    def sums(lo, hi):
-        _sums_into(g, ones, gsum_p, lo, hi)
-        np.multiply(g[lo:hi], xc[lo:hi], out=tmp[lo:hi])
-        _sums_into(tmp, ones, gw_p, lo, hi)
-    _by_images(sums, g)
-    gsum = np.add.reduce(gsum_p, axis=0)
-    gw = np.add.reduce(gw_p, axis=0)
+        def sums(lo, hi):
+            _sums_into(g, ones, gsum_p, lo, hi)
+            np.multiply(g[lo:hi], xc[lo:hi], out=tmp[lo:hi])
+            _sums_into(tmp, ones, gw_p, lo, hi)
+        _by_images(sums, g)
+        gsum = np.add.reduce(gsum_p, axis=0)
+        gw = np.add.reduce(gw_p, axis=0)
     gw *= rstd  # sum(g * xhat)
     gx = None
     if need_x:
         k = rstd if w is None else rstd * w.reshape(-1)
         # dx = k * (g - mean(g) - xhat * mean(g * xhat)) = g*k + xc*c1 + c2, each constant per channel
-        c1 = (-(k * rstd * gw / n)).reshape(bshape)
-        c2 = (-(k * gsum / n)).reshape(bshape)
-        kb = k.reshape(bshape)
-        gx = np.empty_like(g)
+        c1 = -(k * rstd * gw / n)
+        c2 = -(k * gsum / n)
+        if got is not None:
+            gx = _kchannel.input_grad(g, xc, k, c1, c2)
+        if gx is None:
+            c1, c2, kb = c1.reshape(bshape), c2.reshape(bshape), k.reshape(bshape)
+            gx = np.empty_like(g)
+            tmp = np.empty_like(g) if tmp is None else tmp
 
-        def grad(lo, hi):
-            np.multiply(xc[lo:hi], c1, out=gx[lo:hi])
-            gx[lo:hi] += c2
-            np.multiply(g[lo:hi], kb, out=tmp[lo:hi])
-            gx[lo:hi] += tmp[lo:hi]
-        _by_images(grad, g)
+            def grad(lo, hi):
+                np.multiply(xc[lo:hi], c1, out=gx[lo:hi])
+                gx[lo:hi] += c2
+                np.multiply(g[lo:hi], kb, out=tmp[lo:hi])
+                gx[lo:hi] += tmp[lo:hi]
+            _by_images(grad, g)
     gw = gw.reshape(shapes[1][0]) if need_w else None
     gb = gsum.reshape(shapes[2][0]) if need_b else None
     return gx, gw, gb, None, None, None, None

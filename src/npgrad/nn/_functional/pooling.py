@@ -105,7 +105,7 @@ def _scatter_disjoint(g, arg, geo, it):
 
 def _scatter_np(g, arg, geo):
     """Each window's gradient to its winner (PyTorch's scatter: the other inputs get an exact 0)."""
-    if len(geo.k) == 2 and type(g) is np.ndarray and g.size and arg.flags.c_contiguous:
+    if len(geo.k) == 2 and type(g) is np.ndarray and g.size and arg.flags.c_contiguous and _kernels.ready():
         gc = np.ascontiguousarray(g)  # (an upstream gradient may be a broadcast view)
         if _kernels.fits(gc):
             got = _kpool.max_pool2d_scatter(gc, arg, geo.k, geo.s, geo.d, geo.lo, geo.size)
