@@ -203,13 +203,27 @@ def inverse(input):
     return _inv_checked("linalg.inv", input)
 
 
+def _singular_cofactors(a):
+    """The cofactor matrices of a stack of square arrays, from the SVD A = U S Vh: adj(A)^T = det(U) det(Vh)
+    conj(U) diag(prod_{j != i} s_j) conj(Vh), defined at singular matrices too (nonzero at rank n - 1)."""
+    u, s, vh = np.linalg.svd(a)
+    n = s.shape[-1]
+    others = np.stack([np.prod(np.delete(s, i, axis=-1), axis=-1) for i in range(n)], axis=-1)
+    unit = np.linalg.det(u) * np.linalg.det(vh)
+    return (unit[..., None, None] * (np.conj(u) * others[..., None, :].astype(a.dtype)) @ np.conj(vh)).astype(a.dtype)
+
+
 def _det_grad_factor(a, det):
-    """d det(A) / dA = det(A) A^-T. For an exactly singular matrix PyTorch's gradient is zero; so is ours."""
+    """d det(A) / dA = det(A) A^-T, the cofactor matrix. Where det(A) is exactly 0 that formula has no inverse
+    to use: the cofactors come from the SVD instead (not zero at rank n - 1, where PyTorch's answer depends on
+    whether its LU finds an exact zero pivot on the machine). Under create_graph they are a constant there."""
     singular = P.data_of(det) == 0
-    if singular.any():
-        eye = np.eye(a.shape[-1], dtype=P.data_of(a).dtype)
-        a = P.where(singular[..., None, None], eye, a)  # any invertible stand-in: its term is multiplied by 0
-    return _col(_col(det)) * _mT(_inv(a))
+    if not singular.any():
+        return _col(_col(det)) * _mT(_inv(a))
+    mask = singular[..., None, None]
+    eye = np.eye(a.shape[-1], dtype=P.data_of(a).dtype)
+    stand_in = P.where(mask, eye, a)  # an invertible stand-in where singular: its term is replaced below
+    return P.where(mask, _singular_cofactors(P.data_of(a)), _col(_col(det)) * _mT(_inv(stand_in)))
 
 
 class Det(Op):
