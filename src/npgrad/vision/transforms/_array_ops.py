@@ -176,29 +176,36 @@ def grid_transform(a, gx, gy, mode, fill):
     return from_work(out, dt, rounding=True)
 
 
+def _base_grid(xs, ys):
+    """(h*w, 3) rows of (x, y, 1): the points a grid transform maps."""
+    base = np.empty((ys.size, xs.size, 3), f32)
+    base[..., 0] = xs
+    base[..., 1] = ys[:, None]
+    base[..., 2] = 1
+    return base.reshape(-1, 3)
+
+
 def affine_grid(theta, w, h, ow, oh):
     """Normalised sampling coords for an output (oh, ow) under the inverse map ``theta`` (2x3, pixel units
     about the image centre)."""
     xs = (np.arange(ow, dtype=f32) - f32(ow * 0.5) + f32(0.5))
     ys = (np.arange(oh, dtype=f32) - f32(oh * 0.5) + f32(0.5))
-    x, y = np.meshgrid(xs, ys)
-    t = np.asarray(theta, f32).reshape(2, 3)
-    tx = t[0] / f32(0.5 * w)
-    ty = t[1] / f32(0.5 * h)
-    gx = x * tx[0] + y * tx[1] + tx[2]
-    gy = x * ty[0] + y * ty[1] + ty[2]
-    return gx.astype(f32), gy.astype(f32)
+    t = np.asarray(theta, f32).reshape(2, 3).T / np.array([0.5 * w, 0.5 * h], f32)
+    # one float32 product through BLAS, as torchvision's grid is: nearest sampling at a half-pixel tie
+    # follows the last bit, and BLAS's fused multiply-adds round differently from three separate passes
+    g = (_base_grid(xs, ys) @ t).reshape(oh, ow, 2)
+    return g[..., 0], g[..., 1]
 
 
 def perspective_grid(coeffs, w, h):
     c = np.asarray(coeffs, np.float64).astype(f32)
     xs = np.arange(w, dtype=f32) + f32(0.5)
     ys = np.arange(h, dtype=f32) + f32(0.5)
-    x, y = np.meshgrid(xs, ys)
-    den = x * c[6] + y * c[7] + f32(1)
-    gx = (x * (c[0] / f32(0.5 * w)) + y * (c[1] / f32(0.5 * w)) + c[2] / f32(0.5 * w)) / den - f32(1)
-    gy = (x * (c[3] / f32(0.5 * h)) + y * (c[4] / f32(0.5 * h)) + c[5] / f32(0.5 * h)) / den - f32(1)
-    return gx.astype(f32), gy.astype(f32)
+    base = _base_grid(xs, ys)
+    num = base @ (c[:6].reshape(2, 3).T / np.array([0.5 * w, 0.5 * h], f32))
+    den = base @ np.array([[c[6], c[6]], [c[7], c[7]], [1, 1]], f32)
+    g = (num / den - f32(1)).reshape(h, w, 2)
+    return g[..., 0], g[..., 1]
 
 
 def affine_output_size(matrix, w, h):
