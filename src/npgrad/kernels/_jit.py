@@ -27,7 +27,9 @@ tests/kernels/test_kernel_processes.py, is what holds in every process model npg
 When numba is missing, fails to import, or fails to compile a kernel, ``ready()`` turns False for good and
 ``status()`` says why (shown by ``python -m npgrad info``); the ops run their NumPy code. Never an error.
 """
+import hashlib
 import importlib
+import os
 import threading
 
 from ..backends import kernels as _switch
@@ -39,11 +41,13 @@ _state = {"numba": None, "reason": None, "errors": ()}  # numba: None untried, F
 _lock = threading.Lock()
 
 
-def kernel(fastmath=False):
-    """Register a numba-compilable function; ``fastmath`` is a set of LLVM flags (never nnan/ninf: the kernels
+def kernel(fastmath=False, inline=False):
+    """Register a numba-compilable function; ``inline``: numba inlines it into its callers (a small helper called
+    once per row: numba's calls between kernels are not inlined by LLVM, and each one costs the reference counts
+    of its array arguments); ``fastmath`` is a set of LLVM flags (never nnan/ninf: the kernels
     keep NaN and inf semantics) or False."""
     def register(fn):
-        _registered.append((fn.__globals__, fn.__name__, fn, fastmath))
+        _registered.append((fn.__globals__, fn.__name__, fn, (fastmath, inline)))
         return fn
     return register
 
@@ -100,9 +104,15 @@ def _load():
             import numba
             from numba.core.errors import NumbaError
             extra = _intrinsics(numba)
-            for module_globals, name, fn, fastmath in _registered:
+            caches = set()
+            for module_globals, name, fn, flags in _registered:
                 module_globals.update({k: v for k, v in extra.items() if k in fn.__code__.co_names})
-                module_globals[name] = _compiled(numba, fn, fastmath)
+                module_globals[name] = compiled = _compiled(numba, fn, flags)
+                caches.add(getattr(getattr(compiled, "_cache", None), "_cache_path", None))
+            # (numba compiles at a dispatcher's first call, so stale files go before any kernel runs)
+            digest = sources_digest(os.path.dirname(os.path.abspath(__file__)))
+            for cache in caches - {None}:
+                drop_stale_cache(cache, digest)
             from numba.extending import overload
             from numba import types
             from . import _vecmath
@@ -115,8 +125,43 @@ def _load():
         return True
 
 
-def _compiled(numba, fn, fastmath):
-    options = dict(nogil=True, error_model="numpy", fastmath=fastmath)
+def sources_digest(folder):
+    """A digest of every kernel source file in ``folder`` (the kernels package)."""
+    digest = hashlib.sha256()
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".py"):
+            with open(os.path.join(folder, name), "rb") as f:
+                digest.update(name.encode() + b"\0" + f.read())
+    return digest.hexdigest()
+
+
+def drop_stale_cache(cache, digest):
+    """Delete numba's cached machine code in the folder ``cache`` unless it was written from kernel sources with
+    this ``digest``. numba checks only the compiled function's own file, but a kernel inlines helpers from other
+    files (``_vecmath.exp32`` into softmax, GELU, attention): after an edit of one of those, or a ``git pull``
+    that touches only it, the cached kernels would go on running the old helper. A folder that cannot be written
+    (a read-only install: numba then caches elsewhere or not at all) is left as it is."""
+    stamp = os.path.join(cache, "npgrad-kernels.sources")
+    try:
+        with open(stamp) as f:
+            if f.read() == digest:
+                return
+    except OSError:
+        pass
+    try:
+        os.makedirs(cache, exist_ok=True)
+        for name in os.listdir(cache):
+            if name.endswith((".nbi", ".nbc")):
+                os.remove(os.path.join(cache, name))
+        with open(stamp, "w") as f:
+            f.write(digest)
+    except OSError:
+        pass
+
+
+def _compiled(numba, fn, flags):
+    fastmath, inline = flags
+    options = dict(nogil=True, error_model="numpy", fastmath=fastmath, inline="always" if inline else "never")
     try:
         return numba.njit(cache=True, **options)(fn)
     except RuntimeError:  # no writable cache directory (a read-only install, no home): compile in each process

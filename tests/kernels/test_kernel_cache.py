@@ -1,0 +1,47 @@
+"""numba's on-disk cache is dropped when any kernel source changed: numba itself checks only the compiled
+function's own file, while kernels inline helpers from other files (kernels/_jit.py: drop_stale_cache)."""
+import os
+
+from npgrad.kernels import _jit
+
+
+def _files(folder):
+    return sorted(n for n in os.listdir(folder))
+
+
+def test_digest_follows_every_source_file(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "b.py").write_text("y = 2\n")
+    (tmp_path / "notes.txt").write_text("not a source")
+    d0 = _jit.sources_digest(tmp_path)
+    (tmp_path / "notes.txt").write_text("changed")
+    assert _jit.sources_digest(tmp_path) == d0
+    (tmp_path / "b.py").write_text("y = 3\n")
+    assert _jit.sources_digest(tmp_path) != d0
+
+
+def test_cached_code_goes_when_the_sources_changed(tmp_path):
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    for name in ("softmax._rows-19.py311.nbi", "softmax._rows-19.py311.1.nbc", "softmax.cpython-311.pyc"):
+        (cache / name).write_bytes(b"old")
+    _jit.drop_stale_cache(str(cache), "digest-1")  # no stamp yet: whatever is there may be stale
+    assert _files(cache) == ["npgrad-kernels.sources", "softmax.cpython-311.pyc"]
+    (cache / "softmax._rows-19.py311.nbi").write_bytes(b"new")
+    _jit.drop_stale_cache(str(cache), "digest-1")  # same sources: kept
+    assert "softmax._rows-19.py311.nbi" in _files(cache)
+    _jit.drop_stale_cache(str(cache), "digest-2")  # an edited helper file: dropped, the new stamp written
+    assert _files(cache) == ["npgrad-kernels.sources", "softmax.cpython-311.pyc"]
+    assert (cache / "npgrad-kernels.sources").read_text() == "digest-2"
+
+
+def test_an_unwritable_cache_folder_is_left_alone(tmp_path, monkeypatch):
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    (cache / "k.nbi").write_bytes(b"x")
+
+    def refuse(path):
+        raise PermissionError(13, "Permission denied", path)
+    monkeypatch.setattr(os, "remove", refuse)  # a read-only install (the mode bits would not stop root)
+    _jit.drop_stale_cache(str(cache), "digest")  # no error: the kernels still load
+    assert _files(cache) == ["k.nbi"]
