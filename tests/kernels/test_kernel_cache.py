@@ -45,3 +45,34 @@ def test_an_unwritable_cache_folder_is_left_alone(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "remove", refuse)  # a read-only install (the mode bits would not stop root)
     _jit.drop_stale_cache(str(cache), "digest")  # no error: the kernels still load
     assert _files(cache) == ["k.nbi"]
+
+
+class _Features:
+    def __init__(self, text):
+        self.text = text
+
+    def flatten(self):
+        return self.text
+
+
+def _fake_numba(name=None, features=None):
+    import types
+    cfg = types.SimpleNamespace(CPU_NAME=name, CPU_FEATURES=features)
+    return types.SimpleNamespace(core=types.SimpleNamespace(config=cfg)), cfg
+
+
+def test_full_width_vectors_on_avx512_only_and_never_over_a_users_choice(monkeypatch):
+    import pytest
+    llvm = pytest.importorskip("llvmlite.binding", reason="the target settings are llvmlite's (numba's own dependency)")
+    monkeypatch.setattr(llvm, "get_host_cpu_name", lambda: "somelake")
+    monkeypatch.setattr(llvm, "get_host_cpu_features", lambda: _Features("+avx2,+avx512f,+fma"))
+    nb, cfg = _fake_numba()
+    _jit._prefer_full_width_vectors(nb)
+    assert (cfg.CPU_NAME, cfg.CPU_FEATURES) == ("somelake", "+avx2,+avx512f,+fma,-prefer-256-bit")
+    nb, cfg = _fake_numba(name="znver3")  # the user's own target: kept
+    _jit._prefer_full_width_vectors(nb)
+    assert (cfg.CPU_NAME, cfg.CPU_FEATURES) == ("znver3", None)
+    monkeypatch.setattr(llvm, "get_host_cpu_features", lambda: _Features("+avx2,-avx512f,+fma"))
+    nb, cfg = _fake_numba()  # no AVX-512: nothing to prefer
+    _jit._prefer_full_width_vectors(nb)
+    assert (cfg.CPU_NAME, cfg.CPU_FEATURES) == (None, None)

@@ -30,6 +30,7 @@ When numba is missing, fails to import, or fails to compile a kernel, ``ready()`
 import hashlib
 import importlib
 import os
+import sys
 import threading
 
 from ..backends import kernels as _switch
@@ -101,7 +102,10 @@ def _load():
         for family in FAMILIES:
             importlib.import_module(f"{__package__}.{family}")
         try:
+            first = "numba" not in sys.modules
             import numba
+            if first:
+                _prefer_full_width_vectors(numba)
             from numba.core.errors import NumbaError
             extra = _intrinsics(numba)
             caches = set()
@@ -123,6 +127,25 @@ def _load():
         _state["errors"] = (NumbaError,)
         _state["numba"] = numba
         return True
+
+
+def _prefer_full_width_vectors(numba):
+    """On a CPU with AVX-512, let LLVM use its 512-bit vectors. For Intel cores LLVM's default tuning is
+    ``prefer-256-bit`` (against the clock drop of older parts), which halves the lanes of every loop here; on the
+    Intel Xeon (AVX-512) development VM the 512-bit code measured, best of 6 alternating processes each: the 3x3
+    convolution's inner pass 63 -> 84 GFLOPS a thread, exact GELU 16 -> 9 us for 8192 floats, layer norm 76 -> 62 us
+    for 512x128, softmax ~10% and the convolution's weight gradient 10-20% faster. Set in numba's config before it
+    compiles anything, and only when npgrad is the first to import numba and the user set no NUMBA_CPU_NAME or
+    NUMBA_CPU_FEATURES: a process that chose its own numba target keeps it. (The cache is keyed by the features, so
+    code compiled either way is never mixed up.)"""
+    cfg = numba.core.config
+    if cfg.CPU_NAME is not None or cfg.CPU_FEATURES is not None:
+        return
+    from llvmlite import binding as llvm
+    features = llvm.get_host_cpu_features().flatten()
+    if "+avx512f" in features.split(","):
+        cfg.CPU_NAME = llvm.get_host_cpu_name()
+        cfg.CPU_FEATURES = features + ",-prefer-256-bit"
 
 
 def sources_digest(folder):
