@@ -22,6 +22,7 @@ _LN2_LO = _F(1.4286068203094172e-06)  # ln 2 - _LN2_HI
 _HI = _F(89.0)                        # above: 2**k overflows float32 (e**x does from 88.7228)
 _LO = _F(-104.0)                      # below: e**x rounds to 0
 _ZERO, _HALF, _ONE = _F(0.0), _F(0.5), _F(1.0)
+_LANES_FROM = 256  # row length from which row_max keeps 16 lanes (timings there)
 # 1/n! for n = 7 .. 2, rounded to float32
 _C7, _C6, _C5 = _F(1 / 5040), _F(1 / 720), _F(1 / 120)
 _C4, _C3, _C2 = _F(1 / 24), _F(1 / 6), _F(1 / 2)
@@ -74,11 +75,27 @@ def _exp_for(numba_type, types):
 @kernel(fastmath={"nsz"}, inline=True)
 def row_max(r):
     """The largest element of a non-empty 1-D array. A NaN may be skipped here: the callers' exp(x - max) turns
-    any NaN element into a NaN row anyway. (One running maximum, inlined: a row of 64 is too short for lanes kept
-    in a scratch array, whose allocation per row cost more than the compares: softmax over 8192 rows of 64,
-    1.9 -> 1.3 ms on one thread.)"""
+    any NaN element into a NaN row anyway. Inlined (a call per row costs its arguments' reference counts). A short
+    row takes one running maximum; a long one 16 independent lanes in a scratch array (one running maximum is a
+    chain of dependent compares that LLVM does not vectorise), whose allocation a short row would not repay. One
+    thread, float32: 8192 rows of 64 0.42 ms one running maximum against 0.55 in lanes; 128 rows of 4096 0.90
+    against 0.18."""
+    n = r.size
     m = r[0]
-    for j in range(1, r.size):
-        v = r[j]
-        m = v if v > m else m
+    if n < _LANES_FROM:
+        for j in range(1, n):
+            v = r[j]
+            m = v if v > m else m
+        return m
+    acc = np.empty(16, r.dtype)
+    for k in range(16):
+        acc[k] = m
+    for j in range(0, n - 15, 16):
+        for k in range(16):
+            v = r[j + k]
+            acc[k] = v if v > acc[k] else acc[k]
+    for k in range(16):
+        m = acc[k] if acc[k] > m else m
+    for j in range(n - n % 16, n):
+        m = r[j] if r[j] > m else m
     return m
