@@ -1,12 +1,16 @@
 """numba's on-disk cache is dropped when any kernel source changed: numba itself checks only the compiled
-function's own file, while kernels inline helpers from other files (kernels/_jit.py: drop_stale_cache)."""
+function's own file, while kernels inline helpers from other files (kernels/_jit.py: drop_stale_cache); and the
+compile target npgrad picks for numba (512-bit vectors on AVX-512 only, never over a user's own choice)."""
 import os
+import types
+
+import pytest
 
 from npgrad.kernels import _jit
 
 
 def _files(folder):
-    return sorted(n for n in os.listdir(folder))
+    return sorted(os.listdir(folder))
 
 
 def test_digest_follows_every_source_file(tmp_path):
@@ -56,13 +60,11 @@ class _Features:
 
 
 def _fake_numba(name=None, features=None):
-    import types
     cfg = types.SimpleNamespace(CPU_NAME=name, CPU_FEATURES=features)
     return types.SimpleNamespace(core=types.SimpleNamespace(config=cfg)), cfg
 
 
 def test_full_width_vectors_on_avx512_only_and_never_over_a_users_choice(monkeypatch):
-    import pytest
     llvm = pytest.importorskip("llvmlite.binding", reason="the target settings are llvmlite's (numba's own dependency)")
     monkeypatch.setattr(llvm, "get_host_cpu_name", lambda: "somelake")
     monkeypatch.setattr(llvm, "get_host_cpu_features", lambda: _Features("+avx2,+avx512f,+fma"))
