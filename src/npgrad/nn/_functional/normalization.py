@@ -63,9 +63,11 @@ class Normalize(Op):
                 and _kernels.fits(x, *[a for a in (w, b) if a is not None])):
             got = _knorm.layer_norm_forward(x, w, b, eps)  # (compiled; corrected two-pass moments in float64)
             if got is not None:
-                y, xhat, rstd = got
+                # Only the rows' mean and 1/std are kept: the backward rebuilds xhat from x (saved anyway), which
+                # spares a write of x's size here and keeps the step's memory as PyTorch's.
+                y, ctx.stats = got
                 ctx.save_for_backward(x, w)
-                ctx.xhat, ctx.rstd, ctx.axes, ctx.eps, ctx.recentre, ctx.n = xhat, rstd, axes, eps, recentre, n
+                ctx.xhat, ctx.rstd, ctx.axes, ctx.eps, ctx.recentre, ctx.n = None, None, axes, eps, recentre, n
                 return y
         if _channel_layout(x, axes):
             return _channel_forward(ctx, x, w, b, axes, n, eps, want_stats)
@@ -103,6 +105,11 @@ class Normalize(Op):
             # they agree. (An empty batch's means warn in NumPy; PyTorch is silent.)
             if getattr(ctx, "centred", False):
                 return _channel_backward(ctx, g, w, need_x, need_w, need_b)
+            if ctx.xhat is None:  # the forward ran the layer norm kernel
+                got = _layer_norm_backward_kernel(ctx, g, P.data_of(x), w, need_x, need_w, need_b)
+                if got is not None:
+                    return got
+                ctx.xhat, ctx.rstd = _knorm.saved_xhat(P.data_of(x), ctx.stats)
             if g.size == 0:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
@@ -286,6 +293,18 @@ def _normalize_backward_np(g, w, xhat, rstd, axes, need_x, need_w, need_b, ctx):
         else:
             _input_grad_into(gx, np.empty_like(g) if tmp is None else tmp, g, w, xhat, rstd, axes, ctx.n)
     return gx, gw, gb, None, None, None, None
+
+
+def _layer_norm_backward_kernel(ctx, g, x, w, need_x, need_w, need_b):
+    """Normalize.backward after the layer norm kernel's forward, in one compiled pass; None where it does not
+    apply (the caller rebuilds xhat and runs the NumPy formulas)."""
+    D = g.shape[-1]
+    shapes = ctx._in_meta
+    if (g.shape != x.shape or (need_w and tuple(shapes[1][0]) != (D,)) or (need_b and tuple(shapes[2][0]) != (D,))
+            or not _kernels.fits(g, x, *([] if w is None else [w]))):
+        return None
+    got = _knorm.layer_norm_backward(g, x, w, ctx.stats, need_x, need_w, need_b)
+    return None if got is None else got + (None, None, None, None)
 
 
 def _normalize_backward_kernels(g, w, xhat, rstd, need_x, need_w, need_b, shapes):
