@@ -189,6 +189,61 @@ def test_fallback_paths_stay_right(switch, case):
             np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("how", ["switched_off", "strided_gradient"])
+def test_layer_norm_backward_without_its_kernel_after_its_forward(switch, how):
+    """The layer norm kernel keeps only each row's mean and 1/std, not xhat: a backward that cannot take the
+    kernel (switched off since the forward, a non-contiguous upstream gradient) rebuilds xhat from x and gets
+    the NumPy path's gradients."""
+    x = RNG.standard_normal((6, 9, 40)).astype(np.float32) * 3 + 2
+    w, b = _w(40, np.float32), _w(40, np.float32)
+    up = RNG.standard_normal((9, 6, 40)).astype(np.float32).transpose(1, 0, 2)  # (6, 9, 40), not C-contiguous
+
+    def grads(on_forward, on_backward):
+        switch(on_forward)
+        ts = _leaves([x, w, b])
+        y = F.layer_norm(ts[0], (40,), ts[1], ts[2])
+        switch(on_backward)
+        y.backward(npgrad.tensor(up if how == "strided_gradient" else np.ascontiguousarray(up)))
+        return [t.grad.numpy().copy() for t in ts]
+
+    ref = grads(False, False)
+    got = grads(True, how == "strided_gradient")
+    for g, r in zip(got, ref):
+        np.testing.assert_allclose(g, r, rtol=2e-6, atol=2e-6)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("name,fn", [("gelu", F.gelu), ("gelu_tanh", lambda t: F.gelu(t, approximate="tanh")),
+                                     ("silu", F.silu)])
+@pytest.mark.parametrize("how", ["switched_off", "strided_gradient"])
+def test_activation_backward_without_its_kernel_after_its_forward(switch, name, fn, dt, how):
+    """The activation kernels' forwards keep no derivative (their backward recomputes it): a backward with the
+    kernels switched off since the forward, or with a strided upstream gradient, still gets the NumPy path's."""
+    x = RNG.standard_normal((20, 30)).astype(dt) * 4
+    up = RNG.standard_normal((30, 20)).astype(dt).T
+
+    def grad(on_forward, on_backward):
+        switch(on_forward)
+        t = npgrad.tensor(x, requires_grad=True)
+        y = fn(t)
+        switch(on_backward)
+        y.backward(npgrad.tensor(up if how == "strided_gradient" else np.ascontiguousarray(up)))
+        return t.grad.numpy().copy()
+
+    np.testing.assert_allclose(grad(True, how == "strided_gradient"), grad(False, False), **TOL[dt])
+
+
+def test_layer_norm_stats_rebuild_the_forwards_xhat(switch):
+    """saved_xhat(x, stats) is the forward's own xhat, bit for bit (the output without weight and bias)."""
+    switch(True)
+    from npgrad.kernels import norm as knorm
+    for dt in (np.float32, np.float64):
+        x = (RNG.standard_normal((50, 33)) * 5 + 3).astype(dt)
+        y, stats = knorm.layer_norm_forward(x, None, None, 1e-5)
+        xhat, rstd = knorm.saved_xhat(x, stats)
+        assert xhat.tobytes() == y.tobytes() and rstd.shape == (50, 1) and rstd.dtype == dt
+
+
 def test_switch_off_never_calls_a_kernel(switch, monkeypatch):
     def boom(*args, **kwargs):
         raise AssertionError("a kernel ran with the switch off")
@@ -250,7 +305,7 @@ def test_exact_gelu_float32_ulps_no_worse_than_the_numpy_path(switch):
     from npgrad.ops._erf import gelu32_np, normal_cdf_np
     x = np.linspace(-12.0, 12.0, 200_001).astype(np.float32)
     ref = x.astype(np.float64) * normal_cdf_np(x.astype(np.float64))
-    y, _ = kgelu.activation("none", x, False)
+    y = kgelu.activation("none", x)
     y0, _ = gelu32_np(x, False)
     for lo, hi in ((-4, 12), (-8, -4), (-12, -8)):
         m = (x >= lo) & (x < hi) & (np.abs(ref) > 1e-37)
@@ -303,12 +358,12 @@ def _src_path():
 def test_gelu_kernel_compiled_and_vectorised_speed_is_sane(switch):
     """Guards against the compiled path silently falling back to Python: 1M elements well under 0.5 s."""
     x = np.random.default_rng(0).standard_normal(1 << 20).astype(np.float32)
-    kgelu.activation("none", x, True)
+    kgelu.activation_grad("none", x, x)
     import time
     t0 = time.perf_counter()
-    kgelu.activation("none", x, True)
+    kgelu.activation_grad("none", x, x)
     assert time.perf_counter() - t0 < 0.5
-    assert math.isclose(float(kgelu.activation("none", np.array([1.0], np.float32), False)[0][0]),
+    assert math.isclose(float(kgelu.activation("none", np.array([1.0], np.float32))[0]),
                         0.5 * (1 + math.erf(1 / math.sqrt(2))), rel_tol=1e-6)
 
 

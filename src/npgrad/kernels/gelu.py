@@ -1,4 +1,4 @@
-"""Smooth activations: exact GELU fused with its derivative, tanh GELU, SiLU.
+"""Smooth activations: exact GELU, tanh GELU, SiLU; each forward, and each backward fused with its derivative.
 
 Replaces (and is tested against) the NumPy code of ``nn.functional.gelu``/``silu``: ``ops._erf.gelu32_np`` for
 float32 exact GELU (~33 array passes and one exp, in blocks), ``x * normal_cdf_np(x)`` for float64, and the
@@ -37,7 +37,7 @@ _K3 = _F(3.0 * _TANH_KAPPA)
 
 
 @kernel(fastmath={"contract"})
-def _gelu32(x, y, d, want_deriv):
+def _gelu32(x, g, out, grad):
     for i in range(x.size):
         v = x[i]
         t = _ONE / (_ONE + abs(v) * _PS)
@@ -54,75 +54,96 @@ def _gelu32(x, y, d, want_deriv):
         h = q * t * e                      # Phi(-|v|), with its relative accuracy
         cdf = h if v < _ZERO else _ONE - h
         cdf = cdf if v != _ZERO else _HALF
-        y[i] = v * cdf
-        if want_deriv:
-            d[i] = cdf + v * e * _IS2P
+        if grad:
+            out[i] = g[i] * (cdf + v * e * _IS2P)
+        else:
+            out[i] = v * cdf
 
 
 @kernel()
-def _gelu64(x, y, d, want_deriv):
+def _gelu64(x, g, out, grad):
     for i in range(x.size):
         v = x[i]
         cdf = 0.5 * math.erfc(-v * _SQRT1_2)
-        y[i] = v * cdf
-        if want_deriv:
-            d[i] = cdf + v * math.exp(-0.5 * v * v) * _INV_SQRT_2PI
+        if grad:
+            out[i] = g[i] * (cdf + v * math.exp(-0.5 * v * v) * _INV_SQRT_2PI)
+        else:
+            out[i] = v * cdf
 
 
 @kernel(fastmath={"contract"})
-def _gelu_tanh32(x, y, d, want_deriv):
+def _gelu_tanh32(x, g, out, grad):
     for i in range(x.size):
         v = x[i]
         v2 = v * v
         s = _ONE / (_ONE + _vecmath.exp32(_M2B * (v + _KAPPA * v2 * v)))  # (1 + tanh u) / 2
-        y[i] = v * s
-        if want_deriv:  # s + v * ds/dv, ds/dv = 2 s (1 - s) u'
-            d[i] = s + v * (s * (_ONE - s)) * (-_M2B * (_ONE + _K3 * v2))
+        if grad:  # s + v * ds/dv, ds/dv = 2 s (1 - s) u'
+            out[i] = g[i] * (s + v * (s * (_ONE - s)) * (-_M2B * (_ONE + _K3 * v2)))
+        else:
+            out[i] = v * s
 
 
 @kernel()
-def _gelu_tanh64(x, y, d, want_deriv):
+def _gelu_tanh64(x, g, out, grad):
     for i in range(x.size):
         v = x[i]
         v2 = v * v
         s = 1.0 / (1.0 + math.exp(-2.0 * _TANH_BETA * (v + _TANH_KAPPA * v2 * v)))
-        y[i] = v * s
-        if want_deriv:
-            d[i] = s + v * (s * (1.0 - s)) * (2.0 * _TANH_BETA * (1.0 + 3.0 * _TANH_KAPPA * v2))
+        if grad:
+            out[i] = g[i] * (s + v * (s * (1.0 - s)) * (2.0 * _TANH_BETA * (1.0 + 3.0 * _TANH_KAPPA * v2)))
+        else:
+            out[i] = v * s
 
 
 @kernel(fastmath={"contract"})
-def _silu32(x, y, d, want_deriv):
+def _silu32(x, g, out, grad):
     for i in range(x.size):
         v = x[i]
         s = _ONE / (_ONE + _vecmath.exp32(-v))
-        y[i] = v * s
-        if want_deriv:
-            d[i] = s * (_ONE + v * (_ONE - s))
+        if grad:
+            out[i] = g[i] * (s * (_ONE + v * (_ONE - s)))
+        else:
+            out[i] = v * s
 
 
 @kernel()
-def _silu64(x, y, d, want_deriv):
+def _silu64(x, g, out, grad):
     for i in range(x.size):
         v = x[i]
         s = 1.0 / (1.0 + math.exp(-v))
-        y[i] = v * s
-        if want_deriv:
-            d[i] = s * (1.0 + v * (1.0 - s))
+        if grad:
+            out[i] = g[i] * (s * (1.0 + v * (1.0 - s)))
+        else:
+            out[i] = v * s
 
 
 _KERNELS = {"none": ("_gelu32", "_gelu64"), "tanh": ("_gelu_tanh32", "_gelu_tanh64"), "silu": ("_silu32", "_silu64")}
 
 
 @entry
-def activation(kind, x, want_deriv):
-    """(y, dy/dx or None) of GELU (``kind`` "none" or "tanh") or SiLU ("silu") for a contiguous float32/float64
-    array ``x`` (the caller checked ``fits``), split over the threads in pieces of whole 1024-element blocks."""
+def activation(kind, x):
+    """GELU (``kind`` "none" or "tanh") or SiLU ("silu") of a contiguous float32/float64 array ``x`` (the caller
+    checked ``fits``), split over the threads in pieces of whole 1024-element blocks."""
+    return _run(kind, x, None)
+
+
+@entry
+def activation_grad(kind, x, g):
+    """g times the derivative at x of ``activation(kind, .)``, for contiguous x and g of one shape and dtype: the
+    derivative recomputed in the same pass, not stored by the forward. That keeps one x-sized buffer fewer alive
+    per activation between forward and backward (PyTorch keeps none either) at the same speed: GELU forward +
+    backward of 32x64x512 float32 on two threads, 8 alternating processes each, median 2.78 ms against 2.74 when
+    the forward wrote the derivative (the recomputed polynomial costs what the stored array's traffic did)."""
+    return _run(kind, x, g)
+
+
+def _run(kind, x, g):
     flat = x.reshape(-1)
-    y = np.empty_like(flat)
-    # (no derivative: an empty stand-in, never written. Passing y twice made LLVM's aliasing fallback ~70x slower)
-    d = np.empty_like(flat) if want_deriv else np.empty(0, flat.dtype)
+    out = np.empty_like(flat)
+    # (no gradient: an empty stand-in, never read. Passing out twice made LLVM's aliasing fallback ~70x slower)
+    gflat = np.empty(0, flat.dtype) if g is None else g.reshape(-1)
+    grad = g is not None
     fn = globals()[_KERNELS[kind][flat.dtype != np.float32]]  # (compiled: rebound when numba loaded)
-    _parallel.split(lambda lo, hi: fn(flat[lo:hi], y[lo:hi], d[lo:hi] if want_deriv else d, want_deriv), flat.size,
+    _parallel.split(lambda lo, hi: fn(flat[lo:hi], gflat[lo:hi] if grad else gflat, out[lo:hi], grad), flat.size,
                     1024)
-    return y.reshape(x.shape), (d.reshape(x.shape) if want_deriv else None)
+    return out.reshape(x.shape)

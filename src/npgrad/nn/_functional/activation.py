@@ -222,10 +222,10 @@ class GELUOp(Op):
     def forward(ctx, x, approximate):
         ctx.save_for_backward(x)
         ctx.approximate = approximate
-        if _kernels.fits(x):  # the compiled kernel, derivative included (npgrad.kernels.gelu)
-            need = ctx.needs_input_grad
-            y, ctx.deriv = _kgelu.activation(approximate, x, bool(need) and need[0])
+        if _kernels.fits(x):  # the compiled kernel (npgrad.kernels.gelu); its backward recomputes the derivative
+            y = _kgelu.activation(approximate, x)
             if y is not None:
+                ctx.kernel = approximate
                 return y
         dt = x.dtype
         if approximate == "tanh":
@@ -244,6 +244,9 @@ class GELUOp(Op):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
+        gx = _kernel_grad(ctx, x, g)
+        if gx is not None:
+            return gx, None
         if ctx.approximate == "tanh" and (P.is_tensor(g) or ctx.__dict__.get("deriv") is None):
             x2 = x * x
             t = P.from_forward(g, ctx, "t", lambda: P.tanh((x + x2 * x * _TANH_KAPPA) * _TANH_BETA))
@@ -252,7 +255,7 @@ class GELUOp(Op):
             return g * (left + right), None
         if not P.is_tensor(g):
             deriv = ctx.__dict__.get("deriv")
-            if deriv is not None:  # float32, or a compiled kernel: forward computed the derivative (gelu32_np)
+            if deriv is not None:  # float32: forward computed the derivative (gelu32_np)
                 if _parallel.worth_splitting(g, deriv) and g.dtype == deriv.dtype:
                     return _parallel.elementwise(lambda o, a, b: np.multiply(a, b, out=o), np.empty_like(g), g,
                                                  deriv), None
@@ -273,6 +276,33 @@ class GELUOp(Op):
         return g * (cdf + x * pdf), None
 
 
+def _kernel_grad(ctx, x, g):
+    """g times the derivative, recomputed by the compiled kernel whose forward ran (``ctx.kernel``: its kind);
+    None for a differentiable (create_graph) backward, a gradient the kernel does not take, or no kernel: the
+    caller's formulas then run."""
+    kind = ctx.__dict__.get("kernel")
+    if kind is None or P.is_tensor(g):
+        return None
+    x = P.data_of(x)
+    if g.shape == x.shape and g.dtype == x.dtype:
+        g = np.ascontiguousarray(g)  # (a strided upstream gradient: one copy, still one pass after it)
+        if _kernels.fits(x, g):
+            gx = _kgelu.activation_grad(kind, x, g)
+            if gx is not None:
+                return gx
+    # The kernels switched off since the forward, or numba failing now: the NumPy backward, from the forward
+    # intermediates it would have kept.
+    if kind == "silu":
+        ctx.s = P.sigmoid(x)
+    elif kind == "tanh":
+        ctx.t = np.tanh((x + x * x * x * np.asarray(_TANH_KAPPA, x.dtype)) * np.asarray(_TANH_BETA, x.dtype))
+    elif x.dtype == np.float32:
+        ctx.deriv = gelu32_np(x, True)[1]
+    else:
+        ctx.cdf = normal_cdf_np(x)
+    return None
+
+
 def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
@@ -286,10 +316,10 @@ class SiLUOp(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        if _kernels.fits(x):  # the compiled kernel, derivative included (npgrad.kernels.gelu)
-            need = ctx.needs_input_grad
-            y, ctx.deriv = _kgelu.activation("silu", x, bool(need) and need[0])
+        if _kernels.fits(x):  # the compiled kernel (npgrad.kernels.gelu); its backward recomputes the derivative
+            y = _kgelu.activation("silu", x)
             if y is not None:
+                ctx.kernel = "silu"
                 return y
         s = P.sigmoid(x)
         ctx.s = s
@@ -298,9 +328,9 @@ class SiLUOp(Op):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        deriv = ctx.__dict__.get("deriv")
-        if deriv is not None and not P.is_tensor(g):
-            return g * deriv
+        gx = _kernel_grad(ctx, x, g)
+        if gx is not None:
+            return gx
         s = P.from_forward(g, ctx, "s", lambda: P.sigmoid(x))
         return g * (s * (1 + x * (1 - s)))
 
