@@ -265,6 +265,29 @@ def test_double_backward_through_kernel_forwards(switch):
         assert npgrad.autograd.gradgradcheck(fn, (x,))
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["float32", "float64"])
+def test_row_max_over_integer_keys_is_the_float_maximum(switch, dt):
+    """_vecmath.row_max takes the maximum over the floats' bits as ordered integers: the same value as NumPy's max
+    at every length (the vector loop and its tail), with infinities, zeros of both signs, denormals and negatives."""
+    rm = _vecmath.row_max
+
+    @numba.njit
+    def rows_max(x, n, out):
+        for i in range(x.shape[0]):
+            out[i] = rm(x[i, :n])
+
+    tiny = np.finfo(dt).tiny
+    pool = np.array([-np.inf, np.inf, 0.0, -0.0, tiny / 4, -tiny / 4, -1e30, 1e30, -3.0, 2.5], dt)
+    for n in (1, 2, 15, 16, 17, 63, 64, 65, 300):
+        x = np.concatenate([RNG.standard_normal((40, n)).astype(dt) * 100 - 50,
+                            RNG.choice(pool, (40, n)), -np.abs(RNG.standard_normal((20, n))).astype(dt)])
+        x[:, 0] = np.where(np.arange(100) % 7 == 0, -np.inf, x[:, 0])
+        out = np.empty(len(x), dt)
+        rows_max(np.ascontiguousarray(x), n, out)
+        want = x.max(axis=1)
+        assert (out == want).all(), (n, out[out != want], want[out != want])
+
+
 def test_exp32_within_one_ulp_of_float64(switch):
     x = np.linspace(-87.0, 88.0, 400_001).astype(np.float32)
     out = np.empty_like(x)

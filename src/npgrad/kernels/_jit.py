@@ -42,13 +42,13 @@ _state = {"numba": None, "reason": None, "errors": ()}  # numba: None untried, F
 _lock = threading.Lock()
 
 
-def kernel(fastmath=False, inline=False):
-    """Register a numba-compilable function; ``inline``: numba inlines it into its callers (a small helper called
-    once per row: numba's calls between kernels are not inlined by LLVM, and each one costs the reference counts
-    of its array arguments); ``fastmath`` is a set of LLVM flags (never nnan/ninf: the kernels
-    keep NaN and inf semantics) or False."""
+def kernel(fastmath=False):
+    """Register a numba-compilable function; ``fastmath`` is a set of LLVM flags (never nnan/ninf: the kernels
+    keep NaN and inf semantics) or False. (A helper called once per row is an ``overload`` registered in
+    ``_load`` instead, inlined: numba's calls between kernels are not inlined by LLVM, and each one costs the
+    reference counts of its array arguments.)"""
     def register(fn):
-        _registered.append((fn.__globals__, fn.__name__, fn, (fastmath, inline)))
+        _registered.append((fn.__globals__, fn.__name__, fn, fastmath))
         return fn
     return register
 
@@ -109,9 +109,9 @@ def _load():
             from numba.core.errors import NumbaError
             extra = _intrinsics(numba)
             caches = set()
-            for module_globals, name, fn, flags in _registered:
+            for module_globals, name, fn, fastmath in _registered:
                 module_globals.update({k: v for k, v in extra.items() if k in fn.__code__.co_names})
-                module_globals[name] = compiled = _compiled(numba, fn, flags)
+                module_globals[name] = compiled = _compiled(numba, fn, fastmath)
                 caches.add(getattr(getattr(compiled, "_cache", None), "_cache_path", None))
             # (numba compiles at a dispatcher's first call, so stale files go before any kernel runs)
             digest = sources_digest(os.path.dirname(os.path.abspath(__file__)))
@@ -121,6 +121,7 @@ def _load():
             from numba import types
             from . import _vecmath
             overload(_vecmath.exp)(lambda x: _vecmath._exp_for(x, types))
+            overload(_vecmath.row_max, inline="always")(lambda r: _vecmath._row_max_for(r, types))
         except Exception as exc:  # noqa: BLE001 - any failure means the NumPy path, with the reason kept
             _give_up(f"numba could not be loaded ({type(exc).__name__}: {exc})")
             return False
@@ -182,9 +183,8 @@ def drop_stale_cache(cache, digest):
         pass
 
 
-def _compiled(numba, fn, flags):
-    fastmath, inline = flags
-    options = dict(nogil=True, error_model="numpy", fastmath=fastmath, inline="always" if inline else "never")
+def _compiled(numba, fn, fastmath):
+    options = dict(nogil=True, error_model="numpy", fastmath=fastmath)
     try:
         return numba.njit(cache=True, **options)(fn)
     except RuntimeError:  # no writable cache directory (a read-only install, no home): compile in each process
