@@ -131,7 +131,10 @@ def _check(call, kind, tol=1e-6):
 @pytest.mark.parametrize("kind", ["uint8", "float", "batch", "pil", "pil_gray"])
 @pytest.mark.parametrize("name,call", GEOMETRY, ids=[g[0] for g in GEOMETRY])
 def test_geometry_matches_torchvision(name, call, kind):
-    _check(call, kind)
+    # Float images sampled bilinearly at grid points from a BLAS product: whether that product fuses its
+    # multiply-adds moves a point by an ulp of its coordinate (~1e-6 px) and a value by ~1e-6 (perspective read
+    # within 1e-6 of torchvision's MKL bmm on an Intel core, 1.5e-6 off on an AMD one). Integer images round alike.
+    _check(call, kind, 1e-5 if kind == "float" else 1e-6)
 
 
 @needs_tv
