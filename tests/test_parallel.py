@@ -15,14 +15,14 @@ RNG = np.random.default_rng(0)
 @pytest.fixture
 def threads():
     """Run with a given thread count and a small piece size, so the split happens on small arrays."""
-    saved = _runtime._state["threads"], _parallel.MIN_PIECE, _parallel.ENABLED
+    saved = _runtime._state["threads"], _parallel.MIN_PIECE, _parallel.ONE_PASS_PIECE, _parallel.ENABLED
 
     def set_(n, piece=1000):
         _runtime._state["threads"] = n
-        _parallel.MIN_PIECE = piece
+        _parallel.MIN_PIECE = _parallel.ONE_PASS_PIECE = piece
         _parallel.ENABLED = True
     yield set_
-    _runtime._state["threads"], _parallel.MIN_PIECE, _parallel.ENABLED = saved
+    _runtime._state["threads"], _parallel.MIN_PIECE, _parallel.ONE_PASS_PIECE, _parallel.ENABLED = saved
 
 
 def _by_thread_count(threads, settings, fn, inputs, up):

@@ -33,6 +33,7 @@ def split_over_threads(monkeypatch):
     assert npgrad.kernels.ready(), npgrad.kernels.status()
     monkeypatch.setattr(_parallel, "ENABLED", True)
     monkeypatch.setattr(_parallel, "MIN_PIECE", 256)
+    monkeypatch.setattr(_parallel, "ONE_PASS_PIECE", 256)
     monkeypatch.setitem(_runtime._state, "threads", 2)
 
 

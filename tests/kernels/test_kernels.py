@@ -156,10 +156,14 @@ def test_same_bits_for_any_thread_count(switch, monkeypatch, name, fn, shapes):
     arrays = [RNG.standard_normal(sh).astype(np.float32) for sh in shapes]
     monkeypatch.setattr(_parallel, "ENABLED", True)
     monkeypatch.setattr(_parallel, "MIN_PIECE", 64)
+    monkeypatch.setattr(_parallel, "ONE_PASS_PIECE", 64)
+    handed, workers = [], _parallel._workers
+    monkeypatch.setattr(_parallel, "_workers", lambda k: handed.append(k) or workers(k))
     results = []
     for n in (1, 2, 3):
         monkeypatch.setitem(_runtime._state, "threads", n)
         results.append(_run(fn, arrays))
+    assert max(handed, default=0) == 2  # the pieces did go to other threads (two of them on three)
     for other in results[1:]:
         assert all(a.tobytes() == b.tobytes() for a, b in zip(results[0], other))
 
@@ -441,6 +445,7 @@ def test_max_pool_same_bits_for_any_thread_count_and_double_backward(switch, mon
     x = RNG.standard_normal((4, 6, 10, 10)).astype(np.float32)
     monkeypatch.setattr(_parallel, "ENABLED", True)
     monkeypatch.setattr(_parallel, "MIN_PIECE", 64)
+    monkeypatch.setattr(_parallel, "ONE_PASS_PIECE", 64)
     results = []
     for n in (1, 2, 3):
         monkeypatch.setitem(_runtime._state, "threads", n)

@@ -88,7 +88,7 @@ def _blocks(a):
 
 
 def _over_samples(fn, x3):
-    _parallel.split(fn, x3.shape[0], per=x3.shape[1] * x3.shape[2])
+    _parallel.split(fn, x3.shape[0], per=x3.shape[1] * x3.shape[2], piece_min=_parallel.ONE_PASS_PIECE)
 
 
 def _reduced(part, n, dt):

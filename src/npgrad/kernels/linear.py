@@ -18,5 +18,6 @@ def _add_row(y, b):
 @entry
 def add_bias_(y, b):
     """y += b in place for a contiguous (N, out) y and an (out,) b of its dtype."""
-    _parallel.split(lambda lo, hi: _add_row(y[lo:hi], b), y.shape[0], per=y.shape[1])
+    _parallel.split(lambda lo, hi: _add_row(y[lo:hi], b), y.shape[0], per=y.shape[1],
+                    piece_min=_parallel.ONE_PASS_PIECE)
     return y

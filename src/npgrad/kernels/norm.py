@@ -143,9 +143,6 @@ def _rms_rows(x, w, eps, y, rinv, has_w):
             y[i, j] = x[i, j] * r * w[j] if has_w else x[i, j] * r
 
 
-_COLUMN_PIECE = 1 << 18
-
-
 def _rows(a):
     return a.reshape(-1, a.shape[-1])
 
@@ -161,10 +158,9 @@ def column_sums(a, b=None):
     b2 = _no_array(a2.dtype) if b is None else _rows(b)
     n = a2.shape[1]
     out = np.empty(n, a2.dtype)
-    # A column sum is one add (or multiply-add) an element, ~0.2 ns on one core: below twice this many elements
-    # per piece the hand-off to a second thread (30-40 us on the 2-core VM) costs more than the half it saves.
+    # (a column sum is one add or multiply-add an element: a compiled one-pass kernel's piece size)
     _parallel.split(lambda lo, hi: _column_sums(a2, b2, lo, hi, out), n, 16, a2.shape[0],
-                    piece_min=_COLUMN_PIECE)
+                    piece_min=_parallel.ONE_PASS_PIECE)
     return out
 
 
@@ -180,7 +176,7 @@ def layer_norm_forward(x, w, b, eps):
     w1 = none if w is None else w.reshape(-1)
     b1 = none if b is None else b.reshape(-1)
     _parallel.split(lambda lo, hi: _layer_norm_rows(x2[lo:hi], w1, b1, eps, y[lo:hi], stats[lo:hi], affine),
-                    x2.shape[0], per=n)
+                    x2.shape[0], per=n, piece_min=_parallel.ONE_PASS_PIECE)
     return y.reshape(x.shape), stats
 
 
@@ -210,7 +206,7 @@ def layer_norm_backward(g, x, w, stats, need_x, need_w, need_b):
     w1 = np.empty(0, g2.dtype) if w is None else w.reshape(-1)
     _parallel.split(lambda lo, hi: _layer_norm_grad_chunks(g2, x2, w1, stats, gx, part, lo, hi, _ROW_CHUNK,
                                                            w is not None, need_x, need_sums),
-                    chunks, per=_ROW_CHUNK * n)
+                    chunks, per=_ROW_CHUNK * n, piece_min=_parallel.ONE_PASS_PIECE)
     gw = gb = None
     if need_sums:
         sums = part.sum(axis=0).astype(g2.dtype)  # (NumPy's pairwise order over the chunks: fixed by R alone)
@@ -227,7 +223,8 @@ def norm_input_grad(g, w, xhat, rstd, centre=True):
     gx = np.empty_like(g2)
     w1 = np.empty(0, g2.dtype) if w is None else w.reshape(-1)
     _parallel.split(lambda lo, hi: _norm_grad_rows(g2[lo:hi], w1, xh2[lo:hi], r2[lo:hi], gx[lo:hi], w is not None,
-                                                   centre), g2.shape[0], per=g2.shape[1])
+                                                   centre), g2.shape[0], per=g2.shape[1],
+                    piece_min=_parallel.ONE_PASS_PIECE)
     return gx.reshape(g.shape)
 
 
@@ -239,6 +236,6 @@ def rms_norm_forward(x, w, eps):
     rinv = np.empty((x2.shape[0], 1), x2.dtype)
     w1 = np.empty(0, x2.dtype) if w is None else w.reshape(-1)
     _parallel.split(lambda lo, hi: _rms_rows(x2[lo:hi], w1, eps, y[lo:hi], rinv[lo:hi], w is not None),
-                    x2.shape[0], per=x2.shape[1])
+                    x2.shape[0], per=x2.shape[1], piece_min=_parallel.ONE_PASS_PIECE)
     return y.reshape(x.shape), rinv.reshape(x.shape[:-1] + (1,))
 

@@ -25,5 +25,5 @@ def relu_grad(g, y):
     """dL/dx of relu, from the upstream gradient and relu's output (both C-contiguous, one shape and dtype)."""
     gf, yf = g.reshape(-1), y.reshape(-1)
     out = np.empty_like(gf)
-    _parallel.split(lambda lo, hi: _relu_grad(gf, yf, out, lo, hi), gf.size, 1024)
+    _parallel.split(lambda lo, hi: _relu_grad(gf, yf, out, lo, hi), gf.size, 1024, piece_min=_parallel.ONE_PASS_PIECE)
     return out.reshape(g.shape)
