@@ -79,6 +79,9 @@ CASES = [
      lambda dt: [RNG.standard_normal((6, 10)).astype(dt) * 3]),
     ("linear", lambda x, w, b: F.linear(x, w, b),
      lambda dt: [RNG.standard_normal((4, 5, 12)).astype(dt), RNG.standard_normal((7, 12)).astype(dt), _w(7, dt)]),
+    # (8400 outputs: from linear's _BIAS_KERNEL_MIN the bias add is the compiled one, below it NumPy's)
+    ("linear_wide", lambda x, w, b: F.linear(x, w, b),
+     lambda dt: [RNG.standard_normal((4, 30, 12)).astype(dt), RNG.standard_normal((70, 12)).astype(dt), _w(70, dt)]),
     ("sdpa_causal", lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
      lambda dt: [RNG.standard_normal((2, 3, 9, 8)).astype(dt) for _ in range(3)]),
     ("sdpa_bool_mask", lambda q, k, v: F.scaled_dot_product_attention(
