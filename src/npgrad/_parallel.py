@@ -9,8 +9,9 @@ kernel by its own size, so they agree with one call within float rounding and re
 thread count (as OpenBLAS's own threads do).
 
 The pieces must be large: a thread hand-off and the GIL ping-pong between short ufunc calls cost tens of
-microseconds, so below ``MIN_PIECE`` elements (``GEMM_MIN`` multiply-adds) per thread the work runs on the
-caller's thread alone, and 2-D products below ``GEMM_2D_MIN`` stay with OpenBLAS's own threads.
+microseconds, so below ``MIN_PIECE`` elements (``ONE_PASS_PIECE`` for a compiled one-pass kernel, ``GEMM_MIN``
+multiply-adds for a product) per thread the work runs on the caller's thread alone, and 2-D products below
+``GEMM_2D_MIN`` stay with OpenBLAS's own threads.
 
 Splitting only pays when the second core is free, and with OpenBLAS's default idle spin it is not: after
 every product a BLAS worker thread busy-waits ~0.1 s. npgrad shortens that spin when it is imported before
@@ -27,10 +28,11 @@ from . import _runtime
 from . import _fp_quiet
 
 MIN_PIECE = 1 << 17
-# The same for work that is one pass over memory (a compiled bias add, layer norm, column sum or batch norm, ReLU
-# and its gradient, a single ufunc, a copy): ~0.1 ns an element, a few times faster than the chains of ufuncs
-# MIN_PIECE was sized for, so a piece must be longer to repay the hand-off (75-110 us between the threads of the
-# AMD VM, 30-40 on the Intel one). The gpt step, in one process alternating, 0.96 of its time with 2^17 here.
+# The same for a compiled kernel's one pass over memory (bias add, layer/RMS norm, column sums, batch norm, ReLU's
+# gradient) and a convolution's window copy: ~0.1 ns an element, a few times faster than the chains of ufuncs
+# MIN_PIECE was sized for, so a piece must be longer to repay the hand-off (75-110 us on the AMD VM, 30-40 on the
+# Intel one). AMD, one process alternating: the gpt step took 0.96 of its time at 2^17. ``elementwise`` (NumPy's
+# ReLU) keeps MIN_PIECE: there cnn's 64x16x28x28 ReLU lost 2-4% unsplit.
 ONE_PASS_PIECE = 1 << 19
 ENABLED = False  # set at import by the package root: NumPy's BLAS is OpenBLAS with a short idle spin
 

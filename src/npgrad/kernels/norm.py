@@ -158,7 +158,6 @@ def column_sums(a, b=None):
     b2 = _no_array(a2.dtype) if b is None else _rows(b)
     n = a2.shape[1]
     out = np.empty(n, a2.dtype)
-    # (a column sum is one add or multiply-add an element: a compiled one-pass kernel's piece size)
     _parallel.split(lambda lo, hi: _column_sums(a2, b2, lo, hi, out), n, 16, a2.shape[0],
                     piece_min=_parallel.ONE_PASS_PIECE)
     return out
