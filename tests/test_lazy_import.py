@@ -26,6 +26,23 @@ def test_import_loads_only_the_core():
     assert "'npgrad.ops.arith'" in loaded
 
 
+def test_import_leaves_costly_modules_to_their_first_use():
+    # numpy.random (~6 ms: the default generator's stream is made at its first draw), hashlib (OpenSSL: the
+    # kernels' cache digest), traceback (anomaly mode's forward traces): each measured in a bare `import npgrad`.
+    code = """
+import sys, npgrad
+print([m for m in ("numpy.random", "hashlib", "traceback") if m in sys.modules])
+a = npgrad.rand(3)
+npgrad.manual_seed(3)
+b = npgrad.rand(3)
+npgrad.manual_seed(3)
+assert npgrad.rand(3).tolist() == b.tolist() and a.tolist() != b.tolist()
+assert npgrad.initial_seed() == 3
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", out
+
+
 def test_lazy_names_resolve_as_functions_and_methods():
     code = """
 import npgrad as t

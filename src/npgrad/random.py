@@ -17,15 +17,24 @@ class Generator:
 
     def __init__(self, device="cpu"):
         self._seed = _DEFAULT_SEED
-        self.rng = np.random.Generator(np.random.PCG64(self._seed))
+        self._rng = None
         self.device = device
+
+    # The NumPy stream is made at its first draw: numpy.random's import is ~6 ms of a bare ``import npgrad``, and
+    # NumPy loads it lazily too.
+    @property
+    def rng(self):
+        r = self._rng
+        if r is None:
+            r = self._rng = np.random.Generator(np.random.PCG64(self._seed))
+        return r
 
     def manual_seed(self, seed):
         seed = int(seed)
         if seed < 0:
             seed &= 0xFFFF_FFFF_FFFF_FFFF  # PyTorch accepts negative seeds by wrapping them
         self._seed = seed
-        self.rng = np.random.Generator(np.random.PCG64(seed))
+        self._rng = None
         return self
 
     def seed(self):

@@ -27,7 +27,6 @@ tests/kernels/test_kernel_processes.py, is what holds in every process model npg
 When numba is missing, fails to import, or fails to compile a kernel, ``ready()`` turns False for good and
 ``status()`` says why (shown by ``python -m npgrad info``); the ops run their NumPy code. Never an error.
 """
-import hashlib
 import importlib
 import os
 import sys
@@ -151,6 +150,7 @@ def _prefer_full_width_vectors(numba):
 
 def sources_digest(folder):
     """A digest of every kernel source file in ``folder`` (the kernels package)."""
+    import hashlib  # (when numba loads: OpenSSL's load is ~4 ms of a bare ``import npgrad``)
     digest = hashlib.sha256()
     for name in sorted(os.listdir(folder)):
         if name.endswith(".py"):
