@@ -481,3 +481,101 @@ def test_every_kernel_module_is_a_loaded_family():
     from npgrad.kernels import _jit
     modules = {m.name for m in pkgutil.iter_modules(kernels.__path__) if not m.name.startswith("_")}
     assert modules == set(_jit.FAMILIES)
+
+
+def _tanh_loop(x, out):
+    assert kernels.ready()
+    tanh32 = _vecmath.tanh32
+
+    @numba.njit
+    def loop(x, out):
+        for i in range(x.size):
+            out[i] = tanh32(x[i])
+    loop(x, out)
+
+
+def _ulps32(a, b):
+    """Distance in float32 steps (signed-magnitude bits made ordered integers)."""
+    ia, ib = (v.view(np.int32).astype(np.int64) for v in (a, b))
+    ia, ib = (np.where(v < 0, -(v & 0x7FFFFFFF), v) for v in (ia, ib))
+    return np.abs(ia - ib)
+
+
+def test_tanh32_within_one_ulp_of_float64(switch):
+    # every float32 around the switch from the polynomial to the exponential form (0.55), and samples elsewhere
+    lo, hi = np.array([0.4, 0.7], np.float32).view(np.int32)
+    rng = np.random.default_rng(3)
+    x = np.concatenate([np.arange(lo, hi, dtype=np.int32).view(np.float32), rng.uniform(-12, 12, 400_000),
+                        10.0 ** rng.uniform(-40, 1.2, 200_000)]).astype(np.float32)
+    x = np.concatenate([x, -x])
+    out = np.empty_like(x)
+    _tanh_loop(x, out)
+    assert _ulps32(out, np.tanh(x.astype(np.float64)).astype(np.float32)).max() <= 1
+    ends = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 60.0, -60.0], np.float32)
+    got = np.empty_like(ends)
+    _tanh_loop(ends, got)
+    np.testing.assert_array_equal(got, np.tanh(ends))
+    assert np.signbit(got[1]) and not np.signbit(got[0])
+
+
+def _lstm_run(dt, proj=0, bidirectional=False, lengths=None, batch=5):
+    """An LSTM's outputs and every gradient, from fixed weights and inputs."""
+    npgrad.manual_seed(0)
+    m = npgrad.nn.LSTM(6, 8, num_layers=2, proj_size=proj, bidirectional=bidirectional)
+    m = m.double() if dt == np.float64 else m
+    rng = np.random.default_rng(1)
+    x = npgrad.tensor((rng.standard_normal((7, batch, 6)) * 2).astype(dt), requires_grad=True)
+    inp = x if lengths is None else npgrad.nn.utils.rnn.pack_padded_sequence(x, lengths)
+    out, (h, c) = m(inp)
+    if lengths is not None:
+        out = npgrad.nn.utils.rnn.pad_packed_sequence(out)[0]
+    up = npgrad.tensor(rng.standard_normal(out.shape).astype(dt))
+    ((out * up).sum() + (h * 0.3).sum() + (c * c).sum()).backward()
+    return [out.detach().numpy(), h.detach().numpy(), c.detach().numpy(), x.grad.numpy()] + \
+        [p.grad.numpy() for p in m.parameters()]
+
+
+LSTM_CASES = [dict(), dict(proj=3), dict(bidirectional=True), dict(lengths=[7, 6, 6, 2, 1])]
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("kw", LSTM_CASES, ids=["plain", "proj", "bidirectional", "packed"])
+def test_lstm_step_kernels_match_the_numpy_path(switch, monkeypatch, kw, dt):
+    from npgrad.nn._functional import rnn
+    calls = []
+    for name in ("lstm_forward_step", "lstm_backward_step"):
+        fn = getattr(rnn._krec, name)
+        monkeypatch.setattr(rnn._krec, name, lambda *a, _fn=fn, _n=name: calls.append(_n) or _fn(*a))
+    got = _lstm_run(dt, **kw)
+    # the kernels did run (the backward's only without a projection, which takes the NumPy step)
+    assert "lstm_forward_step" in calls and ("lstm_backward_step" in calls) == (not kw.get("proj"))
+    switch(False)
+    want = _lstm_run(dt, **kw)
+    # 7 steps of a recurrence: each kernel step is within a few ulps of NumPy's, and the differences carry on
+    tol = 2e-6 if dt == np.float32 else 1e-13
+    for g, w in zip(got, want):
+        assert np.abs(g - w).max() <= tol * max(np.abs(w).max(), 1), np.abs(g - w).max()
+
+
+def test_lstm_step_kernels_give_each_row_the_same_bits_in_any_block(switch):
+    # The layer splits its batch rows over the threads (rnn._by_rows); a row's gate arithmetic must not depend on
+    # the block it is computed in. (The step's product does: OpenBLAS's rows of x @ W change in their last bits
+    # with the number of rows, so the layer's bits depend on the split through the product, as any split GEMM's.)
+    from npgrad.kernels import recurrent
+    rng = np.random.default_rng(5)
+    H, n = 24, 13
+    arrays = dict(g=rng.standard_normal((n, 4 * H)) * 3, c=rng.standard_normal((n, H)), dh=rng.standard_normal((n, H)),
+                  gy=rng.standard_normal((n, H)), dc=rng.standard_normal((n, H)))
+    for dt in (np.float32, np.float64):
+        a = {k: v.astype(dt) for k, v in arrays.items()}
+        results = []
+        for cuts in ([0, n], [0, 1, 8, n], [0, 5, 6, n]):
+            g, c, dc = a["g"].copy(), a["c"].copy(), a["dc"].copy()
+            cprev, tc, y, d = (np.empty((n, k), dt) for k in (H, H, H, 4 * H))
+            for lo, hi in zip(cuts[:-1], cuts[1:]):
+                assert recurrent.lstm_forward_step(g[lo:hi], c[lo:hi], cprev[lo:hi], tc[lo:hi], y[lo:hi])
+                assert recurrent.lstm_backward_step(a["dh"][lo:hi], a["gy"][lo:hi], g[lo:hi], tc[lo:hi], cprev[lo:hi],
+                                                    dc[lo:hi], d[lo:hi])
+            results.append([v.tobytes() for v in (g, c, cprev, tc, y, d, dc)])
+        assert results[0] == results[1] == results[2]
+        assert (cprev == a["c"]).all()

@@ -35,7 +35,8 @@ import threading
 from ..backends import kernels as _switch
 
 # Every kernel family module (one per family, beside this one).
-FAMILIES = ("attention", "channel_norm", "conv3x3", "gelu", "linear", "norm", "optim_updates", "pooling", "relu", "softmax")
+FAMILIES = ("attention", "channel_norm", "conv3x3", "gelu", "linear", "norm", "optim_updates", "pooling", "recurrent", "relu",
+            "softmax")
 _registered = []  # (module globals, name, python function, njit options)
 _state = {"numba": None, "reason": None, "errors": ()}  # numba: None untried, False unusable, else the module
 _lock = threading.Lock()

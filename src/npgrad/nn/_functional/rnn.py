@@ -17,11 +17,13 @@ gradients of any order hold. tests/autograd/test_two_formulas.py checks that the
 import numpy as np
 
 from ... import _parallel
+from ... import kernels as _kernels
 from ...autograd import enable_grad, grad as _autograd_grad
 from ...autograd.forward_ad import make_dual, unpack_dual
 from ...autograd.function import Op
 from ...autograd.grad_mode import state as _grad_state
 from ...ops.movement import cat, stack
+from ...kernels import recurrent as _krec
 from ...tensor import Tensor
 from .dropout import dropout as _dropout
 from .linear import linear
@@ -196,6 +198,7 @@ class RecurrentLayer(Op):
             tc_all = np.empty((N, H), dt)
             hpre = np.empty((N, H), dt) if w_hr is not None else None
             y = np.empty((N, h.shape[1]), dt)
+            compiled = _kernels.fits(xw, c, cprev, tc_all, y)  # (the gate arithmetic in one pass: kernels/recurrent)
 
             def rows(lo, hi):  # batch rows lo..hi through every step (rows never meet: see _by_rows)
                 for a, e, bs in _step_rows(steps, offsets, batch_sizes, lo, hi):
@@ -203,6 +206,12 @@ class RecurrentLayer(Op):
                     hprev[a:e] = hp
                     g = xw[a:e]
                     g += hp @ whT  # u / 2 for i, f, o; u for g
+                    if compiled and _krec.lstm_forward_step(g, c[lo:bs], cprev[a:e], tc_all[a:e],
+                                                            y[a:e] if hpre is None else hpre[a:e]):
+                        if hpre is not None:
+                            np.matmul(hpre[a:e], w_hr.T, out=y[a:e])
+                        h[lo:bs] = y[a:e]
+                        continue
                     np.tanh(g, out=g)
                     g *= sc
                     g += off
@@ -304,8 +313,16 @@ class RecurrentLayer(Op):
             ot_buf = np.empty((dh.shape[0], H), dt)
             if hpre is not None:
                 dW_hr = np.zeros(w_hr.shape, dt)
+            elif not gy.flags.c_contiguous:
+                gy = np.ascontiguousarray(gy)
+            compiled = hpre is None and _kernels.fits(dh, gy, G, tc, cprev, dc, dG)
+
             def rows(lo, hi):
                 for a, e, bs in _step_rows(steps, offsets, batch_sizes, lo, hi):
+                    if compiled and _krec.lstm_backward_step(dh[lo:bs], gy[a:e], G[a:e], tc[a:e], cprev[a:e],
+                                                             dc[lo:bs], dG[a:e]):
+                        np.matmul(dG[a:e], w_hh, out=dh[lo:bs])
+                        continue
                     dht = dh[lo:bs] + gy[a:e]
                     if hpre is not None:
                         dW_hr[...] += dht.T @ hpre[a:e]  # (a sum over rows: run on one piece, see below)
