@@ -197,7 +197,8 @@ def test_a_split_runs_blas_on_one_thread_and_gives_the_count_back(threads):
         _blas_threads.set_count(before)
 
 
-_PRODUCTS = [((600, 70), (70, 50)), ((40, 70), (70, 900)), ((6, 50, 70), (6, 70, 40)),  # rows, columns, batch
+# (2-D products, and batches of fewer entries than threads, are one call: they check that path gives the same)
+_PRODUCTS = [((600, 70), (70, 50)), ((40, 70), (70, 900)), ((6, 50, 70), (6, 70, 40)),
              ((1, 50, 70), (1, 70, 800)), ((3, 200, 30), (30, 60)), ((200, 30), (3, 30, 60)),  # broadcasts
              ((4, 1, 90, 20), (3, 20, 70)), ((90, 20), (5, 20, 30)), ((1, 90, 20), (5, 20, 30)),
              ((5, 90, 20), (1, 20, 30))]
@@ -220,11 +221,11 @@ def test_split_products_match_one_call_and_repeat_bit_for_bit(threads, shapes, d
     whole = np.matmul(a, b)
     a_t = np.ascontiguousarray(a.swapaxes(-1, -2)).swapaxes(-1, -2)  # the backward's transposed operands
     b_t = np.ascontiguousarray(b.swapaxes(-1, -2)).swapaxes(-1, -2)
-    saved, saved_2d = _parallel.GEMM_MIN, _parallel.GEMM_2D_MIN
+    saved = _parallel.GEMM_MIN
     try:
         for n in (2, 3):
             threads(n)
-            _parallel.GEMM_MIN = _parallel.GEMM_2D_MIN = 64
+            _parallel.GEMM_MIN = 64
             got = _parallel.matmul(a, b)
             assert got.shape == whole.shape and got.dtype == whole.dtype
             _close_bits(got, whole)
@@ -234,7 +235,20 @@ def test_split_products_match_one_call_and_repeat_bit_for_bit(threads, shapes, d
             _close_bits(_parallel.matmul(a_t, b_t), whole)
     finally:
         _parallel.GEMM_MIN = saved
-        _parallel.GEMM_2D_MIN = saved_2d
+
+
+def test_only_products_with_a_batch_of_one_entry_per_thread_split(threads, monkeypatch):
+    # A 2-D product (however large) stays one call on OpenBLAS's threads: splitting its rows lost in training steps.
+    threads(2)
+    monkeypatch.setattr(_parallel, "GEMM_MIN", 64)
+    handed, workers = [], _parallel._workers
+    monkeypatch.setattr(_parallel, "_workers", lambda k: handed.append(k) or workers(k))
+    for sa, sb, splits in [((600, 70), (70, 50), False), ((1, 600, 70), (1, 70, 50), False),
+                           ((2, 60, 70), (2, 70, 50), True), ((5, 60, 70), (70, 50), True)]:
+        handed.clear()
+        a, b = RNG.standard_normal(sa).astype(np.float32), RNG.standard_normal(sb).astype(np.float32)
+        _close_bits(_parallel.matmul(a, b), np.matmul(a, b))
+        assert bool(handed) == splits, (sa, sb)
 
 
 def test_split_product_falls_back_for_what_blas_does_not_take(threads):
@@ -264,8 +278,8 @@ def test_linear_and_conv_agree_across_thread_counts(threads):
         out_shape = F.conv2d(npgrad.tensor(img), npgrad.tensor(k), **kw).shape
         cases.append((lambda t, kk, kw=kw: F.conv2d(t, kk, **kw), [img, k],
                       RNG.standard_normal(tuple(out_shape)).astype(np.float32)))
-    saved, saved_2d = _parallel.GEMM_MIN, _parallel.GEMM_2D_MIN
-    _parallel.GEMM_MIN = _parallel.GEMM_2D_MIN = 64
+    saved = _parallel.GEMM_MIN
+    _parallel.GEMM_MIN = 64
     try:
         for fn, inputs, g in cases:
             settings = [(1, 1 << 40), (2, 1000), (3, 1000), (3, 1000)]
@@ -275,7 +289,7 @@ def test_linear_and_conv_agree_across_thread_counts(threads):
                 for got, want in zip(other, results[0]):
                     _close_bits(got, want)
     finally:
-        _parallel.GEMM_MIN, _parallel.GEMM_2D_MIN = saved, saved_2d
+        _parallel.GEMM_MIN = saved
 
 
 @pytest.mark.parametrize("affine", [True, False])

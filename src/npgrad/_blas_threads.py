@@ -1,6 +1,6 @@
 """The thread count of the OpenBLAS library NumPy loaded, read and set through its own C entry points.
 
-While npgrad splits work over its own threads (``_parallel.split``: large elementwise work, large and batched
+While npgrad splits work over its own threads (``_parallel.split``: large elementwise work, large batched
 products, a convolution's images, a recurrent layer's batch rows), each piece's BLAS calls must run on one
 thread: left at OpenBLAS's count, every piece would start OpenBLAS's workers too, whose threads meet at spinning
 barriers and contend with the other pieces for the cores. So a split sets the count to 1 for its duration and

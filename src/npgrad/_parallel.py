@@ -1,4 +1,4 @@
-"""Large elementwise work and large matrix products split over the threads ``set_num_threads`` allows.
+"""Large elementwise work and large batched matrix products split over the threads ``set_num_threads`` allows.
 
 NumPy releases the GIL inside its ufunc loops and BLAS calls, so two threads running the same chain of in-place
 ufuncs on two halves of an array run on two cores, where NumPy alone would use one (PyTorch's elementwise
@@ -10,8 +10,8 @@ thread count (as OpenBLAS's own threads do).
 
 The pieces must be large: a thread hand-off and the GIL ping-pong between short ufunc calls cost tens of
 microseconds, so below ``MIN_PIECE`` elements (``ONE_PASS_PIECE`` for a compiled one-pass kernel, ``GEMM_MIN``
-multiply-adds for a product) per thread the work runs on the caller's thread alone, and 2-D products below
-``GEMM_2D_MIN`` stay with OpenBLAS's own threads.
+multiply-adds for a product) per thread the work runs on the caller's thread alone. Products are split only along
+a batch dim: a 2-D product stays with OpenBLAS's own threads (see ``matmul``).
 
 Splitting only pays when the second core is free, and with OpenBLAS's default idle spin it is not: after
 every product a BLAS worker thread busy-waits ~0.1 s. npgrad shortens that spin when it is imported before
@@ -177,22 +177,22 @@ _BLAS_FLOATS = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.comple
 # each way, and the GIL passed between the threads) cost 40-75 us on the 2-core VM, and 4M multiply-adds take ~0.1
 # ms on one core. At 2^18 the batch-1 GPT forward (64x128 @ 128x384 products) went from 3.5 to 5.6 ms.
 GEMM_MIN = 1 << 22
-# A 2-D product (no batch to split) below this many multiply-adds a piece stays with OpenBLAS's own threads, whose
-# spinning hand-off is cheaper: an MLP's 128x784 @ 784x512 takes the same ~0.6 ms either way, and npgrad's
-# hand-off would only add to it. From here npgrad's pieces win: 2048x512 @ 512x512 took 8.3 ms on OpenBLAS's two
-# threads and 6.3 ms as two single-threaded halves.
-GEMM_2D_MIN = 1 << 25
 
 
 def matmul(a, b, out=None):
-    """``np.matmul(a, b, out=out)`` (``a @ b`` for Tensors) for arrays of at least 2 dims, a large product split over
-    npgrad's threads: one single-threaded BLAS call per piece, along the output's first batch dim where it has
-    enough entries (attention's batches, a convolution's images), else along the rows of ``a`` or the columns of
-    ``b``, whichever is longer."""
+    """``np.matmul(a, b, out=out)`` (``a @ b`` for Tensors) for arrays of at least 2 dims, a large batched product
+    split over npgrad's threads along the output's first batch dim (attention's batches, a convolution's images):
+    one single-threaded BLAS call per piece.
+
+    A product without a batch dim of at least one entry per thread is one call on OpenBLAS's own threads. Splitting
+    its rows or columns over npgrad's threads (from 2^25 multiply-adds a piece, until 2026-12-06) won one call at a
+    time on the Zen 4 VM (2048x512 @ 512x512: 8.3 -> 6.3 ms) but lost inside a training step: the gpt step without
+    it took 0.972-0.975 of its time on the Intel VM, and 0.70-0.78 on a Zen 3 EPYC (in one process, alternating;
+    fresh processes: 117-160 ms against 203-241), where lstm, resnet and cnn read the same either way."""
     if type(a) is not np.ndarray or type(b) is not np.ndarray:
         return a @ b  # Tensors (a differentiable backward): their own product
     sa, sb = a.shape, b.shape
-    if len(sa) == 2 == len(sb) and sa[0] * sa[1] * sb[1] < 2 * GEMM_2D_MIN:  # most of a model's products: at once
+    if len(sa) == 2 == len(sb):  # most of a model's products: at once
         return np.matmul(a, b, out=out)
     if a.ndim < 2 or b.ndim < 2 or a.dtype not in _BLAS_FLOATS or a.dtype != b.dtype or a.shape[-1] != b.shape[-2]:
         return np.matmul(a, b, out=out)
@@ -205,23 +205,13 @@ def matmul(a, b, out=None):
     if work < 2 * GEMM_MIN:  # (before anything else: most of a model's products are small)
         return np.matmul(a, b, out=out)
     threads = num_threads()
-    batched = bool(lead) and lead[0] >= threads
-    piece_min = GEMM_MIN if batched else GEMM_2D_MIN
-    if threads < 2 or work < 2 * piece_min:
+    if threads < 2 or not lead or lead[0] < threads:
         return np.matmul(a, b, out=out)
     if out is None:
         out = np.empty(tuple(lead) + (m, n), a.dtype)
-    if batched:
-        # An operand without that dim (or with 1 there) broadcasts against every piece whole.
-        cut_a = a.ndim == len(lead) + 2 and a.shape[0] == lead[0]
-        cut_b = b.ndim == len(lead) + 2 and b.shape[0] == lead[0]
-        fn = lambda lo, hi: np.matmul(a[lo:hi] if cut_a else a, b[lo:hi] if cut_b else b, out=out[lo:hi])  # noqa: E731
-        length = lead[0]
-    elif m >= n:
-        fn, length = (lambda lo, hi: np.matmul(a[..., lo:hi, :], b, out=out[..., lo:hi, :])), m
-    else:
-        fn, length = (lambda lo, hi: np.matmul(a, b[..., lo:hi], out=out[..., lo:hi])), n
-    # Pieces of whole 16-row (or column) blocks where that still leaves one per thread: BLAS kernels work on such
-    # tiles, so a ragged edge falls inside one piece only.
-    split(fn, length, grain=16 if length >= 16 * threads else 1, per=work // length, piece_min=piece_min)
+    # An operand without that dim (or with 1 there) broadcasts against every piece whole.
+    cut_a = a.ndim == len(lead) + 2 and a.shape[0] == lead[0]
+    cut_b = b.ndim == len(lead) + 2 and b.shape[0] == lead[0]
+    split(lambda lo, hi: np.matmul(a[lo:hi] if cut_a else a, b[lo:hi] if cut_b else b, out=out[lo:hi]), lead[0],
+          per=work // lead[0], piece_min=GEMM_MIN)
     return out
