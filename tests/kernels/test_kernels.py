@@ -579,3 +579,58 @@ def test_lstm_step_kernels_give_each_row_the_same_bits_in_any_block(switch):
             results.append([v.tobytes() for v in (g, c, cprev, tc, y, d, dc)])
         assert results[0] == results[1] == results[2]
         assert (cprev == a["c"]).all()
+
+
+def _gru_run(dt, bidirectional=False, lengths=None, bias=True):
+    npgrad.manual_seed(0)
+    m = npgrad.nn.GRU(6, 8, num_layers=2, bidirectional=bidirectional, bias=bias)
+    m = m.double() if dt == np.float64 else m
+    rng = np.random.default_rng(1)
+    x = npgrad.tensor((rng.standard_normal((7, 5, 6)) * 2).astype(dt), requires_grad=True)
+    inp = x if lengths is None else npgrad.nn.utils.rnn.pack_padded_sequence(x, lengths)
+    out, h = m(inp)
+    if lengths is not None:
+        out = npgrad.nn.utils.rnn.pad_packed_sequence(out)[0]
+    up = npgrad.tensor(rng.standard_normal(out.shape).astype(dt))
+    ((out * up).sum() + (h * h).sum()).backward()
+    return [out.detach().numpy(), h.detach().numpy(), x.grad.numpy()] + [p.grad.numpy() for p in m.parameters()]
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("kw", [dict(), dict(bidirectional=True), dict(lengths=[7, 6, 6, 2, 1]), dict(bias=False)],
+                         ids=["plain", "bidirectional", "packed", "no_bias"])
+def test_gru_step_kernels_match_the_numpy_path(switch, monkeypatch, kw, dt):
+    from npgrad.nn._functional import rnn
+    calls = []
+    for name in ("gru_forward_step", "gru_backward_step"):
+        fn = getattr(rnn._krec, name)
+        monkeypatch.setattr(rnn._krec, name, lambda *a, _fn=fn, _n=name: calls.append(_n) or _fn(*a))
+    got = _gru_run(dt, **kw)
+    assert set(calls) == {"gru_forward_step", "gru_backward_step"}
+    switch(False)
+    want = _gru_run(dt, **kw)
+    tol = 2e-6 if dt == np.float32 else 1e-13
+    for g, w in zip(got, want):
+        assert np.abs(g - w).max() <= tol * max(np.abs(w).max(), 1), np.abs(g - w).max()
+
+
+def test_gru_step_kernels_give_each_row_the_same_bits_in_any_block(switch):
+    from npgrad.kernels import recurrent
+    rng = np.random.default_rng(6)
+    H, n = 24, 13
+    arrays = dict(g=rng.standard_normal((n, 3 * H)) * 3, hw=rng.standard_normal((n, 3 * H)) * 2,
+                  hp=rng.standard_normal((n, H)), dh=rng.standard_normal((n, H)), gy=rng.standard_normal((n, H)))
+    for dt in (np.float32, np.float64):
+        a = {k: v.astype(dt) for k, v in arrays.items()}
+        results = []
+        for cuts in ([0, n], [0, 1, 8, n], [0, 5, 6, n]):
+            g, dh = a["g"].copy(), a["dh"].copy()
+            hn, y = np.empty((n, H), dt), np.empty((n, H), dt)
+            d, dhw = np.empty((n, 3 * H), dt), np.empty((n, 3 * H), dt)
+            for lo, hi in zip(cuts[:-1], cuts[1:]):
+                assert recurrent.gru_forward_step(g[lo:hi], a["hw"][lo:hi], a["hp"][lo:hi], hn[lo:hi], y[lo:hi])
+                assert recurrent.gru_backward_step(dh[lo:hi], a["gy"][lo:hi], g[lo:hi], a["hp"][lo:hi], hn[lo:hi],
+                                                   d[lo:hi], dhw[lo:hi])
+            results.append([v.tobytes() for v in (g, hn, y, d, dhw, dh)])
+        assert results[0] == results[1] == results[2]
+        assert (hn == a["hw"][:, 2 * H:]).all()

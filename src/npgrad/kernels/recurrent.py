@@ -1,4 +1,4 @@
-"""LSTM's per-step gate arithmetic, forward and backward, in one pass over a step's rows.
+"""LSTM's and GRU's per-step gate arithmetic, forward and backward, in one pass over a step's rows.
 
 Replaces (and is tested against) the NumPy chains inside ``nn/_functional/rnn.py``'s ``RecurrentLayer``: each step's
 forward there runs nine ufunc calls over the (rows, 4H) gate block and the (rows, H) cell, the backward seventeen,
@@ -11,6 +11,10 @@ path takes all four gates from one tanh pass), g's whole. So sigmoid(u) is 1 / (
 and the block is overwritten with the activated gates, as the NumPy path leaves it for the backward. float32 uses
 ``_vecmath``'s exp32 (< 1 ulp) and tanh32 (<= 1 ulp); float64, libm's. Rows are independent and each is computed
 whole by one call, so the result does not depend on how the caller splits the rows over threads.
+
+GRU's step is the same idea (its NumPy step: ~12 ufunc calls and four temporaries forward, ~16 calls backward); its
+gates are not pre-scaled, so its sigmoids take 1 / (1 + e**(-u)). The GRU training step of the lstm workload's sizes
+(2 layers, H = 256, 64 steps, batch 32, Adam), in one process alternating the kernels' use: 0.616 of its time.
 """
 import math
 
@@ -97,4 +101,72 @@ def lstm_backward_step(dh, gy, g, tc, cprev, dc, d):
     tanh of the cell ``tc``, the previous cell ``cprev`` and the cell's gradient ``dc`` (updated in place to the
     previous cell's), writes ``d`` (rows, 4H), the gradient of the un-halved pre-activations. Returns True."""
     _backward(dh, gy, g, tc, cprev, dc, d)
+    return True
+
+
+# -- GRU: r, z, n gates; h' = n + z (h - n), n = tanh(x_n + r * (h W_hn + b_hn)) ---------------------------------
+
+@kernel(fastmath={"contract"})
+def _gru_forward32(g, hw, hp, hn, y):
+    h = hp.shape[1]
+    for r in range(hp.shape[0]):
+        gr, wr, pr, nr, yr = g[r], hw[r], hp[r], hn[r], y[r]
+        for j in range(h):
+            rg = _ONE / (_ONE + _vecmath.exp32(-(gr[j] + wr[j])))
+            zg = _ONE / (_ONE + _vecmath.exp32(-(gr[h + j] + wr[h + j])))
+            w = wr[2 * h + j]
+            nn = _vecmath.tanh32(gr[2 * h + j] + rg * w)
+            nr[j] = w
+            yr[j] = nn + zg * (pr[j] - nn)
+            gr[j], gr[h + j], gr[2 * h + j] = rg, zg, nn
+
+
+@kernel()
+def _gru_forward64(g, hw, hp, hn, y):
+    h = hp.shape[1]
+    for r in range(hp.shape[0]):
+        gr, wr, pr, nr, yr = g[r], hw[r], hp[r], hn[r], y[r]
+        for j in range(h):
+            rg = 1.0 / (1.0 + math.exp(-(gr[j] + wr[j])))
+            zg = 1.0 / (1.0 + math.exp(-(gr[h + j] + wr[h + j])))
+            w = wr[2 * h + j]
+            nn = math.tanh(gr[2 * h + j] + rg * w)
+            nr[j] = w
+            yr[j] = nn + zg * (pr[j] - nn)
+            gr[j], gr[h + j], gr[2 * h + j] = rg, zg, nn
+
+
+@kernel(fastmath={"contract"})
+def _gru_backward(dh, gy, g, hp, hn, d, dhw):
+    one = d.dtype.type(1)
+    h = dh.shape[1]
+    for r in range(dh.shape[0]):
+        hr, yr, gr, pr, nr, dr, wr = dh[r], gy[r], g[r], hp[r], hn[r], d[r], dhw[r]
+        for j in range(h):
+            rg, zg, nn = gr[j], gr[h + j], gr[2 * h + j]
+            dht = hr[j] + yr[j]
+            dn = dht * (one - zg) * (one - nn * nn)
+            dr_ = dn * nr[j] * (rg * (one - rg))
+            dz = (pr[j] - nn) * dht * (zg * (one - zg))
+            dr[j], dr[h + j], dr[2 * h + j] = dr_, dz, dn
+            wr[j], wr[h + j], wr[2 * h + j] = dr_, dz, dn * rg
+            hr[j] = dht * zg
+
+
+@entry
+def gru_forward_step(g, hw, hp, hn, y):
+    """One GRU step over a block of rows: ``g`` (rows, 3H) the input projections (b_ih added), overwritten with the
+    gates r, z, n; ``hw`` (rows, 3H) the hidden projection (b_hh added); ``hp`` the previous hidden state; ``hn`` gets
+    hw's n block (the backward's r-gradient needs it) and ``y`` the new state n + z (hp - n). Returns True."""
+    (_gru_forward32 if g.dtype == np.float32 else _gru_forward64)(g, hw, hp, hn, y)
+    return True
+
+
+@entry
+def gru_backward_step(dh, gy, g, hp, hn, d, dhw):
+    """One GRU step's backward over a block of rows: from the output's gradient ``dh + gy`` and what the forward
+    kept (gates ``g``, previous state ``hp``, ``hn``), writes ``d`` (rows, 3H; the input projections' gradient),
+    ``dhw`` (the hidden projection's) and, in place of ``dh``, the part of the previous state's gradient that does
+    not go through the hidden product (dh z). Returns True."""
+    _gru_backward(dh, gy, g, hp, hn, d, dhw)
     return True

@@ -235,6 +235,7 @@ class RecurrentLayer(Op):
             H = h.shape[1]
             hn_all = np.empty((N, H), dt)
             y = np.empty((N, H), dt)
+            compiled = _kernels.fits(xw, h, hn_all, y)  # (the gate arithmetic in one pass: kernels/recurrent)
 
             def rows(lo, hi):
                 for a, e, bs in _step_rows(steps, offsets, batch_sizes, lo, hi):
@@ -244,6 +245,9 @@ class RecurrentLayer(Op):
                     if b_hh is not None:
                         hw += b_hh
                     g = xw[a:e]
+                    if compiled and hw.dtype == dt and _krec.gru_forward_step(g, hw, hp, hn_all[a:e], y[a:e]):
+                        h[lo:bs] = y[a:e]
+                        continue
                     rz = g[:, :2 * H]
                     rz += hw[:, :2 * H]
                     _sigmoid_(rz)
@@ -358,9 +362,16 @@ class RecurrentLayer(Op):
             H = h0.shape[1]
             hn_all = ctx.hn
             dHW = np.empty(G.shape, dt)
+            if not gy.flags.c_contiguous:
+                gy = np.ascontiguousarray(gy)
+            compiled = _kernels.fits(dh, gy, G, hprev, hn_all, dG, dHW)
 
             def rows(lo, hi):
                 for a, e, bs in _step_rows(steps, offsets, batch_sizes, lo, hi):
+                    if compiled and _krec.gru_backward_step(dh[lo:bs], gy[a:e], G[a:e], hprev[a:e], hn_all[a:e],
+                                                            dG[a:e], dHW[a:e]):
+                        dh[lo:bs] += dHW[a:e] @ w_hh
+                        continue
                     dht = dh[lo:bs] + gy[a:e]
                     gt = G[a:e]
                     r, z, n = gt[:, :H], gt[:, H:2 * H], gt[:, 2 * H:]
