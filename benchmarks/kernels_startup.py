@@ -30,8 +30,8 @@ for dt in (npgrad.float32, npgrad.float64):
               F.cross_entropy(x, npgrad.tensor(np.arange(64))),
               F.scaled_dot_product_attention(*[x.reshape(2, 2, 16, 128)] * 3, is_causal=True)):
         y.sum().backward()
-    lstm = npgrad.nn.LSTM(16, 32).to(dt)
-    lstm(npgrad.randn(5, 3, 16, dtype=dt))[0].sum().backward()
+    for rnn in (npgrad.nn.LSTM(16, 32).to(dt), npgrad.nn.GRU(16, 32).to(dt)):
+        rnn(npgrad.randn(5, 3, 16, dtype=dt))[0].sum().backward()
 t3 = time.perf_counter()
 print(f"{(t1 - t0) * 1e3:.0f} {(t2 - t1) * 1e3:.0f} {(t3 - t2) * 1e3:.0f} {npgrad.kernels.status()}")
 """
