@@ -205,7 +205,7 @@ def matmul(a, b, out=None):
     if work < 2 * GEMM_MIN:  # (before anything else: most of a model's products are small)
         return np.matmul(a, b, out=out)
     threads = num_threads()
-    if threads < 2 or not lead or lead[0] < threads:
+    if threads < 2 or lead[0] < threads:  # (lead is not empty: one operand has more than 2 dims)
         return np.matmul(a, b, out=out)
     if out is None:
         out = np.empty(tuple(lead) + (m, n), a.dtype)

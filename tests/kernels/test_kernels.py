@@ -518,39 +518,45 @@ def test_tanh32_within_one_ulp_of_float64(switch):
     assert np.signbit(got[1]) and not np.signbit(got[0])
 
 
-def _lstm_run(dt, proj=0, bidirectional=False, lengths=None, batch=5):
-    """An LSTM's outputs and every gradient, from fixed weights and inputs."""
+def _recurrent_run(mode, dt, proj=0, bidirectional=False, lengths=None, bias=True):
+    """An LSTM's or GRU's outputs and every gradient, from fixed weights and inputs."""
     npgrad.manual_seed(0)
-    m = npgrad.nn.LSTM(6, 8, num_layers=2, proj_size=proj, bidirectional=bidirectional)
+    extra = dict(proj_size=proj) if proj else {}
+    m = getattr(npgrad.nn, mode)(6, 8, num_layers=2, bidirectional=bidirectional, bias=bias, **extra)
     m = m.double() if dt == np.float64 else m
     rng = np.random.default_rng(1)
-    x = npgrad.tensor((rng.standard_normal((7, batch, 6)) * 2).astype(dt), requires_grad=True)
+    x = npgrad.tensor((rng.standard_normal((7, 5, 6)) * 2).astype(dt), requires_grad=True)
     inp = x if lengths is None else npgrad.nn.utils.rnn.pack_padded_sequence(x, lengths)
-    out, (h, c) = m(inp)
+    out, state = m(inp)
     if lengths is not None:
         out = npgrad.nn.utils.rnn.pad_packed_sequence(out)[0]
+    states = state if mode == "LSTM" else (state,)
     up = npgrad.tensor(rng.standard_normal(out.shape).astype(dt))
-    ((out * up).sum() + (h * 0.3).sum() + (c * c).sum()).backward()
-    return [out.detach().numpy(), h.detach().numpy(), c.detach().numpy(), x.grad.numpy()] + \
+    ((out * up).sum() + sum((s * s).sum() for s in states)).backward()
+    return [out.detach().numpy(), x.grad.numpy()] + [s.detach().numpy() for s in states] + \
         [p.grad.numpy() for p in m.parameters()]
 
 
-LSTM_CASES = [dict(), dict(proj=3), dict(bidirectional=True), dict(lengths=[7, 6, 6, 2, 1])]
+RECURRENT_CASES = [("LSTM", dict()), ("LSTM", dict(proj=3)), ("LSTM", dict(bidirectional=True)),
+                   ("LSTM", dict(lengths=[7, 6, 6, 2, 1])), ("GRU", dict()), ("GRU", dict(bidirectional=True)),
+                   ("GRU", dict(lengths=[7, 6, 6, 2, 1])), ("GRU", dict(bias=False))]
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["float32", "float64"])
-@pytest.mark.parametrize("kw", LSTM_CASES, ids=["plain", "proj", "bidirectional", "packed"])
-def test_lstm_step_kernels_match_the_numpy_path(switch, monkeypatch, kw, dt):
+@pytest.mark.parametrize("mode,kw", RECURRENT_CASES,
+                         ids=[f"{m}-{'-'.join(kw) or 'plain'}" for m, kw in RECURRENT_CASES])
+def test_recurrent_step_kernels_match_the_numpy_path(switch, monkeypatch, mode, kw, dt):
     from npgrad.nn._functional import rnn
     calls = []
-    for name in ("lstm_forward_step", "lstm_backward_step"):
+    for name in (f"{mode.lower()}_forward_step", f"{mode.lower()}_backward_step"):
         fn = getattr(rnn._krec, name)
         monkeypatch.setattr(rnn._krec, name, lambda *a, _fn=fn, _n=name: calls.append(_n) or _fn(*a))
-    got = _lstm_run(dt, **kw)
-    # the kernels did run (the backward's only without a projection, which takes the NumPy step)
-    assert "lstm_forward_step" in calls and ("lstm_backward_step" in calls) == (not kw.get("proj"))
+    got = _recurrent_run(mode, dt, **kw)
+    # the kernels did run (the LSTM's backward only without a projection, which takes the NumPy step)
+    want_calls = {f"{mode.lower()}_forward_step"} | (set() if kw.get("proj") else {f"{mode.lower()}_backward_step"})
+    assert set(calls) == want_calls
     switch(False)
-    want = _lstm_run(dt, **kw)
+    want = _recurrent_run(mode, dt, **kw)
     # 7 steps of a recurrence: each kernel step is within a few ulps of NumPy's, and the differences carry on
     tol = 2e-6 if dt == np.float32 else 1e-13
     for g, w in zip(got, want):
@@ -579,39 +585,6 @@ def test_lstm_step_kernels_give_each_row_the_same_bits_in_any_block(switch):
             results.append([v.tobytes() for v in (g, c, cprev, tc, y, d, dc)])
         assert results[0] == results[1] == results[2]
         assert (cprev == a["c"]).all()
-
-
-def _gru_run(dt, bidirectional=False, lengths=None, bias=True):
-    npgrad.manual_seed(0)
-    m = npgrad.nn.GRU(6, 8, num_layers=2, bidirectional=bidirectional, bias=bias)
-    m = m.double() if dt == np.float64 else m
-    rng = np.random.default_rng(1)
-    x = npgrad.tensor((rng.standard_normal((7, 5, 6)) * 2).astype(dt), requires_grad=True)
-    inp = x if lengths is None else npgrad.nn.utils.rnn.pack_padded_sequence(x, lengths)
-    out, h = m(inp)
-    if lengths is not None:
-        out = npgrad.nn.utils.rnn.pad_packed_sequence(out)[0]
-    up = npgrad.tensor(rng.standard_normal(out.shape).astype(dt))
-    ((out * up).sum() + (h * h).sum()).backward()
-    return [out.detach().numpy(), h.detach().numpy(), x.grad.numpy()] + [p.grad.numpy() for p in m.parameters()]
-
-
-@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["float32", "float64"])
-@pytest.mark.parametrize("kw", [dict(), dict(bidirectional=True), dict(lengths=[7, 6, 6, 2, 1]), dict(bias=False)],
-                         ids=["plain", "bidirectional", "packed", "no_bias"])
-def test_gru_step_kernels_match_the_numpy_path(switch, monkeypatch, kw, dt):
-    from npgrad.nn._functional import rnn
-    calls = []
-    for name in ("gru_forward_step", "gru_backward_step"):
-        fn = getattr(rnn._krec, name)
-        monkeypatch.setattr(rnn._krec, name, lambda *a, _fn=fn, _n=name: calls.append(_n) or _fn(*a))
-    got = _gru_run(dt, **kw)
-    assert set(calls) == {"gru_forward_step", "gru_backward_step"}
-    switch(False)
-    want = _gru_run(dt, **kw)
-    tol = 2e-6 if dt == np.float32 else 1e-13
-    for g, w in zip(got, want):
-        assert np.abs(g - w).max() <= tol * max(np.abs(w).max(), 1), np.abs(g - w).max()
 
 
 def test_gru_step_kernels_give_each_row_the_same_bits_in_any_block(switch):

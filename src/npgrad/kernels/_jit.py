@@ -35,8 +35,8 @@ import threading
 from ..backends import kernels as _switch
 
 # Every kernel family module (one per family, beside this one).
-FAMILIES = ("attention", "channel_norm", "conv3x3", "gelu", "linear", "norm", "optim_updates", "pooling", "recurrent", "relu",
-            "softmax")
+FAMILIES = ("attention", "channel_norm", "conv3x3", "gelu", "linear", "norm", "optim_updates", "pooling", "recurrent",
+            "relu", "softmax")
 _registered = []  # (module globals, name, python function, njit options)
 _state = {"numba": None, "reason": None, "errors": ()}  # numba: None untried, False unusable, else the module
 _lock = threading.Lock()
@@ -120,7 +120,8 @@ def _load():
             from numba.extending import overload
             from numba import types
             from . import _vecmath
-            overload(_vecmath.exp)(lambda x: _vecmath._exp_for(x, types))
+            overload(_vecmath.exp)(lambda x: _vecmath._float_impl("exp", x, types))
+            overload(_vecmath.tanh)(lambda x: _vecmath._float_impl("tanh", x, types))
             overload(_vecmath.row_max, inline="always")(lambda r: _vecmath._row_max_for(r, types))
         except Exception as exc:  # noqa: BLE001 - any failure means the NumPy path, with the reason kept
             _give_up(f"numba could not be loaded ({type(exc).__name__}: {exc})")

@@ -8,60 +8,35 @@ took 44 us of the forward). Here each element's gates, cell, tanh and output are
 
 The gate block arrives as the layer lays it out: i, f, o pre-activations halved (``rnn._lstm_scales``: the NumPy
 path takes all four gates from one tanh pass), g's whole. So sigmoid(u) is 1 / (1 + e**(-2v)) for the halved v,
-and the block is overwritten with the activated gates, as the NumPy path leaves it for the backward. float32 uses
-``_vecmath``'s exp32 (< 1 ulp) and tanh32 (<= 1 ulp); float64, libm's. Rows are independent and each is computed
-whole by one call, so the result does not depend on how the caller splits the rows over threads.
+and the block is overwritten with the activated gates, as the NumPy path leaves it for the backward. One kernel
+serves both dtypes: ``_vecmath.exp``/``tanh`` are exp32 (< 1 ulp) and tanh32 (<= 1 ulp) on float32, libm's on
+float64. Rows are independent and each is computed whole by one call, so the result does not depend on how the
+caller splits the rows over threads.
 
 GRU's step is the same idea (its NumPy step: ~12 ufunc calls and four temporaries forward, ~16 calls backward); its
 gates are not pre-scaled, so its sigmoids take 1 / (1 + e**(-u)). The GRU training step of the lstm workload's sizes
 (2 layers, H = 256, 64 steps, batch 32, Adam), in one process alternating the kernels' use: 0.616 of its time.
 """
-import math
-
-import numpy as np
-
 from . import _vecmath
 from ._jit import entry, kernel
 
-_F = np.float32
-_ONE, _M2 = _F(1.0), _F(-2.0)
-
 
 @kernel(fastmath={"contract"})
-def _forward32(g, c, cprev, tc, y):
+def _forward(g, c, cprev, tc, y):
+    one, m2 = g.dtype.type(1), g.dtype.type(-2)
     h = c.shape[1]
     for r in range(c.shape[0]):
         gr, cr, pr, tr, yr = g[r], c[r], cprev[r], tc[r], y[r]
         for j in range(h):
-            i = _ONE / (_ONE + _vecmath.exp32(_M2 * gr[j]))
-            f = _ONE / (_ONE + _vecmath.exp32(_M2 * gr[h + j]))
-            u = _vecmath.tanh32(gr[2 * h + j])
-            o = _ONE / (_ONE + _vecmath.exp32(_M2 * gr[3 * h + j]))
+            i = one / (one + _vecmath.exp(m2 * gr[j]))
+            f = one / (one + _vecmath.exp(m2 * gr[h + j]))
+            u = _vecmath.tanh(gr[2 * h + j])
+            o = one / (one + _vecmath.exp(m2 * gr[3 * h + j]))
             cp = cr[j]
             pr[j] = cp
             cn = f * cp + i * u
             cr[j] = cn
-            t = _vecmath.tanh32(cn)
-            tr[j] = t
-            yr[j] = o * t
-            gr[j], gr[h + j], gr[2 * h + j], gr[3 * h + j] = i, f, u, o
-
-
-@kernel()
-def _forward64(g, c, cprev, tc, y):
-    h = c.shape[1]
-    for r in range(c.shape[0]):
-        gr, cr, pr, tr, yr = g[r], c[r], cprev[r], tc[r], y[r]
-        for j in range(h):
-            i = 1.0 / (1.0 + math.exp(-2.0 * gr[j]))
-            f = 1.0 / (1.0 + math.exp(-2.0 * gr[h + j]))
-            u = math.tanh(gr[2 * h + j])
-            o = 1.0 / (1.0 + math.exp(-2.0 * gr[3 * h + j]))
-            cp = cr[j]
-            pr[j] = cp
-            cn = f * cp + i * u
-            cr[j] = cn
-            t = math.tanh(cn)
+            t = _vecmath.tanh(cn)
             tr[j] = t
             yr[j] = o * t
             gr[j], gr[h + j], gr[2 * h + j], gr[3 * h + j] = i, f, u, o
@@ -91,7 +66,7 @@ def lstm_forward_step(g, c, cprev, tc, y):
     with the activated gates; ``c`` (rows, H) the cell, updated in place after its old value is copied to
     ``cprev``; ``tc`` gets tanh of the new cell and ``y`` the output o * tanh(c). All C-contiguous, one float dtype
     (the caller checked ``kernels.fits``). Returns True."""
-    (_forward32 if g.dtype == np.float32 else _forward64)(g, c, cprev, tc, y)
+    _forward(g, c, cprev, tc, y)
     return True
 
 
@@ -107,30 +82,16 @@ def lstm_backward_step(dh, gy, g, tc, cprev, dc, d):
 # -- GRU: r, z, n gates; h' = n + z (h - n), n = tanh(x_n + r * (h W_hn + b_hn)) ---------------------------------
 
 @kernel(fastmath={"contract"})
-def _gru_forward32(g, hw, hp, hn, y):
+def _gru_forward(g, hw, hp, hn, y):
+    one = g.dtype.type(1)
     h = hp.shape[1]
     for r in range(hp.shape[0]):
         gr, wr, pr, nr, yr = g[r], hw[r], hp[r], hn[r], y[r]
         for j in range(h):
-            rg = _ONE / (_ONE + _vecmath.exp32(-(gr[j] + wr[j])))
-            zg = _ONE / (_ONE + _vecmath.exp32(-(gr[h + j] + wr[h + j])))
+            rg = one / (one + _vecmath.exp(-(gr[j] + wr[j])))
+            zg = one / (one + _vecmath.exp(-(gr[h + j] + wr[h + j])))
             w = wr[2 * h + j]
-            nn = _vecmath.tanh32(gr[2 * h + j] + rg * w)
-            nr[j] = w
-            yr[j] = nn + zg * (pr[j] - nn)
-            gr[j], gr[h + j], gr[2 * h + j] = rg, zg, nn
-
-
-@kernel()
-def _gru_forward64(g, hw, hp, hn, y):
-    h = hp.shape[1]
-    for r in range(hp.shape[0]):
-        gr, wr, pr, nr, yr = g[r], hw[r], hp[r], hn[r], y[r]
-        for j in range(h):
-            rg = 1.0 / (1.0 + math.exp(-(gr[j] + wr[j])))
-            zg = 1.0 / (1.0 + math.exp(-(gr[h + j] + wr[h + j])))
-            w = wr[2 * h + j]
-            nn = math.tanh(gr[2 * h + j] + rg * w)
+            nn = _vecmath.tanh(gr[2 * h + j] + rg * w)
             nr[j] = w
             yr[j] = nn + zg * (pr[j] - nn)
             gr[j], gr[h + j], gr[2 * h + j] = rg, zg, nn
@@ -158,7 +119,7 @@ def gru_forward_step(g, hw, hp, hn, y):
     """One GRU step over a block of rows: ``g`` (rows, 3H) the input projections (b_ih added), overwritten with the
     gates r, z, n; ``hw`` (rows, 3H) the hidden projection (b_hh added); ``hp`` the previous hidden state; ``hn`` gets
     hw's n block (the backward's r-gradient needs it) and ``y`` the new state n + z (hp - n). Returns True."""
-    (_gru_forward32 if g.dtype == np.float32 else _gru_forward64)(g, hw, hp, hn, y)
+    _gru_forward(g, hw, hp, hn, y)
     return True
 
 

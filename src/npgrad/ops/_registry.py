@@ -20,6 +20,7 @@ function of the node when it depends on what the node remembers), and ``<Class>B
 """
 import inspect
 import sys
+from types import FunctionType
 
 from ..tensor import Tensor
 
@@ -153,13 +154,12 @@ def _parameter_names(fn):
     from its code object: building ~500 Signatures at import was a quarter of ``import npgrad`` (12 ms)."""
     while hasattr(fn, "_renames"):  # one of _with_numpy_spellings's wrappers: it presents fn's signature
         fn = fn.__wrapped__
-    code = getattr(fn, "__code__", None)
-    if code is None or type(fn).__name__ != "function" or "__wrapped__" in fn.__dict__ or \
-            "__signature__" in fn.__dict__:
+    if type(fn) is not FunctionType or "__wrapped__" in fn.__dict__ or "__signature__" in fn.__dict__:
         try:
             return tuple(inspect.signature(fn).parameters)
         except (TypeError, ValueError):
             return None
+    code = fn.__code__
     names, n, k = code.co_varnames, code.co_argcount, code.co_kwonlyargcount
     star = names[n + k:n + k + 1] if code.co_flags & _CO_VARARGS else ()  # (after the keyword-only names)
     starstar = names[n + k + len(star):n + k + len(star) + 1] if code.co_flags & _CO_VARKEYWORDS else ()

@@ -245,7 +245,7 @@ class RecurrentLayer(Op):
                     if b_hh is not None:
                         hw += b_hh
                     g = xw[a:e]
-                    if compiled and hw.dtype == dt and _krec.gru_forward_step(g, hw, hp, hn_all[a:e], y[a:e]):
+                    if compiled and _krec.gru_forward_step(g, hw, hp, hn_all[a:e], y[a:e]):
                         h[lo:bs] = y[a:e]
                         continue
                     rz = g[:, :2 * H]
